@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * cmabuf: physically contiguous dma-bufs from CMA
+ *
+ * Every instance of the driver is a misc device, /dev/cmabuf or
+ * /dev/cmabuf-<label>, that allocates from one CMA area. The ioctls below
+ * are issued on that device.
+ *
+ * All structures may grow at their end. The kernel accepts shorter (older)
+ * and longer (newer) structures than its own: missing input fields read as
+ * zero, and trailing input bytes it does not know must be zero.
+ */
+#ifndef _UAPI_LINUX_CMABUF_H
+#define _UAPI_LINUX_CMABUF_H
+
+#include <linux/fcntl.h>
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/**
+ * DOC: allocation strategies
+ *
+ * %CMABUF_STRATEGY_AUTO: the best strategy this kernel and request allow:
+ * COMPOUND when the page count is a power of two that the area can align,
+ * otherwise FROZEN, otherwise LEGACY.
+ *
+ * %CMABUF_STRATEGY_COMPOUND: one compound (possibly gigantic) folio from
+ * cma_alloc_frozen_compound(), freed in one call by cma_release_frozen().
+ * The page count must be a power of two of at least two pages.
+ *
+ * %CMABUF_STRATEGY_FROZEN: cma_alloc_frozen(), freed by cma_release_frozen()
+ * through the batched free_contig_frozen_range() path.
+ *
+ * %CMABUF_STRATEGY_LEGACY: cma_alloc() and cma_release(), page by page
+ * reference counting; the only strategy of kernels that do not export the
+ * frozen API.
+ */
+#define CMABUF_STRATEGY_AUTO		0
+#define CMABUF_STRATEGY_COMPOUND	1
+#define CMABUF_STRATEGY_FROZEN		2
+#define CMABUF_STRATEGY_LEGACY		3
+#define CMABUF_STRATEGY_COUNT		4
+
+/* Bit of a strategy in &cmabuf_info.strategies. */
+#define CMABUF_STRATEGY_BIT(s)		(1U << (s))
+
+/* &cmabuf_alloc_data.flags: the strategy lives in the low byte. */
+#define CMABUF_ALLOC_STRATEGY_MASK	0x000000ffU
+#define CMABUF_ALLOC_VALID_FLAGS	CMABUF_ALLOC_STRATEGY_MASK
+
+/* &cmabuf_alloc_data.fd_flags: as for DMA_HEAP_IOCTL_ALLOC. */
+#define CMABUF_VALID_FD_FLAGS		(O_CLOEXEC | O_ACCMODE)
+
+/* Largest &cmabuf_alloc_data.align: 1 GiB past the page size is absurd. */
+#define CMABUF_ALIGN_MAX		40
+
+/* &cmabuf_info.flags */
+#define CMABUF_INFO_AREA_STATS		(1U << 0)	/* total and free are known */
+
+/* &cmabuf_bench.flags: none yet. */
+#define CMABUF_BENCH_VALID_FLAGS	0U
+
+/* Bounds of one CMABUF_IOC_BENCH call. */
+#define CMABUF_BENCH_MAX_ITERATIONS	10000
+#define CMABUF_BENCH_MAX_BLOCKS		4096
+#define CMABUF_BENCH_MAX_SAMPLES	65536
+
+/**
+ * struct cmabuf_alloc_data - CMABUF_IOC_ALLOC argument
+ * @size: in: bytes wanted, rounded up to whole pages.
+ * @alloc_size: out: bytes allocated, the size of the dma-buf.
+ * @align: in: log2 of the physical alignment in bytes, 0 for the driver's
+ *	choice (the page size, or the buffer size for COMPOUND). Alignments
+ *	below the page size are raised to it.
+ * @fd_flags: in: flags of the new file descriptor, %CMABUF_VALID_FD_FLAGS.
+ * @flags: in: a %CMABUF_STRATEGY_* value in %CMABUF_ALLOC_STRATEGY_MASK;
+ *	all other bits must be zero.
+ * @strategy: out: the %CMABUF_STRATEGY_* that was used.
+ * @fd: out: the dma-buf file descriptor.
+ * @pad: must be zero.
+ */
+struct cmabuf_alloc_data {
+	__u64 size;
+	__u64 alloc_size;
+	__u32 align;
+	__u32 fd_flags;
+	__u32 flags;
+	__u32 strategy;
+	__u32 fd;
+	__u32 pad;
+};
+
+/**
+ * struct cmabuf_info - CMABUF_IOC_INFO argument
+ * @area_name_ptr: in: user buffer for the CMA area's name, or 0.
+ * @area_name_size: in: size of that buffer; the name is truncated to fit
+ *	and always NUL-terminated.
+ * @area_name_len: out: length of the full name including its NUL.
+ * @total_bytes: out: size of the CMA area (see %CMABUF_INFO_AREA_STATS).
+ * @free_bytes: out: bytes of the area not allocated by anyone.
+ * @used_bytes: out: bytes of the area allocated by anyone.
+ * @live_bytes: out: bytes held by live buffers of this instance.
+ * @live_buffers: out: live buffers of this instance.
+ * @page_size: out: the kernel's page size.
+ * @max_compound_order: out: largest page order COMPOUND can allocate from
+ *	this area on this kernel; 0 when COMPOUND is unavailable.
+ * @strategies: out: %CMABUF_STRATEGY_BIT() of every strategy this kernel
+ *	supports, AUTO included.
+ * @flags: out: %CMABUF_INFO_* bits.
+ */
+struct cmabuf_info {
+	__u64 area_name_ptr;
+	__u32 area_name_size;
+	__u32 area_name_len;
+	__u64 total_bytes;
+	__u64 free_bytes;
+	__u64 used_bytes;
+	__u64 live_bytes;
+	__u64 live_buffers;
+	__u32 page_size;
+	__u32 max_compound_order;
+	__u32 strategies;
+	__u32 flags;
+};
+
+/**
+ * struct cmabuf_bench_stats - timings of one phase of CMABUF_IOC_BENCH
+ * @samples: number of timed calls.
+ * @min_ns: fastest call.
+ * @median_ns: median call (the lower middle for an even count).
+ * @max_ns: slowest call.
+ * @mean_ns: arithmetic mean.
+ * @total_ns: sum of all calls.
+ */
+struct cmabuf_bench_stats {
+	__u64 samples;
+	__u64 min_ns;
+	__u64 median_ns;
+	__u64 max_ns;
+	__u64 mean_ns;
+	__u64 total_ns;
+};
+
+/**
+ * struct cmabuf_bench - CMABUF_IOC_BENCH argument
+ * @pages: in: pages per allocation.
+ * @blocks: in: allocations held at once in one iteration (0 means 1): each
+ *	iteration allocates @blocks buffers, then frees them all.
+ * @iterations: in: number of iterations.
+ * @strategy: in: a %CMABUF_STRATEGY_* value.
+ * @align: in: as &cmabuf_alloc_data.align.
+ * @flags: in: %CMABUF_BENCH_VALID_FLAGS.
+ * @strategy_used: out: the strategy that was timed.
+ * @alloc: out: one sample per allocation call.
+ * @free: out: one sample per release call.
+ *
+ * The buffers are neither zeroed nor mapped: only the allocator is timed.
+ */
+struct cmabuf_bench {
+	__u64 pages;
+	__u32 blocks;
+	__u32 iterations;
+	__u32 strategy;
+	__u32 align;
+	__u32 flags;
+	__u32 strategy_used;
+	struct cmabuf_bench_stats alloc;
+	struct cmabuf_bench_stats free;
+};
+
+/**
+ * struct cmabuf_phys - CMABUF_IOC_PHYS argument
+ * @fd: in: a dma-buf file descriptor exported by cmabuf.
+ * @pad: must be zero.
+ * @phys: out: physical address of the buffer's first byte.
+ * @size: out: size of the buffer in bytes.
+ */
+struct cmabuf_phys {
+	__u32 fd;
+	__u32 pad;
+	__u64 phys;
+	__u64 size;
+};
+
+#define CMABUF_IOC_MAGIC	0xB9
+
+/**
+ * DOC: CMABUF_IOC_ALLOC - allocate a zeroed contiguous dma-buf
+ *
+ * Errors: EINVAL for a zero or overflowing size, an unknown flag, strategy
+ * or fd flag, an alignment above %CMABUF_ALIGN_MAX, a non-zero pad or
+ * output field, or a COMPOUND request whose size is not a power of two or
+ * too large for a folio; EOPNOTSUPP for a strategy this kernel lacks;
+ * ENOMEM when the area has no such range free; EINTR when a fatal signal
+ * arrived while the buffer was being zeroed; EFAULT for a bad pointer;
+ * EMFILE when no file descriptor is left.
+ */
+#define CMABUF_IOC_ALLOC	_IOWR(CMABUF_IOC_MAGIC, 0x00, struct cmabuf_alloc_data)
+
+/**
+ * DOC: CMABUF_IOC_INFO - describe the instance and its CMA area
+ *
+ * Errors: EINVAL for a non-zero output field; EFAULT for a bad pointer.
+ */
+#define CMABUF_IOC_INFO		_IOWR(CMABUF_IOC_MAGIC, 0x01, struct cmabuf_info)
+
+/**
+ * DOC: CMABUF_IOC_BENCH - time allocator round trips in the kernel
+ *
+ * Needs CAP_SYS_ADMIN. Nothing is zeroed or exposed.
+ *
+ * Errors: EPERM without the capability; EINVAL for zero pages or
+ * iterations, bounds above %CMABUF_BENCH_MAX_*, unknown flags, strategy or
+ * alignment, or non-zero output fields; EOPNOTSUPP for a strategy this
+ * kernel lacks; ENOMEM when an allocation failed (all buffers are freed);
+ * EINTR on a fatal signal; EFAULT for a bad pointer.
+ */
+#define CMABUF_IOC_BENCH	_IOWR(CMABUF_IOC_MAGIC, 0x02, struct cmabuf_bench)
+
+/**
+ * DOC: CMABUF_IOC_PHYS - physical address of a cmabuf dma-buf
+ *
+ * Needs CAP_SYS_RAWIO.
+ *
+ * Errors: EPERM without the capability; EBADF for a closed fd; EINVAL for
+ * an fd that is not a dma-buf exported by cmabuf, or a non-zero pad or
+ * output field; EFAULT for a bad pointer.
+ */
+#define CMABUF_IOC_PHYS		_IOWR(CMABUF_IOC_MAGIC, 0x03, struct cmabuf_phys)
+
+#endif /* _UAPI_LINUX_CMABUF_H */

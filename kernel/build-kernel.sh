@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-kernel.sh NAME: build the arm64 kernel NAME (7.2, 7.2-debug or 6.12)
+# into build/kernel/NAME from tinyconfig plus the fragments of
+# kernel/configs/, then check that every option the fragments ask for is
+# really set. The kernel is rebuilt only when its source package, patches,
+# fragments, compiler or this script changed.
+
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+name=${1:?usage: build-kernel.sh 7.2|7.2-debug|6.12}
+src=$(kernel_src_dir "$name")
+out=$(kernel_out_dir "$name")
+mapfile -t fragments < <(kernel_fragments "$name")
+
+[ -f "$src/.cmabuf-source" ] || die "$src is not unpacked; run kernel/fetch-source.sh first"
+
+stamp=$({
+	cat "$src/.cmabuf-source" "${fragments[@]}" "$0"
+	"${CROSS_COMPILE}gcc" --version | head -n 1
+} | sha256sum | cut -c1-16)
+
+if [ -f "$out/.cmabuf-stamp" ] && [ "$(cat "$out/.cmabuf-stamp")" = "$stamp" ] &&
+	[ -f "$out/arch/arm64/boot/Image" ] && [ -f "$out/Module.symvers" ]; then
+	log "kernel $name is up to date"
+	exit 0
+fi
+
+kmake() {
+	make -C "$src" O="$out" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
+		CC="ccache ${CROSS_COMPILE}gcc" KBUILD_BUILD_USER=cmabuf \
+		KBUILD_BUILD_HOST=cmabuf -s "$@"
+}
+
+# Fail with the option's name when an option the fragments ask for did not
+# survive olddefconfig (a missing dependency, a renamed symbol).
+verify_config() {
+	local frag line opt val bad=0
+	for frag in "$@"; do
+		while read -r line; do
+			case $line in
+			CONFIG_*=n)
+				opt=${line%%=*}
+				if grep -q "^$opt=" "$out/.config"; then
+					echo "config: $opt is set, $frag wants it off" >&2
+					bad=1
+				fi
+				;;
+			CONFIG_*=*)
+				opt=${line%%=*}
+				val=${line#*=}
+				if ! grep -qx "$opt=$val" "$out/.config"; then
+					echo "config: $opt is not $val (asked for by $(basename "$frag"))" >&2
+					bad=1
+				fi
+				;;
+			esac
+		done <"$frag"
+	done
+	return $bad
+}
+
+log "configuring kernel $name"
+mkdir -p "$out"
+rm -f "$out/.cmabuf-stamp"
+kmake tinyconfig >/dev/null
+ARCH=arm64 "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+	"${fragments[@]}" >/dev/null
+kmake olddefconfig
+verify_config "${fragments[@]}" || die "kernel $name: requested options are missing"
+
+log "building kernel $name ($(make -s -C "$src" kernelversion)) with $(nproc) jobs"
+kmake -j"$(nproc)" Image modules
+echo "$stamp" >"$out/.cmabuf-stamp"
+log "kernel $name built: $out/arch/arm64/boot/Image"

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the kernel build scripts; sourced, not run.
+
+CMABUF_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CMABUF_BUILD=${CMABUF_BUILD:-$CMABUF_TOP/build}
+CMABUF_CACHE=${CMABUF_CACHE:-$HOME/.cache/cmabuf}
+CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
+
+export CCACHE_DIR=${CCACHE_DIR:-$CMABUF_CACHE/ccache}
+export CCACHE_BASEDIR=$CMABUF_BUILD
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# The same sources are built at different paths on different clones.
+export CCACHE_NOHASHDIR=1
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+log() {
+	echo "[$(date +%H:%M:%S)] $*" >&2
+}
+
+# The kernel series a kernel name is built from: 7.2-debug -> 7.2.
+kernel_series() {
+	echo "${1%%-*}"
+}
+
+kernel_src_dir() {
+	echo "$CMABUF_BUILD/src/$(kernel_series "$1")"
+}
+
+kernel_out_dir() {
+	echo "$CMABUF_BUILD/kernel/$1"
+}
+
+# The config fragments, in order, that make up a kernel name.
+kernel_fragments() {
+	echo "$CMABUF_TOP/kernel/configs/qemu-arm64.config"
+	case $1 in
+	*-debug) echo "$CMABUF_TOP/kernel/configs/debug.config" ;;
+	esac
+}
