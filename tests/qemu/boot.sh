@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# boot.sh [--shell] [--suites "A B"] [--timeout SECONDS] KERNEL
+#
+# Boot the test-bed kernel KERNEL under QEMU with the generated device tree
+# and a fresh initramfs. Without --shell the guest runs the suites (by
+# default those tests/suites/SUITES lists for KERNEL) and powers off; the
+# console goes to build/logs/KERNEL/console.log and the suites' TAP to
+# build/logs/KERNEL/results.log. Exit status: 0 when the guest finished,
+# 124 on a time-out, 1 when it stopped early.
+
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$top/kernel/common.sh"
+. "$here/qemu.sh"
+
+mode=run
+suites=
+timeout=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--shell) mode=shell ;;
+	--suites) suites=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+	shift
+done
+kernel=${1:?usage: boot.sh [--shell] [--suites \"A B\"] [--timeout S] KERNEL}
+
+# The suites SUITES lists for a kernel: lines "name [kernel...]".
+default_suites() {
+	awk -v k="$1" '!/^#/ && NF { if (NF == 1) print $1;
+		else for (i = 2; i <= NF; i++) if ($i == k) print $1 }' \
+		"$top/tests/suites/SUITES"
+}
+
+[ -n "$suites" ] || suites=$(default_suites "$kernel" | tr '\n' ' ')
+if [ -z "$timeout" ]; then
+	case $kernel in
+	*-debug) timeout=3000 ;;
+	*) timeout=1500 ;;
+	esac
+fi
+
+image=$(kernel_out_dir "$kernel")/arch/arm64/boot/Image
+[ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
+
+dtb=$CMABUF_BUILD/guest/cmabuf-virt.dtb
+if [ ! -f "$dtb" ] || [ "$here/cmabuf-regions.dtsi" -nt "$dtb" ] || [ "$here/qemu.sh" -nt "$dtb" ]; then
+	bash "$here/mkdtb.sh" "$dtb"
+fi
+initrd=$CMABUF_BUILD/guest/initramfs-$kernel.cpio.gz
+bash "$here/mkinitramfs.sh" "$kernel" "$initrd"
+
+logs=${CMABUF_LOGS:-$CMABUF_BUILD/logs/$kernel}
+mkdir -p "$logs"
+rm -f "$logs/console.log" "$logs/results.log" "$logs/status"
+
+append="$QEMU_CMDLINE CMABUF_KERNEL=$kernel CMABUF_MODE=$mode"
+append="$append CMABUF_SUITES=$(echo $suites | tr ' ' ',')"
+qemu=("$QEMU" "${QEMU_MACHINE[@]}" -no-reboot
+	-kernel "$image" -initrd "$initrd" -dtb "$dtb" -append "$append"
+	-device virtio-serial-device
+	-chardev "file,id=results,path=$logs/results.log"
+	-device virtconsole,chardev=results)
+
+if [ "$mode" = shell ]; then
+	exec "${qemu[@]}" -nographic
+fi
+
+log "booting $kernel: suites $suites (time-out ${timeout}s)"
+start=$(date +%s)
+rc=0
+timeout -k 10 "$timeout" "${qemu[@]}" -display none -monitor none \
+	-serial "file:$logs/console.log" || rc=$?
+elapsed=$(($(date +%s) - start))
+
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	status="timeout after ${elapsed}s"
+	rc=124
+elif grep -q '^### cmabuf-guest-done' "$logs/results.log" 2>/dev/null; then
+	status="finished in ${elapsed}s"
+	rc=0
+else
+	status="stopped early after ${elapsed}s (qemu exit $rc)"
+	rc=1
+fi
+echo "$status" >"$logs/status"
+log "$kernel: guest $status"
+exit $rc

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh [KERNEL...]: the whole test run behind "make check". Installs what
+# is missing, builds the kernels, modules and programs, runs the host-side
+# suites, boots every kernel with its guest suites, and judges everything
+# into build/results/<target>/<suite>.tap with one summary at the end.
+
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$top/kernel/common.sh"
+
+[ $# -gt 0 ] || set -- 7.2 6.12 7.2-debug
+results=$CMABUF_BUILD/results
+logs=$CMABUF_BUILD/logs
+rm -rf "$results"
+mkdir -p "$results/host" "$logs"
+
+build_tap=$logs/build.tap
+build_n=0
+: >"$build_tap"
+
+# step NAME CMD...: run a build step, its output in build/logs/NAME.log;
+# record it as a test of the host "build" suite.
+step() {
+	local name=$1 start rc
+	shift
+	start=$(date +%s)
+	log "$name ..."
+	"$@" >"$logs/$name.log" 2>&1
+	rc=$?
+	build_n=$((build_n + 1))
+	if [ $rc -eq 0 ]; then
+		echo "ok $build_n $name # $(($(date +%s) - start))s" >>"$build_tap"
+	else
+		echo "not ok $build_n $name # exit $rc, see build/logs/$name.log" >>"$build_tap"
+		log "$name FAILED (exit $rc); last lines of build/logs/$name.log:"
+		tail -n 20 "$logs/$name.log" >&2
+	fi
+	return $rc
+}
+
+# host_suite NAME CMD...: a host-side suite that prints TAP.
+host_suite() {
+	local name=$1 rc
+	shift
+	log "host suite $name"
+	"$@" >"$logs/host-$name.tap" 2>"$logs/host-$name.err"
+	rc=$?
+	python3 "$here/collect.py" host "$results/host" "$name" "$rc" "$logs/host-$name.tap"
+}
+
+step deps bash "$here/install-deps.sh"
+
+have_kernel=()
+for k in "$@"; do
+	if step "kernel-$k" bash "$here/build-kernels.sh" "$k"; then
+		have_kernel+=("$k")
+	fi
+done
+
+if [ -f "$CMABUF_BUILD/kernel/7.2/Makefile" ]; then
+	step headers make -C "$CMABUF_BUILD/kernel/7.2" ARCH=arm64 -s headers_install \
+		INSTALL_HDR_PATH="$CMABUF_BUILD/headers"
+fi
+step userspace make -C "$top" userspace
+
+booted=()
+for k in "${have_kernel[@]}"; do
+	if [ ! -f "$top/Kbuild" ] || step "module-$k" make -C "$top" module KERNEL="$k"; then
+		booted+=("$k")
+	fi
+done
+
+host_suite runner bash "$here/test-runner.sh"
+if [ -f "$top/userspace/Makefile" ]; then
+	host_suite userspace make -s -C "$top/userspace" test
+fi
+
+for k in "${booted[@]}"; do
+	bash "$here/boot.sh" "$k"
+	python3 "$here/collect.py" guest "$results/$k" "$logs/$k"
+done
+
+{
+	echo "TAP version 13"
+	echo "1..$build_n"
+	cat "$build_tap"
+} >"$logs/build-all.tap"
+python3 "$here/collect.py" host "$results/host" build 0 "$logs/build-all.tap"
+# Every kernel asked for must have been booted.
+for k in "$@"; do
+	[ -d "$results/$k" ] || {
+		mkdir -p "$results/$k"
+		printf 'TAP version 13\n1..1\nnot ok 1 kernel %s was built and booted\n' "$k" \
+			>"$results/$k/guest.tap"
+		echo 0 >"$results/$k/guest.rc"
+	}
+done
+
+echo
+python3 "$here/collect.py" summary "$results"

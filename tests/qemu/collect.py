@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Collect and judge the test-bed's results.
+
+  collect.py guest RESULTS_DIR LOG_DIR
+      Split LOG_DIR/results.log (what the guest wrote to /dev/hvc0) into
+      RESULTS_DIR/<suite>.tap with the suite's exit status beside it in
+      <suite>.rc, and write RESULTS_DIR/guest.tap: did the guest finish, and
+      is the console log (LOG_DIR/console.log) free of kernel splats.
+
+  collect.py host RESULTS_DIR SUITE RC FILE
+      Record the TAP output FILE of a host-side suite that exited with RC.
+
+  collect.py summary RESULTS_ROOT
+      Judge every RESULTS_ROOT/<target>/<suite>.tap, print one table and a
+      last line "N passed, N failed, N skipped"; exit 1 on any failure.
+
+A suite fails when its TAP has no plan, runs a different number of tests
+than planned, says "not ok" or "Bail out!", or when its program exited
+non-zero, was killed or never finished.
+"""
+
+import os
+import re
+import sys
+
+# Kernel messages that fail a run even when every test said ok.
+SPLATS = [
+    r"Internal error: Oops",
+    r"\bOops\b",
+    r"Kernel panic",
+    r"Unable to handle kernel",
+    r"WARNING:",
+    r"\bBUG:",
+    r"BUG kmalloc",
+    r"KASAN:",
+    r"KFENCE:",
+    r"UBSAN:",
+    r"kmemleak: \d+ new suspected memory leaks",
+    r"unreferenced object 0x",
+    r"possible circular locking dependency",
+    r"inconsistent lock state",
+    r"possible recursive locking",
+    r"lockdep: ",
+    r"DMA-API: .*(error|leak|bug)",
+    r"rcu: INFO: .* detected stalls",
+    r"blocked for more than \d+ seconds",
+    r"list_(add|del) corruption",
+    r"Call trace:",
+]
+SPLAT_RE = re.compile("|".join("(?:%s)" % p for p in SPLATS))
+
+TEST_RE = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$")
+PLAN_RE = re.compile(r"^1\.\.(\d+)")
+
+
+class Tap:
+    """The outcome of one TAP stream: counts of leaf tests and problems."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.skipped = 0
+        self.problems = []
+
+    def problem(self, text):
+        self.problems.append(text)
+
+
+def directive(text):
+    text = (text or "").strip().upper()
+    if text.startswith("SKIP"):
+        return "skip"
+    if text.startswith("TODO"):
+        return "todo"
+    return None
+
+
+def parse_level(lines, tap, where):
+    """Parse one nesting level of TAP 13 / KTAP. lines are (indent, text)
+    pairs; the shallowest indent is this level, deeper lines are subtests,
+    which KTAP prints before the result line of their parent."""
+    base = min(indent for indent, _ in lines)
+    plan = None
+    count = 0
+    children = []
+    for indent, text in lines:
+        if indent > base:
+            children.append((indent, text))
+            continue
+        if text.startswith("Bail out!"):
+            tap.problem("%s: %s" % (where, text))
+            continue
+        m = PLAN_RE.match(text)
+        if m:
+            if plan is not None:
+                tap.problem("%s: second plan" % where)
+            plan = int(m.group(1))
+            continue
+        verdict, _num, name, direc = TEST_RE.match(text).groups()
+        count += 1
+        kind = directive(direc)
+        if children:
+            failed_before = tap.failed
+            parse_level(children, tap, "%s/%s" % (where, name or count))
+            children = []
+            # A parent's line only counts when it fails on its own.
+            if verdict == "not ok" and kind is None and tap.failed == failed_before:
+                tap.failed += 1
+                tap.problem("%s: not ok %s" % (where, name))
+            continue
+        if kind == "skip":
+            tap.skipped += 1
+        elif verdict == "ok" or kind == "todo":
+            tap.passed += 1
+        else:
+            tap.failed += 1
+            tap.problem("%s: not ok %s" % (where, name))
+    if children:
+        parse_level(children, tap, where + "/(unfinished)")
+        tap.problem("%s: subtests without their result line" % where)
+    if plan is None:
+        tap.problem("%s: no plan" % where)
+    elif plan != count:
+        tap.problem("%s: planned %d tests, ran %d" % (where, plan, count))
+
+
+def parse_tap(text, where):
+    tap = Tap()
+    lines = []
+    for raw in text.splitlines():
+        stripped = raw.rstrip()
+        body = stripped.lstrip(" \t")
+        if PLAN_RE.match(body) or TEST_RE.match(body) or body.startswith("Bail out!"):
+            lines.append((len(stripped) - len(body), body))
+    if lines:
+        parse_level(lines, tap, where)
+    else:
+        tap.problem("%s: no TAP output" % where)
+    return tap
+
+
+def judge(tap_path):
+    """Judge a suite file and its .rc sidecar."""
+    name = os.path.basename(tap_path)[:-4]
+    with open(tap_path, errors="replace") as f:
+        tap = parse_tap(f.read(), name)
+    rc_path = tap_path[:-4] + ".rc"
+    rc = None
+    if os.path.exists(rc_path):
+        with open(rc_path) as f:
+            rc = f.read().strip()
+    if rc is None:
+        tap.problem("%s: exit status unknown" % name)
+    elif rc != "0":
+        tap.problem("%s: exit status %s" % (name, rc))
+    return tap
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def split_results(results_log):
+    """Yield (suite, lines, rc or None) from the guest's results channel."""
+    current = None
+    lines = []
+    with open(results_log, errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\r\n")
+            m = re.match(r"^### cmabuf-suite-begin (\S+)", line)
+            if m:
+                if current:
+                    yield current, lines, None
+                current, lines = m.group(1), []
+                continue
+            m = re.match(r"^### cmabuf-suite-end (\S+) rc=(\d+)", line)
+            if m and current == m.group(1):
+                yield current, lines, m.group(2)
+                current, lines = None, []
+                continue
+            if line.startswith("### cmabuf-"):
+                continue
+            if current:
+                lines.append(line)
+    if current:
+        yield current, lines, None
+
+
+def collect_guest(results_dir, log_dir):
+    os.makedirs(results_dir, exist_ok=True)
+    for old in os.listdir(results_dir):
+        if old.endswith((".tap", ".rc")):
+            os.unlink(os.path.join(results_dir, old))
+    results_log = os.path.join(log_dir, "results.log")
+    console_log = os.path.join(log_dir, "console.log")
+    done = False
+    if os.path.exists(results_log):
+        for suite, lines, rc in split_results(results_log):
+            write(os.path.join(results_dir, suite + ".tap"), "\n".join(lines) + "\n")
+            write(os.path.join(results_dir, suite + ".rc"),
+                  (rc if rc is not None else "unfinished") + "\n")
+        with open(results_log, errors="replace") as f:
+            done = any(l.startswith("### cmabuf-guest-done") for l in f)
+
+    status = "no status"
+    status_path = os.path.join(log_dir, "status")
+    if os.path.exists(status_path):
+        with open(status_path) as f:
+            status = f.read().strip()
+
+    splats = []
+    if os.path.exists(console_log):
+        with open(console_log, errors="replace") as f:
+            for line in f:
+                if SPLAT_RE.search(line):
+                    splats.append(line.rstrip())
+    else:
+        splats.append("no console log")
+
+    out = ["TAP version 13", "1..2"]
+    if done and status.startswith("finished"):
+        out.append("ok 1 guest ran every suite and powered off")
+    else:
+        out.append("not ok 1 guest ran every suite and powered off # %s" % status)
+    if splats:
+        out.append("not ok 2 console log has no kernel splat")
+        out += ["# " + s for s in splats[:40]]
+    else:
+        out.append("ok 2 console log has no kernel splat")
+    write(os.path.join(results_dir, "guest.tap"), "\n".join(out) + "\n")
+    write(os.path.join(results_dir, "guest.rc"), "0\n")
+
+
+def collect_host(results_dir, suite, rc, tap_file):
+    os.makedirs(results_dir, exist_ok=True)
+    with open(tap_file, errors="replace") as f:
+        write(os.path.join(results_dir, suite + ".tap"), f.read())
+    write(os.path.join(results_dir, suite + ".rc"), rc + "\n")
+
+
+def summary(root):
+    rows = []
+    for target in sorted(os.listdir(root)):
+        tdir = os.path.join(root, target)
+        if not os.path.isdir(tdir):
+            continue
+        for fname in sorted(os.listdir(tdir)):
+            if fname.endswith(".tap"):
+                rows.append((target, fname[:-4], judge(os.path.join(tdir, fname))))
+    total = Tap()
+    width = max([len(t) for t, _, _ in rows] + [6])
+    swidth = max([len(s) for _, s, _ in rows] + [5])
+    print("%-*s  %-*s  %6s  %6s  %7s  %s" % (width, "target", swidth, "suite",
+                                             "passed", "failed", "skipped", "verdict"))
+    for target, suite, tap in rows:
+        bad = tap.failed or tap.problems
+        verdict = "FAIL" if bad else "ok"
+        print("%-*s  %-*s  %6d  %6d  %7d  %s" % (width, target, swidth, suite, tap.passed,
+                                                tap.failed, tap.skipped, verdict))
+        total.passed += tap.passed
+        total.skipped += tap.skipped
+        # A broken stream (no plan, crash, exit status) counts as a failure
+        # even when none of its lines said "not ok".
+        total.failed += tap.failed or (1 if tap.problems else 0)
+        for p in tap.problems:
+            total.problem("%s: %s" % (target, p))
+    if not rows:
+        total.failed += 1
+        total.problem("no results at all")
+    for p in total.problems:
+        print("problem: " + p)
+    print("%d passed, %d failed, %d skipped" % (total.passed, total.failed, total.skipped))
+    return 1 if total.failed else 0
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "guest":
+        collect_guest(argv[2], argv[3])
+        return 0
+    if len(argv) == 6 and argv[1] == "host":
+        collect_host(argv[2], argv[3], argv[4], argv[5])
+        return 0
+    if len(argv) == 3 and argv[1] == "summary":
+        return summary(argv[2])
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

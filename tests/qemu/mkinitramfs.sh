@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkinitramfs.sh KERNEL OUT: pack the guest's initramfs for KERNEL: busybox,
+# /init, the suites, every arm64 program in build/arm64/bin and every module
+# built for KERNEL. The kernel's own gen_init_cpio writes the archive, so no
+# device node or ownership needs root on the host.
+
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$top/kernel/common.sh"
+
+kernel=${1:?usage: mkinitramfs.sh KERNEL OUT}
+out=${2:?usage: mkinitramfs.sh KERNEL OUT}
+gen=$(kernel_out_dir "$kernel")/usr/gen_init_cpio
+[ -x "$gen" ] || die "$gen missing: build kernel $kernel first"
+
+busybox=$CMABUF_BUILD/guest/busybox
+bash "$here/fetch-busybox.sh" "$busybox"
+
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+{
+	for d in /bin /sbin /usr /usr/bin /usr/sbin /dev /proc /sys /tmp /root \
+		/lib /lib/modules /lib/modules/cmabuf /suites /etc; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "file /init $here/init 0755 0 0"
+	echo "file /bin/busybox $busybox 0755 0 0"
+	for f in "$CMABUF_BUILD"/arm64/bin/*; do
+		if [ -f "$f" ]; then
+			echo "file /usr/bin/$(basename "$f") $f 0755 0 0"
+		fi
+	done
+	if [ -d "$CMABUF_BUILD/module/$kernel" ]; then
+		find "$CMABUF_BUILD/module/$kernel" -name '*.ko' | sort |
+			while read -r ko; do
+				echo "file /lib/modules/cmabuf/$(basename "$ko") $ko 0644 0 0"
+			done
+	fi
+	for f in "$top"/tests/suites/*; do
+		echo "file /suites/$(basename "$f") $f 0755 0 0"
+	done
+} >"$list"
+
+mkdir -p "$(dirname "$out")"
+"$gen" "$list" | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

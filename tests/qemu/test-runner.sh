@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test-runner.sh: the runner's own tests, on the host. Each case builds a
+# guest log the way a real boot would leave it and checks what collect.py
+# makes of it: a clean log must pass, and a WARNING, a failing test, a
+# missing plan, a time-out and the other ways a run goes wrong must each
+# fail it. With a built 7.2 kernel, a real boot with a one-second limit is
+# also checked to fail. Prints TAP.
+
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+collect=$here/collect.py
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+n=0
+fails=0
+
+# A guest log directory: console.log, results.log and status.
+make_log() {
+	local dir=$work/$1
+	mkdir -p "$dir"
+	printf '[    0.000000] Booting Linux\n[    2.000000] reboot: Power down\n' >"$dir/console.log"
+	{
+		echo "### cmabuf-guest-start 7.2 7.2.13"
+		echo "### cmabuf-suite-begin demo"
+		printf 'TAP version 13\n1..2\nok 1 first\nok 2 second\n'
+		echo "### cmabuf-suite-end demo rc=0"
+		echo "### cmabuf-guest-done"
+	} >"$dir/results.log"
+	echo "finished in 3s" >"$dir/status"
+	echo "$dir"
+}
+
+# expect CASE pass|fail PATTERN: judge the log of CASE; the summary must
+# agree with the expectation, and a failure must name PATTERN.
+expect() {
+	local name=$1 want=$2 pattern=$3 out rc verdict
+	rm -rf "$work/results"
+	python3 "$collect" guest "$work/results/7.2" "$work/$name"
+	out=$(python3 "$collect" summary "$work/results")
+	rc=$?
+	verdict=fail
+	if [ "$want" = pass ] && [ $rc -eq 0 ] && grep -q '^4 passed, 0 failed' <<<"$out"; then
+		verdict=ok
+	elif [ "$want" = fail ] && [ $rc -ne 0 ] && grep -q -- "$pattern" <<<"$out" &&
+		grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' <<<"$out"; then
+		verdict=ok
+	fi
+	n=$((n + 1))
+	if [ $verdict = ok ]; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+		sed 's/^/# /' <<<"$out"
+		fails=$((fails + 1))
+	fi
+}
+
+echo "TAP version 13"
+echo "1..12"
+
+make_log clean_run_passes >/dev/null
+expect clean_run_passes pass ""
+
+d=$(make_log warning_fails)
+echo '[    1.500000] WARNING: CPU: 0 PID: 1 at mm/cma.c:100 cma_alloc+0x1/0x2' >>"$d/console.log"
+expect warning_fails fail "console log has no kernel splat"
+
+d=$(make_log oops_fails)
+echo '[    1.500000] Internal error: Oops: 0000000096000004 [#1] SMP' >>"$d/console.log"
+expect oops_fails fail "console log has no kernel splat"
+
+d=$(make_log kasan_report_fails)
+echo '[    1.500000] BUG: KASAN: slab-use-after-free in cmabuf_release+0x10/0x20' >>"$d/console.log"
+expect kasan_report_fails fail "console log has no kernel splat"
+
+d=$(make_log kmemleak_report_fails)
+echo '[    9.000000] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)' >>"$d/console.log"
+expect kmemleak_report_fails fail "console log has no kernel splat"
+
+d=$(make_log failing_test_fails)
+sed -i 's/^ok 2 second/not ok 2 second/' "$d/results.log"
+expect failing_test_fails fail "not ok second"
+
+d=$(make_log missing_plan_fails)
+sed -i '/^1\.\.2$/d' "$d/results.log"
+expect missing_plan_fails fail "no plan"
+
+d=$(make_log short_run_fails)
+sed -i '/^ok 2 second/d' "$d/results.log"
+expect short_run_fails fail "planned 2 tests, ran 1"
+
+d=$(make_log failing_subtest_fails)
+sed -i 's/^ok 2 second/    1..1\n    not ok 1 inner\nok 2 second/' "$d/results.log"
+expect failing_subtest_fails fail "not ok inner"
+
+d=$(make_log nonzero_exit_fails)
+sed -i 's/rc=0/rc=1/' "$d/results.log"
+expect nonzero_exit_fails fail "exit status 1"
+
+d=$(make_log timeout_fails)
+sed -i '/cmabuf-suite-end/d; /cmabuf-guest-done/d' "$d/results.log"
+echo "timeout after 1500s" >"$d/status"
+expect timeout_fails fail "guest ran every suite"
+
+# A real boot that cannot finish in time must come back as a time-out.
+n=$((n + 1))
+if [ -f "$top/build/kernel/7.2/arch/arm64/boot/Image" ]; then
+	logs=$top/build/logs/7.2-timeout-test
+	CMABUF_LOGS=$logs bash "$here/boot.sh" --timeout 1 --suites testbed 7.2 >/dev/null 2>&1
+	rc=$?
+	python3 "$collect" guest "$work/real/7.2" "$logs"
+	if [ $rc -eq 124 ] && grep -q timeout "$logs/status" &&
+		! python3 "$collect" summary "$work/real" >/dev/null; then
+		echo "ok $n real_boot_timeout_fails"
+	else
+		echo "not ok $n real_boot_timeout_fails # boot.sh exit $rc"
+		fails=$((fails + 1))
+	fi
+else
+	echo "ok $n real_boot_timeout_fails # SKIP kernel 7.2 not built"
+fi
+[ $fails -eq 0 ]

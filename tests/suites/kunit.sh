@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The KUnit suites of cmabuf_kunit.ko, as KTAP: loading the module runs
+# them; each suite's results come from /sys/kernel/debug/kunit/<suite>/results.
+
+ko=/lib/modules/cmabuf/cmabuf_kunit.ko
+kunit=/sys/kernel/debug/kunit
+
+echo "KTAP version 1"
+if [ ! -f "$ko" ]; then
+	echo "1..0 # SKIP cmabuf_kunit.ko was not built"
+	exit 0
+fi
+if ! insmod "$ko"; then
+	echo "Bail out! insmod cmabuf_kunit.ko failed"
+	exit 1
+fi
+suites=$(ls -d "$kunit"/cmabuf* 2>/dev/null)
+echo "1..$(echo "$suites" | grep -c .)"
+for s in $suites; do
+	cat "$s/results"
+done
+rmmod cmabuf_kunit
