@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabuf_importer: a test driver that imports dma-bufs like a device does.
+ *
+ * It registers a platform device of its own, gives it a 64-bit DMA mask and
+ * a misc device, /dev/cmabuf_importer. Through that, userspace hands it a
+ * dma-buf fd and it attaches, maps, vmaps and accesses the buffer as a
+ * device driver would, reporting every step (CMABUF_IMPORTER_IOC_CHECK); or
+ * it keeps the buffer attached after userspace has let go
+ * (CMABUF_IMPORTER_IOC_HOLD) until told to drop it
+ * (CMABUF_IMPORTER_IOC_RELEASE) or until the module is unloaded.
+ */
+#define pr_fmt(fmt) "cmabuf_importer: " fmt
+
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/iosys-map.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/scatterlist.h>
+#include <linux/sched/signal.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include "cmabuf_importer.h"
+
+#define CMABUF_IMPORTER_NAME	"cmabuf_importer"
+
+/* Kernels without kzalloc_obj() (6.12) get it from kzalloc(). */
+#ifndef kzalloc_obj
+#define kzalloc_obj(obj, ...)	kzalloc(sizeof(obj), GFP_KERNEL)
+#endif
+
+/**
+ * struct cmabuf_importer - the importing device
+ * @dev: the platform device the importer attaches with.
+ * @misc: /dev/cmabuf_importer.
+ * @holds: the held buffers (&struct cmabuf_importer_held), by handle.
+ *	Protected by its own lock.
+ */
+struct cmabuf_importer {
+	struct device *dev;
+	struct miscdevice misc;
+	struct xarray holds;
+};
+
+/**
+ * struct cmabuf_importer_held - a buffer kept attached
+ * @dmabuf: the reference taken by dma_buf_get().
+ * @attach: the attachment.
+ * @sgt: the mapping of @attach, or NULL when it is not mapped.
+ */
+struct cmabuf_importer_held {
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+};
+
+static struct platform_device *cmabuf_importer_pdev;
+
+/* Record the outcome @err of @step in @chk; returns @err. */
+static int cmabuf_importer_step(struct cmabuf_importer_check *chk, u32 step,
+				int err)
+{
+	if (!err) {
+		chk->steps_done |= CMABUF_IMPORTER_STEP_BIT(step);
+	} else if (chk->failed_step == CMABUF_IMPORTER_STEP_NONE) {
+		chk->failed_step = step;
+		chk->error = err;
+	}
+	return err;
+}
+
+/* Report the DMA segments of @sgt in @chk. */
+static void cmabuf_importer_describe(const struct sg_table *sgt,
+				     struct cmabuf_importer_check *chk)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	chk->dma_segments = sgt->nents;
+	chk->sg_entries = sgt->orig_nents;
+	if (sgt->nents) {
+		chk->dma_addr = sg_dma_address(sgt->sgl);
+		chk->dma_len = sg_dma_len(sgt->sgl);
+	}
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		chk->dma_total += sg_dma_len(sg);
+}
+
+/*
+ * Between two pattern words: every mebibyte, let others run and give up on
+ * a fatal signal, so that even a 4 GiB buffer stays interruptible.
+ */
+static int cmabuf_importer_pause(size_t offset)
+{
+	if (!IS_ALIGNED(offset + CMABUF_IMPORTER_PATTERN_STRIDE, SZ_1M))
+		return 0;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	cond_resched();
+	return 0;
+}
+
+static int cmabuf_importer_verify(const struct iosys_map *map, size_t size,
+				  struct cmabuf_importer_check *chk)
+{
+	size_t off;
+	u64 val;
+	int ret;
+
+	for (off = 0; off + sizeof(u64) <= size;
+	     off += CMABUF_IMPORTER_PATTERN_STRIDE) {
+		val = iosys_map_rd(map, off, u64);
+		chk->words_checked++;
+		if (val != cmabuf_importer_pattern(chk->seed_in, off)) {
+			if (!chk->mismatches) {
+				chk->first_bad_offset = off;
+				chk->first_bad_value = val;
+			}
+			chk->mismatches++;
+		}
+		ret = cmabuf_importer_pause(off);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int cmabuf_importer_write(struct iosys_map *map, size_t size,
+				 u64 seed)
+{
+	size_t off;
+	int ret;
+
+	for (off = 0; off + sizeof(u64) <= size;
+	     off += CMABUF_IMPORTER_PATTERN_STRIDE) {
+		iosys_map_wr(map, off, u64, cmabuf_importer_pattern(seed, off));
+		ret = cmabuf_importer_pause(off);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The CPU's part of a check, between begin and end of CPU access. */
+static int cmabuf_importer_access(struct dma_buf *dmabuf,
+				  struct iosys_map *map,
+				  struct cmabuf_importer_check *chk)
+{
+	int ret;
+
+	ret = dma_buf_begin_cpu_access(dmabuf, DMA_BIDIRECTIONAL);
+	if (cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_BEGIN_CPU, ret))
+		return ret;
+
+	if (chk->flags & CMABUF_IMPORTER_CHECK_VERIFY) {
+		ret = cmabuf_importer_verify(map, dmabuf->size, chk);
+		if (cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_VERIFY, ret))
+			goto end_cpu_access;
+	}
+	if (chk->flags & CMABUF_IMPORTER_CHECK_WRITE) {
+		ret = cmabuf_importer_write(map, dmabuf->size, chk->seed_out);
+		cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_WRITE, ret);
+	}
+
+end_cpu_access:
+	ret = dma_buf_end_cpu_access(dmabuf, DMA_BIDIRECTIONAL);
+	return cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_END_CPU, ret);
+}
+
+/*
+ * Use @dmabuf as a device driver does, recording each step in @chk. Every
+ * step that succeeded is undone before returning, whatever failed.
+ */
+static void cmabuf_importer_check_buf(struct cmabuf_importer *imp,
+				      struct dma_buf *dmabuf,
+				      struct cmabuf_importer_check *chk)
+{
+	struct dma_buf_attachment *attach;
+	struct iosys_map map;
+	struct sg_table *sgt;
+	int ret;
+
+	chk->size = dmabuf->size;
+
+	attach = dma_buf_attach(dmabuf, imp->dev);
+	if (cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_ATTACH,
+				 PTR_ERR_OR_ZERO(attach)))
+		return;
+
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	if (cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_MAP,
+				 PTR_ERR_OR_ZERO(sgt)))
+		goto detach;
+	cmabuf_importer_describe(sgt, chk);
+
+	ret = dma_buf_vmap_unlocked(dmabuf, &map);
+	if (cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_VMAP, ret))
+		goto unmap_attachment;
+
+	cmabuf_importer_access(dmabuf, &map, chk);
+
+	dma_buf_vunmap_unlocked(dmabuf, &map);
+	cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_VUNMAP, 0);
+unmap_attachment:
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+	cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_UNMAP, 0);
+detach:
+	dma_buf_detach(dmabuf, attach);
+	cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_DETACH, 0);
+}
+
+/* Are the @len bytes of @s from @offset all zero? */
+static bool cmabuf_importer_zeroed(const void *s, size_t offset, size_t len)
+{
+	return !memchr_inv((const u8 *)s + offset, 0, len - offset);
+}
+
+/*
+ * CMABUF_IMPORTER_IOC_CHECK: import the dma-buf of @fd once, through every
+ * step, and report them.
+ *
+ * Errors: -EFAULT for a bad pointer; -EINVAL for an unknown flag or a
+ * non-zero output field or pad; -EBADF for an fd that is not open; -EINVAL
+ * for one that is not a dma-buf. The failure of a step is reported in the
+ * structure, not here.
+ */
+static long cmabuf_importer_ioctl_check(struct cmabuf_importer *imp,
+					void __user *uarg)
+{
+	struct cmabuf_importer_check chk;
+	struct dma_buf *dmabuf;
+
+	if (copy_from_user(&chk, uarg, sizeof(chk)))
+		return -EFAULT;
+	if (chk.flags & ~CMABUF_IMPORTER_CHECK_VALID_FLAGS ||
+	    !cmabuf_importer_zeroed(&chk,
+				    offsetof(struct cmabuf_importer_check, size),
+				    sizeof(chk)))
+		return -EINVAL;
+
+	dmabuf = dma_buf_get(chk.fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	cmabuf_importer_check_buf(imp, dmabuf, &chk);
+	dma_buf_put(dmabuf);
+
+	if (copy_to_user(uarg, &chk, sizeof(chk)))
+		return -EFAULT;
+	return 0;
+}
+
+/* Undo everything cmabuf_importer_hold() did for @held. */
+static void cmabuf_importer_drop(struct cmabuf_importer_held *held)
+{
+	if (held->sgt)
+		dma_buf_unmap_attachment_unlocked(held->attach, held->sgt,
+						  DMA_BIDIRECTIONAL);
+	dma_buf_detach(held->dmabuf, held->attach);
+	dma_buf_put(held->dmabuf);
+	kfree(held);
+}
+
+/* Take, attach and possibly map the buffer of @arg->fd; fill @arg's outputs. */
+static int cmabuf_importer_hold(struct cmabuf_importer *imp,
+				struct cmabuf_importer_hold *arg)
+{
+	struct cmabuf_importer_held *held;
+	u32 handle;
+	int ret;
+
+	held = kzalloc_obj(*held);
+	if (!held)
+		return -ENOMEM;
+
+	held->dmabuf = dma_buf_get(arg->fd);
+	if (IS_ERR(held->dmabuf)) {
+		ret = PTR_ERR(held->dmabuf);
+		goto free_held;
+	}
+	held->attach = dma_buf_attach(held->dmabuf, imp->dev);
+	if (IS_ERR(held->attach)) {
+		ret = PTR_ERR(held->attach);
+		goto put_dmabuf;
+	}
+	if (arg->flags & CMABUF_IMPORTER_HOLD_MAP) {
+		held->sgt = dma_buf_map_attachment_unlocked(held->attach,
+							    DMA_BIDIRECTIONAL);
+		if (IS_ERR(held->sgt)) {
+			ret = PTR_ERR(held->sgt);
+			goto detach;
+		}
+		arg->dma_addr = sg_dma_address(held->sgt->sgl);
+	}
+
+	/* From here on, the buffer is the xarray's until it is released. */
+	ret = xa_alloc(&imp->holds, &handle, held,
+		       XA_LIMIT(1, CMABUF_IMPORTER_MAX_HOLDS), GFP_KERNEL);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto unmap_attachment;
+	}
+	arg->handle = handle;
+	arg->size = held->dmabuf->size;
+	return 0;
+
+unmap_attachment:
+	if (held->sgt)
+		dma_buf_unmap_attachment_unlocked(held->attach, held->sgt,
+						  DMA_BIDIRECTIONAL);
+detach:
+	dma_buf_detach(held->dmabuf, held->attach);
+put_dmabuf:
+	dma_buf_put(held->dmabuf);
+free_held:
+	kfree(held);
+	return ret;
+}
+
+static int cmabuf_importer_release(struct cmabuf_importer *imp, u32 handle)
+{
+	struct cmabuf_importer_held *held;
+
+	held = xa_erase(&imp->holds, handle);
+	if (!held)
+		return -ENOENT;
+	cmabuf_importer_drop(held);
+	return 0;
+}
+
+/*
+ * CMABUF_IMPORTER_IOC_HOLD: keep the dma-buf of @fd attached (and mapped)
+ * until CMABUF_IMPORTER_IOC_RELEASE or module unload.
+ *
+ * Errors: -EFAULT for a bad pointer (nothing is held then); -EINVAL for an
+ * unknown flag or a non-zero output field or pad; -EBADF for an fd that is
+ * not open; -EINVAL for one that is not a dma-buf; -ENOSPC when
+ * %CMABUF_IMPORTER_MAX_HOLDS buffers are held; -ENOMEM; the error of
+ * dma_buf_attach() or dma_buf_map_attachment().
+ */
+static long cmabuf_importer_ioctl_hold(struct cmabuf_importer *imp,
+				       void __user *uarg)
+{
+	struct cmabuf_importer_hold arg;
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.flags & ~CMABUF_IMPORTER_HOLD_VALID_FLAGS ||
+	    !cmabuf_importer_zeroed(&arg,
+				    offsetof(struct cmabuf_importer_hold, handle),
+				    sizeof(arg)))
+		return -EINVAL;
+
+	ret = cmabuf_importer_hold(imp, &arg);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &arg, sizeof(arg))) {
+		/* Nobody learnt the handle: let go at once. */
+		cmabuf_importer_release(imp, arg.handle);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * CMABUF_IMPORTER_IOC_RELEASE: drop a buffer held by
+ * CMABUF_IMPORTER_IOC_HOLD.
+ *
+ * Errors: -EFAULT for a bad pointer; -EINVAL for a non-zero pad; -ENOENT for
+ * a handle that is not held.
+ */
+static long cmabuf_importer_ioctl_release(struct cmabuf_importer *imp,
+					  void __user *uarg)
+{
+	struct cmabuf_importer_release arg;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.pad)
+		return -EINVAL;
+	return cmabuf_importer_release(imp, arg.handle);
+}
+
+static long cmabuf_importer_ioctl(struct file *file, unsigned int cmd,
+				  unsigned long arg)
+{
+	struct cmabuf_importer *imp = container_of(file->private_data,
+						   struct cmabuf_importer, misc);
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case CMABUF_IMPORTER_IOC_CHECK:
+		return cmabuf_importer_ioctl_check(imp, uarg);
+	case CMABUF_IMPORTER_IOC_HOLD:
+		return cmabuf_importer_ioctl_hold(imp, uarg);
+	case CMABUF_IMPORTER_IOC_RELEASE:
+		return cmabuf_importer_ioctl_release(imp, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations cmabuf_importer_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = cmabuf_importer_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static int __init cmabuf_importer_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	struct cmabuf_importer *imp;
+	int ret;
+
+	imp = devm_kzalloc(dev, sizeof(*imp), GFP_KERNEL);
+	if (!imp)
+		return -ENOMEM;
+
+	/*
+	 * No firmware node describes this device, so nothing set up its DMA:
+	 * it gets the direct mapping and says it can reach all of memory,
+	 * in one segment of any length.
+	 */
+	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot use a 64-bit DMA mask\n");
+	dma_set_max_seg_size(dev, UINT_MAX);
+
+	imp->dev = dev;
+	xa_init_flags(&imp->holds, XA_FLAGS_ALLOC1);
+	imp->misc.minor = MISC_DYNAMIC_MINOR;
+	imp->misc.name = CMABUF_IMPORTER_NAME;
+	imp->misc.fops = &cmabuf_importer_fops;
+	imp->misc.parent = dev;
+	imp->misc.mode = 0600;
+	platform_set_drvdata(pdev, imp);
+
+	ret = misc_register(&imp->misc);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot register misc device\n");
+	return 0;
+}
+
+/*
+ * Only module unload gets here (the driver cannot be unbound from sysfs),
+ * after every file of the misc device is closed: drop what is still held.
+ */
+static void cmabuf_importer_remove(struct platform_device *pdev)
+{
+	struct cmabuf_importer *imp = platform_get_drvdata(pdev);
+	struct cmabuf_importer_held *held;
+	unsigned long handle;
+
+	misc_deregister(&imp->misc);
+	xa_for_each(&imp->holds, handle, held) {
+		xa_erase(&imp->holds, handle);
+		dev_dbg(imp->dev, "releasing held buffer %lu\n", handle);
+		cmabuf_importer_drop(held);
+	}
+	xa_destroy(&imp->holds);
+}
+
+static struct platform_driver cmabuf_importer_driver = {
+	.driver = {
+		.name = CMABUF_IMPORTER_NAME,
+	},
+	.remove = cmabuf_importer_remove,
+};
+
+static int __init cmabuf_importer_init(void)
+{
+	cmabuf_importer_pdev = platform_create_bundle(&cmabuf_importer_driver,
+						      cmabuf_importer_probe,
+						      NULL, 0, NULL, 0);
+	return PTR_ERR_OR_ZERO(cmabuf_importer_pdev);
+}
+module_init(cmabuf_importer_init);
+
+static void __exit cmabuf_importer_exit(void)
+{
+	platform_device_unregister(cmabuf_importer_pdev);
+	platform_driver_unregister(&cmabuf_importer_driver);
+}
+module_exit(cmabuf_importer_exit);
+
+MODULE_DESCRIPTION("cmabuf test importer: uses dma-bufs as a device driver does");
+MODULE_LICENSE("GPL");
+/*
+ * MODULE_IMPORT_NS() takes a string from 6.13 on and a bare word before;
+ * both expand to this modinfo tag.
+ */
+MODULE_INFO(import_ns, "DMA_BUF");
