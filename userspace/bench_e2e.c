@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * End-to-end paths, timed from userspace with CLOCK_MONOTONIC: allocate a
+ * dma-buf (cmabuf ALLOC ioctl or the CMA heap), mmap it, write one word in
+ * every page, munmap it, close it. The close drops the last reference and
+ * so frees the buffer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/dma-buf.h>
+
+#include "bench.h"
+#include "clock.h"
+#include "heap.h"
+#include "msg.h"
+#include "parse.h"
+
+typedef int (*e2e_alloc_fn)(struct bench_path *p, struct bench_ctx *c, int *fd);
+
+static int e2e_sync(int fd, __u64 flags)
+{
+	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_RW };
+
+	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
+}
+
+/*
+ * Write one word in every page, inside a CPU access bracket. The mapping
+ * escapes to munmap() and the stores cannot be optimised away.
+ */
+static int e2e_touch(int fd, unsigned char *map, __u64 size, __u32 page)
+{
+	__u64 off;
+	int ret;
+
+	ret = e2e_sync(fd, DMA_BUF_SYNC_START);
+	if (ret)
+		return ret;
+	for (off = 0; off < size; off += page)
+		*(__u64 *)(map + off) = off | 1;
+	return e2e_sync(fd, DMA_BUF_SYNC_END);
+}
+
+static int e2e_cycle(struct bench_path *p, struct bench_ctx *c,
+		     unsigned int iter, e2e_alloc_fn alloc)
+{
+	__u64 size = c->wl->size, t[6] = { };
+	unsigned char *map;
+	int fd, ret;
+
+	t[0] = clock_ns();
+	ret = alloc(p, c, &fd);
+	t[1] = clock_ns();
+	if (ret)
+		return ret;
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	t[2] = clock_ns();
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		msg_err("%s: mmap: %s", p->name, strerror(-ret));
+		goto close_buf;
+	}
+	ret = e2e_touch(fd, map, size, c->page_size);
+	t[3] = clock_ns();
+	if (ret)
+		msg_err("%s: DMA_BUF_IOCTL_SYNC: %s", p->name, strerror(-ret));
+	munmap(map, size);
+	t[4] = clock_ns();
+close_buf:
+	close(fd);
+	t[5] = clock_ns();
+	if (ret)
+		return ret;
+
+	bench_record(p, PHASE_ALLOC, iter, t[1] - t[0]);
+	bench_record(p, PHASE_MMAP, iter, t[2] - t[1]);
+	bench_record(p, PHASE_TOUCH, iter, t[3] - t[2]);
+	bench_record(p, PHASE_MUNMAP, iter, t[4] - t[3]);
+	bench_record(p, PHASE_CLOSE, iter, t[5] - t[4]);
+	return 0;
+}
+
+static int cmabuf_e2e_alloc(struct bench_path *p, struct bench_ctx *c, int *fd)
+{
+	struct cmabuf_alloc_data d = {
+		.size = c->wl->size,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+		.flags = p->strategy,
+	};
+	int ret;
+
+	ret = dev_alloc(c->dev_fd, &d);
+	if (ret) {
+		if (ret == -EOPNOTSUPP)
+			msg_err("%s: strategy %s is not supported by this kernel",
+				p->name, strategy_name(p->strategy));
+		else
+			msg_err("%s: CMABUF_IOC_ALLOC of %llu bytes on %s: %s", p->name,
+				c->wl->size, c->dev_path, strerror(-ret));
+		return ret;
+	}
+	*fd = d.fd;
+	return 0;
+}
+
+static int cmabuf_e2e_run(struct bench_path *p, struct bench_ctx *c,
+			  unsigned int iter)
+{
+	return e2e_cycle(p, c, iter, cmabuf_e2e_alloc);
+}
+
+const struct bench_path_ops bench_cmabuf_e2e_ops = {
+	.run = cmabuf_e2e_run,
+};
+
+static int cma_heap_setup(struct bench_path *p, struct bench_ctx *c)
+{
+	char name[NAME_MAX + 1];
+	int fd;
+
+	fd = heap_open(c->heap, c->dev.area, name, sizeof(name));
+	if (fd < 0)
+		return fd;
+	p->fds[0] = fd;
+	snprintf(p->target, sizeof(p->target), "%s/%s", HEAP_DIR, name);
+	return 0;
+}
+
+static int cma_heap_alloc(struct bench_path *p, struct bench_ctx *c, int *fd)
+{
+	int ret;
+
+	ret = heap_alloc(p->fds[0], c->wl->size, fd);
+	if (ret)
+		msg_err("%s: DMA_HEAP_IOCTL_ALLOC of %llu bytes on %s: %s", p->name,
+			c->wl->size, p->target, strerror(-ret));
+	return ret;
+}
+
+static int cma_heap_run(struct bench_path *p, struct bench_ctx *c,
+			unsigned int iter)
+{
+	return e2e_cycle(p, c, iter, cma_heap_alloc);
+}
+
+static void cma_heap_teardown(struct bench_path *p)
+{
+	if (p->fds[0] >= 0)
+		close(p->fds[0]);
+	p->fds[0] = -1;
+}
+
+const struct bench_path_ops bench_cma_heap_ops = {
+	.setup = cma_heap_setup,
+	.run = cma_heap_run,
+	.teardown = cma_heap_teardown,
+};

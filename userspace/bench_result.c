@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Samples of a benchmark run, and their report as a table or JSON lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+#include "fmt.h"
+#include "json.h"
+#include "parse.h"
+
+static const char * const phase_names[PHASE_COUNT] = {
+	[PHASE_ALLOC] = "alloc",
+	[PHASE_FREE] = "free",
+	[PHASE_MMAP] = "mmap",
+	[PHASE_TOUCH] = "touch",
+	[PHASE_MUNMAP] = "munmap",
+	[PHASE_CLOSE] = "close",
+};
+
+const char *bench_phase_name(enum bench_phase phase)
+{
+	return phase < PHASE_COUNT ? phase_names[phase] : "unknown";
+}
+
+/* One sample: the whole phase of iteration @iter. */
+void bench_record(struct bench_path *p, enum bench_phase phase,
+		  unsigned int iter, __u64 ns)
+{
+	p->samples[phase][iter] = ns;
+}
+
+/* Per-block statistics of iteration @iter of a blocks workload. */
+void bench_record_blocks(struct bench_path *p, enum bench_phase phase,
+			 unsigned int iter, const struct stats *st)
+{
+	p->blocks[phase][iter] = *st;
+}
+
+/*
+ * Per-block statistics over all iterations: exact count, minimum, maximum
+ * and mean; the median is the median of the iterations' medians.
+ */
+static int blocks_merge(const struct bench_path *p, enum bench_phase phase,
+			struct stats *out)
+{
+	const struct stats *b = p->blocks[phase];
+	__u64 *medians;
+	unsigned int i;
+	int ret;
+
+	medians = calloc(p->done, sizeof(*medians));
+	if (!medians)
+		return -1;
+	for (i = 0; i < p->done; i++)
+		medians[i] = b[i].median;
+	ret = stats_compute(medians, p->done, out);
+	free(medians);
+	if (ret)
+		return ret;
+	out->n = 0;
+	out->total = 0;
+	out->min = b[0].min;
+	out->max = b[0].max;
+	for (i = 0; i < p->done; i++) {
+		out->n += b[i].n;
+		out->total += b[i].total;
+		if (b[i].min < out->min)
+			out->min = b[i].min;
+		if (b[i].max > out->max)
+			out->max = b[i].max;
+	}
+	out->mean = out->n ? out->total / out->n : 0;
+	return 0;
+}
+
+static const char *path_strategy(const struct bench_path *p)
+{
+	return p->ops == &bench_cmabuf_kernel_ops || p->ops == &bench_cmabuf_e2e_ops ?
+		strategy_name(p->strategy) : "cma_alloc";
+}
+
+static void print_header(const struct bench_ctx *c, struct bench_path *paths, int n)
+{
+	char sz[FMT_LEN];
+	int i;
+
+	printf("%s: %u x %s per iteration, %u iterations, %s (area %s), kernel %s\n",
+	       c->wl->name, c->wl->blocks, fmt_size(c->wl->size, sz, sizeof(sz)),
+	       c->iterations, c->dev_path, c->dev.area, c->uts.release);
+	for (i = 0; i < n; i++) {
+		if (paths[i].target[0])
+			printf("%s: %s\n", paths[i].name, paths[i].target);
+	}
+}
+
+static void print_row(const char *path, const char *phase, const struct stats *st)
+{
+	char med[FMT_LEN], min[FMT_LEN], max[FMT_LEN], mean[FMT_LEN];
+
+	printf("%-16s %-7s %5llu %13s %13s %13s %13s %6.1f%%\n", path, phase, st->n,
+	       fmt_ns(st->median, med, sizeof(med)), fmt_ns(st->min, min, sizeof(min)),
+	       fmt_ns(st->max, max, sizeof(max)), fmt_ns(st->mean, mean, sizeof(mean)),
+	       stats_spread_pct(st));
+}
+
+static void print_blocks(const struct bench_ctx *c, struct bench_path *paths, int n)
+{
+	char tot[FMT_LEN], avg[FMT_LEN], min[FMT_LEN], med[FMT_LEN], max[FMT_LEN];
+	char sz[FMT_LEN];
+	struct stats it, bl;
+	int i, ph;
+
+	printf("\nper block: %u blocks of %s per iteration; total is the median over iterations,\n"
+	       "median per block the median of the iterations' medians\n",
+	       c->wl->blocks, fmt_size(c->wl->size, sz, sizeof(sz)));
+	printf("%-16s %-7s %6s %13s %13s %13s %13s %13s\n", "path", "phase", "blocks",
+	       "total", "avg/block", "min", "median", "max");
+	for (i = 0; i < n; i++) {
+		for (ph = 0; ph < PHASE_COUNT; ph++) {
+			if (!paths[i].done || !paths[i].blocks[ph] ||
+			    stats_compute(paths[i].samples[ph], paths[i].done, &it) ||
+			    blocks_merge(&paths[i], ph, &bl))
+				continue;
+			printf("%-16s %-7s %6u %13s %13s %13s %13s %13s\n", paths[i].name,
+			       bench_phase_name(ph), c->wl->blocks,
+			       fmt_ns(it.median, tot, sizeof(tot)),
+			       fmt_ns(bl.mean, avg, sizeof(avg)),
+			       fmt_ns(bl.min, min, sizeof(min)),
+			       fmt_ns(bl.median, med, sizeof(med)),
+			       fmt_ns(bl.max, max, sizeof(max)));
+		}
+	}
+}
+
+void bench_print_text(const struct bench_ctx *c, struct bench_path *paths, int n)
+{
+	struct stats st;
+	int i, ph;
+
+	print_header(c, paths, n);
+	printf("%-16s %-7s %5s %13s %13s %13s %13s %7s\n", "path", "phase", "n",
+	       "median", "min", "max", "mean", "spread");
+	for (i = 0; i < n; i++) {
+		for (ph = 0; ph < PHASE_COUNT; ph++) {
+			if (!paths[i].done || !(paths[i].phases & BIT(ph)) ||
+			    stats_compute(paths[i].samples[ph], paths[i].done, &st))
+				continue;
+			print_row(paths[i].name, bench_phase_name(ph), &st);
+		}
+	}
+	if (c->wl->blocks > 1)
+		print_blocks(c, paths, n);
+}
+
+static void json_blocks(struct json *j, const struct bench_path *p,
+			enum bench_phase phase)
+{
+	struct stats bl;
+
+	if (!p->blocks[phase] || blocks_merge(p, phase, &bl))
+		return;
+	json_u64(j, "block_n", bl.n);
+	json_u64(j, "block_median_ns", bl.median);
+	json_u64(j, "block_min_ns", bl.min);
+	json_u64(j, "block_max_ns", bl.max);
+	json_u64(j, "block_mean_ns", bl.mean);
+}
+
+void bench_print_json(const struct bench_ctx *c, struct bench_path *paths, int n)
+{
+	struct stats st;
+	struct json j;
+	int i, ph;
+
+	for (i = 0; i < n; i++) {
+		for (ph = 0; ph < PHASE_COUNT; ph++) {
+			if (!paths[i].done || !(paths[i].phases & BIT(ph)) ||
+			    stats_compute(paths[i].samples[ph], paths[i].done, &st))
+				continue;
+			json_begin(&j, stdout);
+			json_str(&j, "kernel", c->uts.release);
+			json_str(&j, "path", paths[i].name);
+			json_str(&j, "workload", c->wl->name);
+			json_str(&j, "phase", bench_phase_name(ph));
+			json_u64(&j, "median_ns", st.median);
+			json_u64(&j, "min_ns", st.min);
+			json_u64(&j, "max_ns", st.max);
+			json_u64(&j, "mean_ns", st.mean);
+			json_u64(&j, "n", st.n);
+			json_u64(&j, "size_bytes", c->wl->size);
+			json_u64(&j, "blocks", c->wl->blocks);
+			json_str(&j, "strategy", path_strategy(&paths[i]));
+			json_str(&j, "device", c->dev_path);
+			json_str(&j, "area", c->dev.area);
+			if (paths[i].target[0])
+				json_str(&j, "target", paths[i].target);
+			json_blocks(&j, &paths[i], ph);
+			json_end(&j);
+		}
+	}
+	fflush(stdout);
+}

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabufctl bench: time a workload through every path it can take, with
+ * the iterations of the paths interleaved.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cmd.h"
+#include "msg.h"
+#include "parse.h"
+
+#define BENCH_MAX_PATHS		8
+#define BENCH_MAX_ITERATIONS	100000
+
+static const struct bench_workload workloads[] = {
+	{ "contig-64m", "general", 64ULL << 20, 1, 20, false,
+	  "64 MiB allocated and freed in the kernel (BENCH ioctl, debugfs)" },
+	{ "gigantic-1g", "large", 1ULL << 30, 1, 10, false,
+	  "1 GiB allocated and freed in the kernel: compound vs frozen" },
+	{ "blocks-2m", "large", 2ULL << 20, 512, 3, false,
+	  "512 allocations of 2 MiB held at once, then 512 frees" },
+	{ "e2e-64m", "general", 64ULL << 20, 1, 20, true,
+	  "64 MiB: alloc, mmap, touch every page, munmap, close" },
+	{ "e2e-1g", "large", 1ULL << 30, 1, 5, true,
+	  "1 GiB: alloc, mmap, touch every page, munmap, close" },
+};
+
+/**
+ * struct bench_opts - the command line
+ * @wl: the workload
+ * @paths: the --strategy list
+ * @device: --device, or NULL for the workload's default
+ * @iterations: --iterations, 0 for the workload's default
+ * @json: --json
+ */
+struct bench_opts {
+	const struct bench_workload *wl;
+	const char *paths;
+	const char *device;
+	__u32 iterations;
+	int json;
+};
+
+static void bench_usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp,
+		"usage: cmabufctl bench WORKLOAD [--strategy S[,S...]|all] [--iterations N]\n"
+		"                       [--json] [--device DEV] [--heap NAME]\n"
+		"\n"
+		"Time WORKLOAD through several paths, iteration i of every path before\n"
+		"iteration i + 1 of any. Reports median, min, max, mean, n and spread\n"
+		"((max - min) / median) of every phase.\n"
+		"\nworkloads (default device, iterations):\n");
+	for (i = 0; i < ARRAY_SIZE(workloads); i++)
+		fprintf(fp, "  %-12s %s (%s, %u)\n", workloads[i].name, workloads[i].help,
+			workloads[i].device, workloads[i].iterations);
+	fprintf(fp,
+		"\npaths (--strategy):\n"
+		"  compound, frozen, legacy, auto  cmabuf with that strategy (cmabuf-<S>)\n"
+		"  cma-debugfs   in-kernel workloads: /sys/kernel/debug/cma/<area>/{alloc,free}\n"
+		"  cma-heap      end-to-end workloads: the upstream CMA dma-heap\n"
+		"  all           (default) every strategy the device supports, and the\n"
+		"                peer of the workload when it is there\n"
+		"\n"
+		"  -s, --strategy LIST  comma-separated paths, or all\n"
+		"  -n, --iterations N   iterations of every path\n"
+		"  -j, --json           one JSON object per path and phase\n"
+		"  -d, --device DEV     a path, a label or 'default'\n"
+		"  -H, --heap NAME      the CMA heap to use (default: the heap of the\n"
+		"                       device's area, else of the default area)\n"
+		"\nPhases: in-kernel alloc, free; end-to-end alloc, mmap, touch, munmap, close.\n"
+		"Needs root (CAP_SYS_ADMIN for the BENCH ioctl, debugfs).\n");
+}
+
+static struct bench_path *path_add(struct bench_path *paths, int *n,
+				   const char *name, const struct bench_path_ops *ops,
+				   unsigned int phases)
+{
+	struct bench_path *p;
+	int i;
+
+	for (i = 0; i < *n; i++) {
+		if (!strcmp(paths[i].name, name))
+			return NULL;
+	}
+	if (*n == BENCH_MAX_PATHS)
+		return NULL;
+	p = &paths[(*n)++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->ops = ops;
+	p->phases = phases;
+	p->fds[0] = -1;
+	p->fds[1] = -1;
+	return p;
+}
+
+static void path_add_cmabuf(struct bench_path *paths, int *n,
+			    const struct bench_ctx *c, unsigned int s, bool implied)
+{
+	const struct bench_workload *wl = c->wl;
+	struct bench_path *p;
+	char name[32];
+
+	snprintf(name, sizeof(name), "cmabuf-%s", strategy_name(s));
+	p = path_add(paths, n, name, wl->e2e ? &bench_cmabuf_e2e_ops :
+		     &bench_cmabuf_kernel_ops,
+		     wl->e2e ? BENCH_E2E_PHASES : BENCH_KERNEL_PHASES);
+	if (p) {
+		p->strategy = s;
+		p->implied = implied;
+	}
+}
+
+static void path_add_peer(struct bench_path *paths, int *n,
+			  const struct bench_ctx *c, bool implied)
+{
+	struct bench_path *p;
+
+	if (c->wl->e2e)
+		p = path_add(paths, n, "cma-heap", &bench_cma_heap_ops,
+			     BENCH_E2E_PHASES);
+	else
+		p = path_add(paths, n, "cma-debugfs", &bench_cma_debugfs_ops,
+			     BENCH_KERNEL_PHASES);
+	if (p)
+		p->implied = implied;
+}
+
+/* Would a COMPOUND allocation of the workload's size fit a folio here? */
+static bool compound_fits(const struct bench_ctx *c)
+{
+	__u64 pages = c->wl->size / c->page_size;
+	unsigned int order = __builtin_ctzll(pages);
+
+	return pages >= 2 && !(pages & (pages - 1)) &&
+	       order >= c->dev.info.min_compound_order &&
+	       order <= c->dev.info.max_compound_order;
+}
+
+static void paths_all(struct bench_path *paths, int *n, const struct bench_ctx *c)
+{
+	unsigned int s;
+
+	for (s = CMABUF_STRATEGY_COMPOUND; s < CMABUF_STRATEGY_COUNT; s++) {
+		if (!(c->dev.info.strategies & CMABUF_STRATEGY_BIT(s)))
+			continue;
+		if (s == CMABUF_STRATEGY_COMPOUND && !compound_fits(c)) {
+			msg_warn("cmabuf-compound skipped: %llu pages are not a compound order %u..%u of %s",
+				 c->wl->size / c->page_size,
+				 c->dev.info.min_compound_order,
+				 c->dev.info.max_compound_order, c->dev_path);
+			continue;
+		}
+		path_add_cmabuf(paths, n, c, s, true);
+	}
+	path_add_peer(paths, n, c, true);
+}
+
+/* One entry of --strategy; 0 or EXIT_USAGE after a message. */
+static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c,
+		     const char *tok)
+{
+	const char *peer = c->wl->e2e ? "cma-heap" : "cma-debugfs";
+	int s;
+
+	if (!strcmp(tok, "cma-heap") || !strcmp(tok, "cma-debugfs")) {
+		if (strcmp(tok, peer)) {
+			msg_err("bench: path %s does not fit %s workload %s (use %s)", tok,
+				c->wl->e2e ? "end-to-end" : "in-kernel", c->wl->name, peer);
+			return EXIT_USAGE;
+		}
+		path_add_peer(paths, n, c, false);
+		return 0;
+	}
+	if (!strncmp(tok, "cmabuf-", 7))
+		tok += 7;
+	if (parse_strategy(tok, &s)) {
+		msg_err("bench: unknown path '%s' (try 'cmabufctl bench --help')", tok);
+		return EXIT_USAGE;
+	}
+	if (s == PARSE_STRATEGY_ALL)
+		paths_all(paths, n, c);
+	else
+		path_add_cmabuf(paths, n, c, s, false);
+	return 0;
+}
+
+static int paths_parse(struct bench_path *paths, int *n, const struct bench_ctx *c,
+		       const char *list)
+{
+	char *copy, *tok, *save;
+	int ret = 0;
+
+	copy = strdup(list);
+	if (!copy)
+		return 1;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save))
+		ret = paths_one(paths, n, c, tok);
+	free(copy);
+	if (!ret && !*n) {
+		msg_err("bench: no path to time");
+		ret = EXIT_USAGE;
+	}
+	return ret;
+}
+
+static int paths_alloc(struct bench_path *p, const struct bench_ctx *c)
+{
+	int ph;
+
+	for (ph = 0; ph < PHASE_COUNT; ph++) {
+		if (!(p->phases & BIT(ph)))
+			continue;
+		p->samples[ph] = calloc(c->iterations, sizeof(__u64));
+		if (!p->samples[ph])
+			return -ENOMEM;
+		if (c->wl->blocks <= 1)
+			continue;
+		p->blocks[ph] = calloc(c->iterations, sizeof(struct stats));
+		if (!p->blocks[ph])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void paths_free(struct bench_path *paths, int n)
+{
+	int i, ph;
+
+	for (i = 0; i < n; i++) {
+		if (paths[i].ops->teardown)
+			paths[i].ops->teardown(&paths[i]);
+		for (ph = 0; ph < PHASE_COUNT; ph++) {
+			free(paths[i].samples[ph]);
+			free(paths[i].blocks[ph]);
+		}
+	}
+}
+
+/* Prepare every path; drop the implied ones that cannot run. */
+static int paths_setup(struct bench_path *paths, int *n, struct bench_ctx *c)
+{
+	int i, ret;
+
+	for (i = 0; i < *n; i++) {
+		ret = paths_alloc(&paths[i], c);
+		if (!ret && paths[i].ops->setup)
+			ret = paths[i].ops->setup(&paths[i], c);
+		if (!ret)
+			continue;
+		if (!paths[i].implied)
+			return ret;
+		msg_warn("%s skipped", paths[i].name);
+		paths[i].error = ret;
+	}
+	return 0;
+}
+
+/* Iteration i of every path, then iteration i + 1. */
+static void bench_loop(struct bench_path *paths, int n, struct bench_ctx *c)
+{
+	bool progress = isatty(STDERR_FILENO);
+	unsigned int iter;
+	int i, ret;
+
+	for (iter = 0; iter < c->iterations; iter++) {
+		if (progress)
+			fprintf(stderr, "\r%s: iteration %u/%u", c->wl->name, iter + 1,
+				c->iterations);
+		for (i = 0; i < n; i++) {
+			if (paths[i].error)
+				continue;
+			ret = paths[i].ops->run(&paths[i], c, iter);
+			if (ret)
+				paths[i].error = ret;
+			else
+				paths[i].done = iter + 1;
+		}
+	}
+	if (progress)
+		fprintf(stderr, "\r\033[K");
+}
+
+static int bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
+{
+	int ret;
+
+	c->wl = o->wl;
+	c->iterations = o->iterations ? o->iterations : o->wl->iterations;
+	uname(&c->uts);
+	dev_resolve(o->device ? o->device : o->wl->device, c->dev_path,
+		    sizeof(c->dev_path));
+	c->dev_fd = dev_open(c->dev_path);
+	if (c->dev_fd < 0)
+		return c->dev_fd;
+	ret = dev_info(c->dev_fd, &c->dev);
+	if (ret) {
+		msg_err("%s: CMABUF_IOC_INFO: %s", c->dev_path, strerror(-ret));
+		goto close_dev;
+	}
+	c->page_size = c->dev.info.page_size;
+	if (!c->page_size || c->wl->size % c->page_size) {
+		msg_err("%s: page size %u does not divide %llu", c->dev_path,
+			c->page_size, c->wl->size);
+		ret = -EINVAL;
+		goto close_dev;
+	}
+	return 0;
+close_dev:
+	close(c->dev_fd);
+	return ret;
+}
+
+static int bench_run(const struct bench_opts *o, struct bench_ctx *c)
+{
+	struct bench_path paths[BENCH_MAX_PATHS];
+	int i, n = 0, status = 0;
+
+	if (bench_ctx_init(c, o))
+		return 1;
+	status = paths_parse(paths, &n, c, o->paths);
+	if (status)
+		goto close_dev;
+	if (paths_setup(paths, &n, c)) {
+		status = 1;
+		goto free_paths;
+	}
+	bench_loop(paths, n, c);
+	if (o->json)
+		bench_print_json(c, paths, n);
+	else
+		bench_print_text(c, paths, n);
+	for (i = 0; i < n; i++) {
+		if (paths[i].error && !paths[i].implied)
+			status = 1;
+		else if (paths[i].error && paths[i].done)
+			msg_warn("%s stopped after %u iterations", paths[i].name,
+				 paths[i].done);
+	}
+free_paths:
+	paths_free(paths, n);
+close_dev:
+	close(c->dev_fd);
+	return status;
+}
+
+static const struct bench_workload *workload_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(workloads); i++) {
+		if (!strcmp(name, workloads[i].name))
+			return &workloads[i];
+	}
+	return NULL;
+}
+
+static int bench_parse(int argc, char **argv, struct bench_opts *o,
+		       struct bench_ctx *c)
+{
+	static const struct option opts[] = {
+		{ "strategy", required_argument, NULL, 's' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "heap", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "s:n:jd:H:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			o->paths = optarg;
+			break;
+		case 'n':
+			if (parse_u32(optarg, &o->iterations) || !o->iterations ||
+			    o->iterations > BENCH_MAX_ITERATIONS) {
+				msg_err("bench: bad --iterations '%s' (1 to %u)", optarg,
+					BENCH_MAX_ITERATIONS);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'd':
+			o->device = optarg;
+			break;
+		case 'H':
+			c->heap = optarg;
+			break;
+		case 'h':
+			bench_usage(stdout);
+			return -1;
+		default:
+			bench_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		msg_err("bench: expected exactly one WORKLOAD (try 'cmabufctl bench --help')");
+		return EXIT_USAGE;
+	}
+	o->wl = workload_find(argv[optind]);
+	if (!o->wl) {
+		msg_err("bench: unknown workload '%s' (try 'cmabufctl bench --help')",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_opts o = { .paths = "all" };
+	struct bench_ctx c = { .dev_fd = -1 };
+	int ret;
+
+	ret = bench_parse(argc, argv, &o, &c);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	return bench_run(&o, &c);
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabufctl share: allocate a buffer, write a pattern into it and hand it
+ * to each importer, which prints what it checked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/dma-buf.h>
+
+#include "cmd.h"
+#include "dev.h"
+#include "fmt.h"
+#include "msg.h"
+#include "parse.h"
+#include "share.h"
+
+/* Every importer; the importer module's entry goes here too. */
+static const struct share_importer *const importers[] = {
+	&share_vgem,
+};
+
+#define NR_IMPORTERS	ARRAY_SIZE(importers)
+
+bool share_check(struct share_result *res, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("  %-4s ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (ok)
+		res->passed++;
+	else
+		res->failed++;
+	return ok;
+}
+
+static int share_fill(int fd, __u64 size, __u8 pattern)
+{
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
+	void *p;
+	int ret = 0;
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync))
+		ret = -errno;
+	memset(p, pattern, size);
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) && !ret)
+		ret = -errno;
+	munmap(p, size);
+	return ret;
+}
+
+/* A new buffer like @buf, from @dev_fd, holding @buf->pattern. */
+int share_alloc(const struct share_buf *buf, int dev_fd, int *fd)
+{
+	struct cmabuf_alloc_data d = {
+		.size = buf->size,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+		.flags = buf->strategy,
+	};
+	int ret;
+
+	ret = dev_alloc(dev_fd, &d);
+	if (ret) {
+		msg_err("share: CMABUF_IOC_ALLOC of %llu bytes on %s: %s", buf->size,
+			buf->dev_path, strerror(-ret));
+		return ret;
+	}
+	ret = share_fill(d.fd, d.alloc_size, buf->pattern);
+	if (ret) {
+		msg_err("share: writing the pattern through mmap: %s", strerror(-ret));
+		close(d.fd);
+		return ret;
+	}
+	*fd = d.fd;
+	return 0;
+}
+
+static void share_child(const struct share_buf *buf, int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { };
+	struct iovec iov = { .iov_base = "b", .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	int dev_fd, fd;
+
+	dev_fd = dev_open(buf->dev_path);
+	if (dev_fd < 0 || share_alloc(buf, dev_fd, &fd))
+		_exit(1);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	_exit(sendmsg(sock, &msg, 0) == 1 ? 0 : 1);
+}
+
+static int share_receive(int sock, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { };
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -EIO;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
+		return -EIO;
+	memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	return 0;
+}
+
+/*
+ * A buffer exported by a child process that has exited by the time this
+ * returns: the fd travelled over a socket and is the buffer's only user.
+ */
+int share_alloc_in_child(const struct share_buf *buf, int *fd)
+{
+	int sv[2], status, ret;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		goto close_socks;
+	}
+	if (!pid)
+		share_child(buf, sv[1]);
+	ret = -ECHILD;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		goto close_socks;
+	ret = share_receive(sv[0], fd);
+close_socks:
+	close(sv[0]);
+	close(sv[1]);
+	return ret;
+}
+
+static void share_usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp,
+		"usage: cmabufctl share [SIZE] [--importer NAME|all] [--strategy S]\n"
+		"                       [--device DEV]\n"
+		"\n"
+		"Allocate a buffer of SIZE (default 1M), write a pattern into it through\n"
+		"mmap, hand it to each importer and print what was checked for each.\n"
+		"\nimporters:\n");
+	for (i = 0; i < NR_IMPORTERS; i++)
+		fprintf(fp, "  %-8s %s\n", importers[i]->name, importers[i]->help);
+	fprintf(fp,
+		"\n"
+		"  -i, --importer NAME  only this importer (default: all)\n"
+		"  -s, --strategy S     auto (default), compound, frozen or legacy\n"
+		"  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n");
+}
+
+static int share_parse(int argc, char **argv, struct share_buf *buf,
+		       const char **importer)
+{
+	static const struct option opts[] = {
+		{ "importer", required_argument, NULL, 'i' },
+		{ "strategy", required_argument, NULL, 's' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *device = NULL;
+	int c, s, ret;
+
+	while ((c = getopt_long(argc, argv, "i:s:d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			*importer = optarg;
+			break;
+		case 's':
+			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
+				msg_err("share: bad strategy '%s' (auto, compound, frozen or legacy)",
+					optarg);
+				return EXIT_USAGE;
+			}
+			buf->strategy = s;
+			break;
+		case 'd':
+			device = optarg;
+			break;
+		case 'h':
+			share_usage(stdout);
+			return -1;
+		default:
+			share_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc - 1) {
+		msg_err("share: unexpected argument '%s'", argv[optind + 1]);
+		return EXIT_USAGE;
+	}
+	if (optind == argc - 1) {
+		ret = parse_size(argv[optind], &buf->size);
+		if (ret || !buf->size) {
+			msg_err("share: bad size '%s': %s (e.g. 4K, 1M)", argv[optind],
+				ret ? parse_strerror(ret) : "must not be zero");
+			return EXIT_USAGE;
+		}
+	}
+	dev_resolve(device, buf->dev_path, sizeof(buf->dev_path));
+	return 0;
+}
+
+static int share_run(struct share_buf *buf, const char *importer)
+{
+	struct share_result res;
+	unsigned int i;
+	char sz[FMT_LEN];
+	int status = 0;
+
+	for (i = 0; i < NR_IMPORTERS; i++) {
+		if (!strcmp(importer, "all") || !strcmp(importer, importers[i]->name))
+			break;
+	}
+	if (i == NR_IMPORTERS) {
+		msg_err("share: unknown importer '%s' (try 'cmabufctl share --help')",
+			importer);
+		return EXIT_USAGE;
+	}
+	buf->dev_fd = dev_open(buf->dev_path);
+	if (buf->dev_fd < 0)
+		return 1;
+	if (share_alloc(buf, buf->dev_fd, &buf->fd)) {
+		close(buf->dev_fd);
+		return 1;
+	}
+	printf("buffer: fd %d, %s, strategy %s, pattern 0x%02x, from %s\n", buf->fd,
+	       fmt_size(buf->size, sz, sizeof(sz)), strategy_name(buf->strategy),
+	       buf->pattern, buf->dev_path);
+	for (i = 0; i < NR_IMPORTERS; i++) {
+		if (strcmp(importer, "all") && strcmp(importer, importers[i]->name))
+			continue;
+		memset(&res, 0, sizeof(res));
+		printf("%s:\n", importers[i]->name);
+		fflush(stdout);
+		if (importers[i]->run(buf, &res) < 0)
+			status = 1;
+		printf("%s: %u checks passed, %u failed\n", importers[i]->name,
+		       res.passed, res.failed);
+		if (res.failed)
+			status = 1;
+	}
+	close(buf->fd);
+	close(buf->dev_fd);
+	return status;
+}
+
+int cmd_share(int argc, char **argv)
+{
+	struct share_buf buf = {
+		.size = 1ULL << 20,
+		.strategy = CMABUF_STRATEGY_AUTO,
+		.pattern = 0x5a,
+	};
+	const char *importer = "all";
+	int ret;
+
+	ret = share_parse(argc, argv, &buf, &importer);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	return share_run(&buf, importer);
+}

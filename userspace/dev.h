@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The cmabuf device: naming, opening, and one wrapper per ioctl.
+ *
+ * The wrappers return 0 or a negative errno and print nothing, except
+ * dev_open() which prints the one error line that explains the failure.
+ */
+#ifndef CMABUFCTL_DEV_H
+#define CMABUFCTL_DEV_H
+
+#include <limits.h>
+#include <stddef.h>
+#include "cmabuf_uapi.h"
+
+#define DEV_DIR			"/dev"
+#define DEV_DEFAULT		"/dev/cmabuf"
+#define DEV_AREA_NAME_MAX	64
+#define DEV_LIST_MAX		16
+
+/**
+ * struct dev_info - what CMABUF_IOC_INFO tells about an instance
+ * @info: the raw answer
+ * @area: name of the CMA area, NUL-terminated
+ */
+struct dev_info {
+	struct cmabuf_info info;
+	char area[DEV_AREA_NAME_MAX];
+};
+
+const char *dev_resolve(const char *arg, char *buf, size_t len);
+int dev_open(const char *path);
+int dev_info(int fd, struct dev_info *di);
+int dev_alloc(int fd, struct cmabuf_alloc_data *data);
+int dev_bench(int fd, struct cmabuf_bench *bench);
+int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys);
+int dev_list(char paths[][PATH_MAX], int max);
+
+#endif /* CMABUFCTL_DEV_H */

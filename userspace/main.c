@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabufctl: inspect, allocate, time and share cmabuf buffers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "msg.h"
+#include "util.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "info", cmd_info, "list every instance and its CMA area" },
+	{ "alloc", cmd_alloc, "allocate a buffer, optionally fill, verify, hold it" },
+	{ "bench", cmd_bench, "time allocation and release workloads" },
+	{ "share", cmd_share, "hand a buffer to other drivers and check what they see" },
+};
+
+static void main_usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "usage: cmabufctl COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(fp, "\n'cmabufctl COMMAND --help' describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		main_usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	}
+	msg_err("unknown command '%s' (try 'cmabufctl --help')", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host-side unit tests of cmabufctl's parsing, statistics, formatting and
+ * JSON output. Prints TAP; exits non-zero on any failure.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmabuf_uapi.h"
+#include "fmt.h"
+#include "json.h"
+#include "parse.h"
+#include "stats.h"
+#include "tap.h"
+#include "util.h"
+
+struct size_case {
+	const char *text;
+	int ret;
+	__u64 value;
+};
+
+static const struct size_case size_cases[] = {
+	{ "0", 0, 0 },
+	{ "4096", 0, 4096 },
+	{ "4K", 0, 4096 },
+	{ "4k", 0, 4096 },
+	{ "64M", 0, 64ULL << 20 },
+	{ "1G", 0, 1ULL << 30 },
+	{ "2T", 0, 2ULL << 40 },
+	{ "15E", 0, 15ULL << 60 },
+	{ "18446744073709551615", 0, ~0ULL },
+	{ "18446744073709551616", -ERANGE, 0 },
+	{ "16E", -ERANGE, 0 },
+	{ "17179869184G", -ERANGE, 0 },
+	{ "17179869183G", 0, 17179869183ULL << 30 },
+	{ "", -EINVAL, 0 },
+	{ "M", -EINVAL, 0 },
+	{ "12X", -EINVAL, 0 },
+	{ "1MB", -EINVAL, 0 },
+	{ "1 M", -EINVAL, 0 },
+	{ "-1", -EINVAL, 0 },
+	{ "+1", -EINVAL, 0 },
+	{ "0x10", -EINVAL, 0 },
+	{ "1.5G", -EINVAL, 0 },
+	{ "1M ", -EINVAL, 0 },
+};
+
+static void test_sizes(void)
+{
+	const struct size_case *c;
+	__u64 v;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(size_cases); i++) {
+		c = &size_cases[i];
+		v = 0;
+		ret = parse_size(c->text, &v);
+		tap_ok(ret == c->ret && (ret || v == c->value),
+		       "parse_size(\"%s\") = %d, %llu (want %d, %llu)", c->text, ret,
+		       v, c->ret, c->value);
+	}
+}
+
+static void test_numbers(void)
+{
+	__u32 u32 = 0, log2 = 0;
+	__u8 byte = 0;
+	__u64 u64 = 0;
+
+	tap_ok(!parse_u64("20", &u64) && u64 == 20, "parse_u64 20");
+	tap_ok(parse_u64("20K", &u64) == -EINVAL, "parse_u64 rejects a suffix");
+	tap_ok(!parse_u32("4294967295", &u32) && u32 == 0xffffffffU,
+	       "parse_u32 takes 2^32 - 1");
+	tap_ok(parse_u32("4294967296", &u32) == -ERANGE, "parse_u32 rejects 2^32");
+	tap_ok(!parse_byte("0xab", &byte) && byte == 0xab, "parse_byte 0xab");
+	tap_ok(!parse_byte("255", &byte) && byte == 255, "parse_byte 255");
+	tap_ok(parse_byte("256", &byte) == -ERANGE, "parse_byte rejects 256");
+	tap_ok(parse_byte("0x100", &byte) == -ERANGE, "parse_byte rejects 0x100");
+	tap_ok(parse_byte("0x", &byte) == -EINVAL, "parse_byte rejects 0x");
+	tap_ok(parse_byte("0xg1", &byte) == -EINVAL, "parse_byte rejects 0xg1");
+	tap_ok(!parse_align("2M", &log2) && log2 == 21, "parse_align 2M is 2^21");
+	tap_ok(!parse_align("1", &log2) && log2 == 0, "parse_align 1 is 2^0");
+	tap_ok(parse_align("3K", &log2) == -EINVAL, "parse_align rejects 3K");
+	tap_ok(parse_align("0", &log2) == -EINVAL, "parse_align rejects 0");
+	tap_ok(parse_align("2T", &log2) == -ERANGE,
+	       "parse_align rejects 2^41 (above CMABUF_ALIGN_MAX)");
+}
+
+static void test_strategies(void)
+{
+	static const char * const names[] = { "auto", "compound", "frozen", "legacy" };
+	static const int values[] = {
+		CMABUF_STRATEGY_AUTO, CMABUF_STRATEGY_COMPOUND,
+		CMABUF_STRATEGY_FROZEN, CMABUF_STRATEGY_LEGACY,
+	};
+	size_t i;
+	int s;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		s = -2;
+		tap_ok(!parse_strategy(names[i], &s) && s == values[i] &&
+		       !strcmp(strategy_name(s), names[i]),
+		       "strategy %s round-trips", names[i]);
+	}
+	tap_ok(!parse_strategy("FROZEN", &s) && s == CMABUF_STRATEGY_FROZEN,
+	       "strategy names ignore case");
+	tap_ok(!parse_strategy("all", &s) && s == PARSE_STRATEGY_ALL,
+	       "strategy all");
+	tap_ok(parse_strategy("frozen2", &s) == -EINVAL, "strategy frozen2 rejected");
+	tap_ok(parse_strategy("", &s) == -EINVAL, "empty strategy rejected");
+	tap_ok(!strcmp(strategy_name(CMABUF_STRATEGY_COUNT), "unknown"),
+	       "strategy_name of an unknown value");
+}
+
+static void test_stats(void)
+{
+	static const __u64 odd[] = { 9, 1, 5, 7, 3 };
+	static const __u64 even[] = { 40, 10, 30, 20 };
+	static const __u64 big[] = { ~0ULL - 1, ~0ULL - 3 };
+	static const __u64 one[] = { 42 };
+	__u64 copy[ARRAY_SIZE(odd)];
+	struct stats st = { };
+	int ret;
+
+	memcpy(copy, odd, sizeof(odd));
+	ret = stats_compute(odd, ARRAY_SIZE(odd), &st);
+	tap_ok(!ret && st.median == 5,
+	       "median of an odd count is the middle sample (%llu)", st.median);
+	tap_ok(st.min == 1 && st.max == 9 && st.n == 5,
+	       "min 1, max 9, n 5 (%llu, %llu, %llu)", st.min, st.max, st.n);
+	tap_ok(st.total == 25 && st.mean == 5, "total 25, mean 5");
+	tap_ok(!memcmp(copy, odd, sizeof(odd)), "samples left unsorted");
+	ret = stats_compute(even, ARRAY_SIZE(even), &st);
+	tap_ok(!ret && st.median == 25,
+	       "median of an even count is the mean of the middle two (%llu)",
+	       st.median);
+	tap_ok(st.min == 10 && st.max == 40 && st.mean == 25,
+	       "even count: min 10, max 40, mean 25");
+	ret = stats_compute(big, ARRAY_SIZE(big), &st);
+	tap_ok(!ret && st.median == ~0ULL - 2,
+	       "median of two huge samples does not overflow");
+	ret = stats_compute(one, 1, &st);
+	tap_ok(!ret && st.median == 42 && st.min == 42 && st.max == 42,
+	       "one sample is its own median, min and max");
+	tap_ok(stats_compute(one, 0, &st) == -EINVAL, "no samples is an error");
+	st.min = 90;
+	st.max = 110;
+	st.median = 100;
+	tap_ok(stats_spread_pct(&st) > 19.99 && stats_spread_pct(&st) < 20.01,
+	       "spread of 90..110 around 100 is 20%%");
+}
+
+/* Escape @in into a memory stream and compare with @want. */
+static void json_case(const char *what, const char *in, const char *want)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	fp = open_memstream(&out, &len);
+	if (!fp) {
+		tap_ok(false, "%s: open_memstream", what);
+		return;
+	}
+	json_string(fp, in);
+	fclose(fp);
+	tap_ok(!strcmp(out, want), "json escape %s: %s", what, out);
+	free(out);
+}
+
+static void test_json(void)
+{
+	char *out = NULL;
+	size_t len = 0;
+	struct json j;
+	FILE *fp;
+
+	json_case("plain", "cmabuf-frozen", "\"cmabuf-frozen\"");
+	json_case("quote and backslash", "a\"b\\c", "\"a\\\"b\\\\c\"");
+	json_case("named controls", "\b\f\n\r\t", "\"\\b\\f\\n\\r\\t\"");
+	json_case("other controls", "\x01\x1f", "\"\\u0001\\u001f\"");
+	json_case("UTF-8 passes", "\xc2\xb5s", "\"\xc2\xb5s\"");
+	json_case("empty", "", "\"\"");
+
+	fp = open_memstream(&out, &len);
+	if (!fp) {
+		tap_ok(false, "json object: open_memstream");
+		return;
+	}
+	json_begin(&j, fp);
+	json_str(&j, "path", "cma-heap");
+	json_u64(&j, "median_ns", 18446744073709551615ULL);
+	json_end(&j);
+	fclose(fp);
+	tap_ok(!strcmp(out, "{\"path\": \"cma-heap\", \"median_ns\": 18446744073709551615}\n"),
+	       "json object line: %.*s", (int)strcspn(out, "\n"), out);
+	free(out);
+}
+
+static void test_fmt(void)
+{
+	char buf[FMT_LEN];
+
+	tap_ok(!strcmp(fmt_size(64ULL << 20, buf, sizeof(buf)), "64 MiB"), "fmt_size 64 MiB");
+	tap_ok(!strcmp(fmt_size(1536ULL << 20, buf, sizeof(buf)), "1.50 GiB"),
+	       "fmt_size 1.50 GiB");
+	tap_ok(!strcmp(fmt_size(1000, buf, sizeof(buf)), "1000 B"), "fmt_size 1000 B");
+	tap_ok(!strcmp(fmt_ns(1234567, buf, sizeof(buf)), "1234.567 us"),
+	       "fmt_ns 1234567 ns (%s)", buf);
+	tap_ok(!strcmp(fmt_ns(12345678, buf, sizeof(buf)), "12.346 ms"),
+	       "fmt_ns 12345678 ns (%s)", buf);
+	tap_ok(!strcmp(fmt_ns(999, buf, sizeof(buf)), "999 ns"), "fmt_ns 999 ns");
+}
+
+#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 7 + 6)
+
+int main(void)
+{
+	tap_plan(PLAN);
+	test_sizes();
+	test_numbers();
+	test_strategies();
+	test_stats();
+	test_json();
+	test_fmt();
+	return tap_done(PLAN);
+}
