@@ -1,0 +1,1663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftest of the cmabuf driver and its uapi (include/uapi/linux/cmabuf.h).
+ *
+ * Every fixture runs on one instance: /dev/cmabuf (the default CMA area),
+ * /dev/cmabuf-general (256 MiB) or /dev/cmabuf-large (1 GiB, 1 GiB-aligned).
+ * Variants name the instance, the strategy and the size, so that the test
+ * names show the strategy matrix: alloc.general_frozen_1m.contents_zero.
+ * A fixture SKIP()s when its device is absent or the running kernel lacks
+ * its strategy; that a kernel refuses what it lacks is tested on its own.
+ *
+ * Every fixture's teardown closes what its test left open and then expects
+ * the instance's INFO counters and the CMA area's debugfs and sysfs
+ * counters back at their values from before the test.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <linux/dma-buf.h>
+
+#include "kselftest_harness.h"
+#include "cmabuf_test_util.h"
+
+#define DEV_DEFAULT	"/dev/cmabuf"
+#define DEV_GENERAL	"/dev/cmabuf-general"
+#define DEV_LARGE	"/dev/cmabuf-large"
+
+#define PAGE		SZ_4K
+
+/* Seconds a test of a 1 GiB buffer may take under TCG. */
+#define TIMEOUT_1G	300
+
+/**
+ * struct cmabuf_dev - an open instance
+ * @fd: the device.
+ * @info: its INFO when the test started.
+ * @area: the name of its CMA area.
+ * @start: the counters when the test started.
+ */
+struct cmabuf_dev {
+	int fd;
+	struct cmabuf_info info;
+	char area[CMABUF_AREA_NAME_MAX];
+	struct cmabuf_counters start;
+};
+
+/**
+ * struct cmabuf_buf - a buffer under test and what maps it
+ * @dev: its instance.
+ * @strategy: the strategy asked for.
+ * @size: the size asked for.
+ * @data: the ALLOC that made it.
+ * @fd: the dma-buf, -1 once closed.
+ * @map: its mappings, NULL when unmapped.
+ * @map_len: their lengths.
+ */
+struct cmabuf_buf {
+	struct cmabuf_dev dev;
+	__u32 strategy;
+	__u64 size;
+	struct cmabuf_alloc_data data;
+	int fd;
+	void *map[2];
+	size_t map_len[2];
+};
+
+static const char * const instances[] = { DEV_GENERAL, DEV_DEFAULT, DEV_LARGE };
+
+/*
+ * Whether a missing device is a failure rather than a reason to skip: set
+ * CMABUF_TEST_REQUIRE_DEVICES=1 where every instance must be there.
+ */
+static bool devices_required(void)
+{
+	const char *v = getenv("CMABUF_TEST_REQUIRE_DEVICES");
+
+	return v && *v && strcmp(v, "0");
+}
+
+/*
+ * Open @path and read its INFO and counters. SKIP()s and returns false
+ * when there is no such device, which is the case outside the guest.
+ */
+static bool dev_open(struct __test_metadata *_metadata,
+		     struct cmabuf_dev *dev, const char *path)
+{
+	int err;
+
+	dev->fd = open(path, O_RDWR | O_CLOEXEC);
+	err = dev->fd < 0 ? errno : 0;
+	if ((err == ENOENT || err == ENXIO || err == ENODEV) &&
+	    !devices_required())
+		SKIP(return false, "%s: %s (cmabuf not loaded or no such instance)",
+		     path, strerror(err));
+	if (err == EACCES || err == EPERM)
+		SKIP(return false, "%s: %s (the tests need root)", path,
+		     strerror(err));
+	ASSERT_LE(0, dev->fd) TH_LOG("open %s: %s", path, strerror(err));
+	ASSERT_EQ(0, cmabuf_get_info(dev->fd, &dev->info, dev->area,
+				     sizeof(dev->area)));
+	ASSERT_EQ(0, cmabuf_counters_read(dev->fd, dev->area, &dev->start))
+		TH_LOG("counters of CMA area %s: is debugfs there?", dev->area);
+	return true;
+}
+
+/* The first instance there is, for tests that any instance can serve. */
+static bool dev_open_any(struct __test_metadata *_metadata,
+			 struct cmabuf_dev *dev)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(instances); i++)
+		if (!access(instances[i], F_OK) || devices_required())
+			return dev_open(_metadata, dev, instances[i]);
+	SKIP(return false, "no cmabuf device (cmabuf not loaded)");
+}
+
+/* The counters after @buffers more buffers of @bytes in all. */
+static struct cmabuf_counters counters_plus(const struct cmabuf_dev *dev,
+					    __u64 buffers, __u64 bytes)
+{
+	struct cmabuf_counters c = dev->start;
+
+	c.cma_used_pages += bytes / PAGE;
+	if (c.held_known)
+		c.cma_held_pages += bytes / PAGE;
+	c.live_buffers += buffers;
+	c.live_bytes += bytes;
+	if (dev->info.flags & CMABUF_INFO_AREA_STATS)
+		c.free_bytes -= bytes;
+	return c;
+}
+
+static void expect_counters(struct __test_metadata *_metadata,
+			    const struct cmabuf_dev *dev,
+			    const struct cmabuf_counters *want)
+{
+	struct cmabuf_counters now;
+
+	ASSERT_EQ(0, cmabuf_counters_read(dev->fd, dev->area, &now));
+	EXPECT_EQ(want->cma_used_pages, now.cma_used_pages);
+	EXPECT_EQ(want->cma_held_pages, now.cma_held_pages);
+	EXPECT_EQ(want->live_buffers, now.live_buffers);
+	EXPECT_EQ(want->live_bytes, now.live_bytes);
+	EXPECT_EQ(want->free_bytes, now.free_bytes);
+}
+
+/* Close the device, expecting the counters as they were at the start. */
+static void dev_close(struct __test_metadata *_metadata,
+		      struct cmabuf_dev *dev)
+{
+	expect_counters(_metadata, dev, &dev->start);
+	close(dev->fd);
+}
+
+static __u64 round_up_page(__u64 size)
+{
+	return (size + PAGE - 1) & ~(PAGE - 1);
+}
+
+static unsigned int pages_order(__u64 pages)
+{
+	return __builtin_ctzll(pages);
+}
+
+/* The strategy an ALLOC of @size with @strategy must report. */
+static __u32 strategy_expected(const struct cmabuf_info *info, __u32 strategy,
+			       __u64 size)
+{
+	if (strategy == CMABUF_STRATEGY_AUTO)
+		return cmabuf_auto_strategy(info, size);
+	return strategy;
+}
+
+/* ALLOC a buffer of @size with @strategy from @dev, SKIP()ping as above. */
+static bool buf_setup(struct __test_metadata *_metadata, struct cmabuf_buf *b,
+		      const char *path, __u32 strategy, __u64 size)
+{
+	__u64 pages = round_up_page(size) / PAGE;
+
+	b->fd = -1;
+	if (!dev_open(_metadata, &b->dev, path))
+		return false;
+	if (!cmabuf_strategy_supported(&b->dev.info, strategy))
+		SKIP(return false, "%s is not supported by this kernel (strategies %#x)",
+		     cmabuf_strategy_name(strategy), b->dev.info.strategies);
+	if (strategy == CMABUF_STRATEGY_COMPOUND &&
+	    !cmabuf_compound_fits(&b->dev.info, size))
+		SKIP(return false, "order %u is outside COMPOUND's orders %u..%u on %s",
+		     pages_order(pages), b->dev.info.min_compound_order,
+		     b->dev.info.max_compound_order, b->dev.area);
+	b->strategy = strategy;
+	b->size = size;
+	ASSERT_EQ(0, cmabuf_alloc(b->dev.fd, size, strategy, &b->data))
+		TH_LOG("ALLOC %llu bytes %s from %s", size,
+		       cmabuf_strategy_name(strategy), b->dev.area);
+	b->fd = b->data.fd;
+	return true;
+}
+
+static void *buf_map(struct __test_metadata *_metadata, struct cmabuf_buf *b,
+		     int fd, size_t len, off_t offset)
+{
+	int slot = b->map[0] ? 1 : 0;
+
+	ASSERT_NULL(b->map[slot]);
+	b->map[slot] = cmabuf_map(fd, len, offset);
+	ASSERT_NE(MAP_FAILED, b->map[slot])
+		TH_LOG("mmap %zu bytes at %lld: %s", len, (long long)offset,
+		       strerror(errno));
+	b->map_len[slot] = len;
+	return b->map[slot];
+}
+
+static void buf_unmap(struct cmabuf_buf *b, void *map)
+{
+	int slot;
+
+	for (slot = 0; slot < 2; slot++) {
+		if (b->map[slot] != map)
+			continue;
+		munmap(map, b->map_len[slot]);
+		b->map[slot] = NULL;
+	}
+}
+
+static void buf_close(struct cmabuf_buf *b)
+{
+	if (b->fd >= 0)
+		close(b->fd);
+	b->fd = -1;
+}
+
+static void buf_teardown(struct __test_metadata *_metadata,
+			 struct cmabuf_buf *b)
+{
+	buf_unmap(b, b->map[0]);
+	buf_unmap(b, b->map[1]);
+	buf_close(b);
+	dev_close(_metadata, &b->dev);
+}
+
+/* The behaviours that every size, 1 GiB included, must show. */
+
+static void returns_size_and_strategy(struct __test_metadata *_metadata,
+				      struct cmabuf_buf *b)
+{
+	__u64 want = round_up_page(b->size);
+	__u32 strategy = strategy_expected(&b->dev.info, b->strategy, b->size);
+
+	EXPECT_EQ(want, b->data.alloc_size);
+	EXPECT_EQ(strategy, b->data.strategy)
+		TH_LOG("asked %s, expected %s, got %s",
+		       cmabuf_strategy_name(b->strategy),
+		       cmabuf_strategy_name(strategy),
+		       cmabuf_strategy_name(b->data.strategy));
+	EXPECT_EQ((off_t)want, lseek(b->fd, 0, SEEK_END));
+	EXPECT_EQ(FD_CLOEXEC, fcntl(b->fd, F_GETFD) & FD_CLOEXEC);
+}
+
+/*
+ * Dirty every byte of the buffer, free it and allocate the same size
+ * again: in a quiet area the new buffer gets the dirtied pages, so reading
+ * zero from all of it shows the driver cleared them.
+ */
+static void contents_zero(struct __test_metadata *_metadata,
+			  struct cmabuf_buf *b)
+{
+	size_t len = b->data.alloc_size, off;
+	unsigned char *p;
+
+	p = buf_map(_metadata, b, b->fd, len, 0);
+	memset(p, 0xa5, len);
+	buf_unmap(b, p);
+	buf_close(b);
+
+	ASSERT_EQ(0, cmabuf_alloc(b->dev.fd, b->size, b->strategy, &b->data));
+	b->fd = b->data.fd;
+	p = buf_map(_metadata, b, b->fd, len, 0);
+	off = cmabuf_first_nonzero(p, len);
+	ASSERT_EQ(len, off) TH_LOG("byte %zu of %zu is %#x", off, len, p[off]);
+}
+
+static void second_mapping_sees_writes(struct __test_metadata *_metadata,
+				       struct cmabuf_buf *b)
+{
+	size_t len = b->data.alloc_size, off;
+	void *first, *second;
+
+	first = buf_map(_metadata, b, b->fd, len, 0);
+	second = buf_map(_metadata, b, b->fd, len, 0);
+	cmabuf_fill_pages(first, len, 1);
+	off = cmabuf_check_pages(second, len, 1);
+	ASSERT_EQ(len, off) TH_LOG("second mapping differs at %zu", off);
+}
+
+static void counters_restored_after_close(struct __test_metadata *_metadata,
+					  struct cmabuf_buf *b)
+{
+	struct cmabuf_counters live;
+
+	live = counters_plus(&b->dev, 1, b->data.alloc_size);
+	expect_counters(_metadata, &b->dev, &live);
+	buf_close(b);
+	expect_counters(_metadata, &b->dev, &b->dev.start);
+}
+
+/*
+ * alloc: instance x strategy x size, up to 64 MiB. The default area is
+ * 64 MiB, so it stops at 1 MiB. COMPOUND starts at the CMA pageblock,
+ * 2 MiB with 4 KiB pages, so it has 2 MiB instead of 1 MiB.
+ */
+FIXTURE(alloc) {
+	struct cmabuf_buf b;
+};
+
+FIXTURE_VARIANT(alloc) {
+	const char *path;
+	__u32 strategy;
+	__u64 size;
+};
+
+FIXTURE_VARIANT_ADD(alloc, default_auto_4k) {
+	.path = DEV_DEFAULT, .strategy = CMABUF_STRATEGY_AUTO, .size = SZ_4K,
+};
+
+FIXTURE_VARIANT_ADD(alloc, default_auto_1m) {
+	.path = DEV_DEFAULT, .strategy = CMABUF_STRATEGY_AUTO, .size = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, default_compound_2m) {
+	.path = DEV_DEFAULT, .strategy = CMABUF_STRATEGY_COMPOUND, .size = SZ_2M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, default_frozen_4k) {
+	.path = DEV_DEFAULT, .strategy = CMABUF_STRATEGY_FROZEN, .size = SZ_4K,
+};
+
+FIXTURE_VARIANT_ADD(alloc, default_frozen_1m) {
+	.path = DEV_DEFAULT, .strategy = CMABUF_STRATEGY_FROZEN, .size = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, default_legacy_4k) {
+	.path = DEV_DEFAULT, .strategy = CMABUF_STRATEGY_LEGACY, .size = SZ_4K,
+};
+
+FIXTURE_VARIANT_ADD(alloc, default_legacy_1m) {
+	.path = DEV_DEFAULT, .strategy = CMABUF_STRATEGY_LEGACY, .size = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_auto_4k) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_AUTO, .size = SZ_4K,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_auto_1m) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_AUTO, .size = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_auto_64m) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_AUTO, .size = SZ_64M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_compound_2m) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_COMPOUND, .size = SZ_2M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_compound_64m) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_COMPOUND, .size = SZ_64M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_frozen_4k) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_FROZEN, .size = SZ_4K,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_frozen_1m) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_FROZEN, .size = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_frozen_64m) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_FROZEN, .size = SZ_64M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_legacy_4k) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_LEGACY, .size = SZ_4K,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_legacy_1m) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_LEGACY, .size = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_legacy_64m) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_LEGACY, .size = SZ_64M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, large_auto_1m) {
+	.path = DEV_LARGE, .strategy = CMABUF_STRATEGY_AUTO, .size = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, large_compound_2m) {
+	.path = DEV_LARGE, .strategy = CMABUF_STRATEGY_COMPOUND, .size = SZ_2M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, large_frozen_1m) {
+	.path = DEV_LARGE, .strategy = CMABUF_STRATEGY_FROZEN, .size = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, large_legacy_1m) {
+	.path = DEV_LARGE, .strategy = CMABUF_STRATEGY_LEGACY, .size = SZ_1M,
+};
+
+FIXTURE_SETUP(alloc)
+{
+	buf_setup(_metadata, &self->b, variant->path, variant->strategy,
+		  variant->size);
+}
+
+FIXTURE_TEARDOWN(alloc)
+{
+	buf_teardown(_metadata, &self->b);
+}
+
+TEST_F(alloc, returns_size_and_strategy)
+{
+	returns_size_and_strategy(_metadata, &self->b);
+}
+
+TEST_F(alloc, contents_zero)
+{
+	contents_zero(_metadata, &self->b);
+}
+
+TEST_F(alloc, second_mapping_sees_writes)
+{
+	second_mapping_sees_writes(_metadata, &self->b);
+}
+
+TEST_F(alloc, counters_restored_after_close)
+{
+	counters_restored_after_close(_metadata, &self->b);
+}
+
+TEST_F(alloc, dup_keeps_data_after_close)
+{
+	size_t len = self->b.data.alloc_size, off;
+	void *p;
+	int dup_fd;
+
+	p = buf_map(_metadata, &self->b, self->b.fd, len, 0);
+	cmabuf_fill_pages(p, len, 2);
+	buf_unmap(&self->b, p);
+	dup_fd = dup(self->b.fd);
+	ASSERT_LE(0, dup_fd);
+	buf_close(&self->b);
+	self->b.fd = dup_fd;
+
+	p = buf_map(_metadata, &self->b, self->b.fd, len, 0);
+	off = cmabuf_check_pages(p, len, 2);
+	ASSERT_EQ(len, off) TH_LOG("data lost at %zu after dup/close", off);
+}
+
+/* A mapping holds the buffer: closing the fd must not free it. */
+TEST_F(alloc, mapping_outlives_fd)
+{
+	size_t len = self->b.data.alloc_size, off;
+	struct cmabuf_counters live;
+	void *p;
+
+	live = counters_plus(&self->b.dev, 1, len);
+	p = buf_map(_metadata, &self->b, self->b.fd, len, 0);
+	buf_close(&self->b);
+	expect_counters(_metadata, &self->b.dev, &live);
+
+	cmabuf_fill_pages(p, len, 3);
+	off = cmabuf_check_pages(p, len, 3);
+	ASSERT_EQ(len, off);
+	buf_unmap(&self->b, p);
+	expect_counters(_metadata, &self->b.dev, &self->b.dev.start);
+}
+
+TEST_F(alloc, mmap_offset_maps_that_page)
+{
+	size_t len = self->b.data.alloc_size;
+	unsigned long long *all, *last;
+
+	all = buf_map(_metadata, &self->b, self->b.fd, len, 0);
+	last = buf_map(_metadata, &self->b, self->b.fd, PAGE, len - PAGE);
+	last[0] = 0x1234567890abcdefULL;
+	ASSERT_EQ(0x1234567890abcdefULL, all[(len - PAGE) / sizeof(*all)]);
+}
+
+TEST_F(alloc, mmap_beyond_end_einval)
+{
+	size_t len = self->b.data.alloc_size;
+
+	ASSERT_EQ(MAP_FAILED, cmabuf_map(self->b.fd, len + PAGE, 0));
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(MAP_FAILED, cmabuf_map(self->b.fd, PAGE, len));
+	ASSERT_EQ(EINVAL, errno);
+}
+
+TEST_F(alloc, mmap_private_refused)
+{
+	void *p;
+
+	p = mmap(NULL, self->b.data.alloc_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE, self->b.fd, 0);
+	if (p != MAP_FAILED)
+		munmap(p, self->b.data.alloc_size);
+	ASSERT_EQ(MAP_FAILED, p);
+	ASSERT_EQ(EINVAL, errno);
+}
+
+TEST_F(alloc, sync_valid_flags_work)
+{
+	static const __u64 dirs[] = {
+		DMA_BUF_SYNC_READ, DMA_BUF_SYNC_WRITE, DMA_BUF_SYNC_RW,
+	};
+	struct dma_buf_sync sync;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		sync.flags = DMA_BUF_SYNC_START | dirs[i];
+		ASSERT_EQ(0, cmabuf_ioctl(self->b.fd, DMA_BUF_IOCTL_SYNC,
+					  &sync));
+		sync.flags = DMA_BUF_SYNC_END | dirs[i];
+		ASSERT_EQ(0, cmabuf_ioctl(self->b.fd, DMA_BUF_IOCTL_SYNC,
+					  &sync));
+	}
+}
+
+TEST_F(alloc, sync_invalid_flags_einval)
+{
+	struct dma_buf_sync sync;
+
+	/* No direction, then a bit nobody defined. */
+	sync.flags = DMA_BUF_SYNC_START;
+	ASSERT_EQ(EINVAL, cmabuf_ioctl(self->b.fd, DMA_BUF_IOCTL_SYNC, &sync));
+	sync.flags = DMA_BUF_SYNC_RW | (1ULL << 8);
+	ASSERT_EQ(EINVAL, cmabuf_ioctl(self->b.fd, DMA_BUF_IOCTL_SYNC, &sync));
+}
+
+TEST_F(alloc, set_name_reads_back)
+{
+	const char *name = "cmabuf-selftest";
+	char seen[64];
+
+	ASSERT_EQ(0, cmabuf_ioctl(self->b.fd, DMA_BUF_SET_NAME, (void *)name));
+	ASSERT_EQ(0, cmabuf_fdinfo(self->b.fd, "name", seen, sizeof(seen)));
+	ASSERT_STREQ(name, seen);
+}
+
+TEST_F(alloc, fdinfo_names_exporter_and_size)
+{
+	char seen[64];
+
+	ASSERT_EQ(0, cmabuf_fdinfo(self->b.fd, "exp_name", seen, sizeof(seen)));
+	ASSERT_STREQ("cmabuf", seen);
+	ASSERT_EQ(0, cmabuf_fdinfo(self->b.fd, "size", seen, sizeof(seen)));
+	ASSERT_EQ(self->b.data.alloc_size, strtoull(seen, NULL, 10));
+}
+
+/* alloc_1g: 1 GiB buffers, on the large instance only; few and costly. */
+FIXTURE(alloc_1g) {
+	struct cmabuf_buf b;
+};
+
+FIXTURE_VARIANT(alloc_1g) {
+	__u32 strategy;
+};
+
+FIXTURE_VARIANT_ADD(alloc_1g, large_compound_1g) {
+	.strategy = CMABUF_STRATEGY_COMPOUND,
+};
+
+FIXTURE_VARIANT_ADD(alloc_1g, large_frozen_1g) {
+	.strategy = CMABUF_STRATEGY_FROZEN,
+};
+
+FIXTURE_VARIANT_ADD(alloc_1g, large_legacy_1g) {
+	.strategy = CMABUF_STRATEGY_LEGACY,
+};
+
+FIXTURE_SETUP(alloc_1g)
+{
+	buf_setup(_metadata, &self->b, DEV_LARGE, variant->strategy, SZ_1G);
+}
+
+FIXTURE_TEARDOWN(alloc_1g)
+{
+	buf_teardown(_metadata, &self->b);
+}
+
+TEST_F_TIMEOUT(alloc_1g, returns_size_and_strategy, TIMEOUT_1G)
+{
+	returns_size_and_strategy(_metadata, &self->b);
+}
+
+TEST_F_TIMEOUT(alloc_1g, contents_zero, TIMEOUT_1G)
+{
+	contents_zero(_metadata, &self->b);
+}
+
+TEST_F_TIMEOUT(alloc_1g, second_mapping_sees_writes, TIMEOUT_1G)
+{
+	second_mapping_sees_writes(_metadata, &self->b);
+}
+
+TEST_F_TIMEOUT(alloc_1g, counters_restored_after_close, TIMEOUT_1G)
+{
+	counters_restored_after_close(_metadata, &self->b);
+}
+
+/*
+ * alloc_args: what ALLOC accepts and refuses, per instance. Every refused
+ * request must leave the counters as they were.
+ */
+FIXTURE(alloc_args) {
+	struct cmabuf_dev dev;
+	struct cmabuf_alloc_data data;
+	int fd;
+};
+
+FIXTURE_VARIANT(alloc_args) {
+	const char *path;
+};
+
+FIXTURE_VARIANT_ADD(alloc_args, default) {
+	.path = DEV_DEFAULT,
+};
+
+FIXTURE_VARIANT_ADD(alloc_args, general) {
+	.path = DEV_GENERAL,
+};
+
+FIXTURE_VARIANT_ADD(alloc_args, large) {
+	.path = DEV_LARGE,
+};
+
+FIXTURE_SETUP(alloc_args)
+{
+	self->fd = -1;
+	if (!dev_open(_metadata, &self->dev, variant->path))
+		return;
+	/* A valid request of two pages that each test spoils in one way. */
+	memset(&self->data, 0, sizeof(self->data));
+	self->data.size = 2 * PAGE;
+	self->data.fd_flags = O_RDWR | O_CLOEXEC;
+	self->data.flags = CMABUF_STRATEGY_AUTO;
+}
+
+FIXTURE_TEARDOWN(alloc_args)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	dev_close(_metadata, &self->dev);
+}
+
+static int alloc_errno(int dev, struct cmabuf_alloc_data *data)
+{
+	int ret = cmabuf_ioctl(dev, CMABUF_IOC_ALLOC, data);
+
+	/* Should it have worked after all, do not leak the buffer. */
+	if (!ret)
+		close(data->fd);
+	return ret;
+}
+
+/* ALLOC @data, keeping the buffer in @fd for the teardown to close. */
+static void alloc_ok(struct __test_metadata *_metadata, int dev,
+		     struct cmabuf_alloc_data *data, int *fd)
+{
+	ASSERT_EQ(0, cmabuf_ioctl(dev, CMABUF_IOC_ALLOC, data));
+	*fd = data->fd;
+}
+
+TEST_F(alloc_args, size_zero_einval)
+{
+	self->data.size = 0;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, size_overflow_einval)
+{
+	self->data.size = UINT64_MAX;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+	self->data.size = UINT64_MAX - PAGE + 2;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+/* A buffer is one scatterlist entry, whose length is 32 bits. */
+TEST_F(alloc_args, size_above_4g_minus_page_einval)
+{
+	self->data.size = (4ULL << 30) - PAGE + 1;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+	self->data.size = 4ULL << 30;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, size_above_area_enomem)
+{
+	unsigned long long count;
+
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "count", &count));
+	self->data.size = (count + 1) * PAGE;
+	ASSERT_EQ(ENOMEM, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, size_rounded_up_to_pages)
+{
+	self->data.size = PAGE + 1;
+	alloc_ok(_metadata, self->dev.fd, &self->data, &self->fd);
+	ASSERT_EQ(2 * PAGE, self->data.alloc_size);
+	ASSERT_EQ((off_t)(2 * PAGE), lseek(self->fd, 0, SEEK_END));
+}
+
+TEST_F(alloc_args, align_above_max_einval)
+{
+	self->data.align = CMABUF_ALIGN_MAX + 1;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+	self->data.align = UINT32_MAX;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, flags_unknown_bits_einval)
+{
+	self->data.flags = CMABUF_STRATEGY_AUTO | (1U << 8);
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+	self->data.flags = CMABUF_STRATEGY_AUTO | (1U << 31);
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, strategy_unknown_einval)
+{
+	self->data.flags = CMABUF_STRATEGY_COUNT;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+	self->data.flags = CMABUF_ALLOC_STRATEGY_MASK;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, fd_flags_unknown_einval)
+{
+	self->data.fd_flags = O_RDWR | O_NONBLOCK;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+	self->data.fd_flags = O_RDWR | (1U << 30);
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, fd_flags_cloexec_honoured)
+{
+	int flags;
+
+	self->data.fd_flags = O_RDWR;
+	alloc_ok(_metadata, self->dev.fd, &self->data, &self->fd);
+	flags = fcntl(self->fd, F_GETFD);
+	ASSERT_LE(0, flags);
+	ASSERT_EQ(0, flags & FD_CLOEXEC);
+	close(self->fd);
+	self->fd = -1;
+
+	memset(&self->data, 0, sizeof(self->data));
+	self->data.size = 2 * PAGE;
+	self->data.fd_flags = O_RDWR | O_CLOEXEC;
+	alloc_ok(_metadata, self->dev.fd, &self->data, &self->fd);
+	ASSERT_EQ(FD_CLOEXEC, fcntl(self->fd, F_GETFD) & FD_CLOEXEC);
+}
+
+/* O_ACCMODE of fd_flags is the file's access mode, as for dma-heaps. */
+TEST_F(alloc_args, fd_flags_read_only_refuses_writable_mapping)
+{
+	void *p;
+
+	self->data.fd_flags = O_RDONLY | O_CLOEXEC;
+	alloc_ok(_metadata, self->dev.fd, &self->data, &self->fd);
+	p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("read-only mmap: %s", strerror(errno));
+	munmap(p, 2 * PAGE);
+	p = cmabuf_map(self->fd, 2 * PAGE, 0);
+	if (p != MAP_FAILED)
+		munmap(p, 2 * PAGE);
+	ASSERT_EQ(MAP_FAILED, p);
+	ASSERT_EQ(EACCES, errno);
+}
+
+TEST_F(alloc_args, pad_nonzero_einval)
+{
+	self->data.pad = 1;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, output_field_nonzero_einval)
+{
+	struct cmabuf_alloc_data valid = self->data;
+
+	self->data.alloc_size = 2 * PAGE;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+	self->data = valid;
+	self->data.strategy = CMABUF_STRATEGY_FROZEN;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+	self->data = valid;
+	self->data.fd = 1;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+/* The smallest COMPOUND buffer; SKIP()s on kernels without COMPOUND. */
+static __u64 compound_min_size(struct __test_metadata *_metadata,
+			       const struct cmabuf_info *info)
+{
+	if (!cmabuf_strategy_supported(info, CMABUF_STRATEGY_COMPOUND))
+		SKIP(return 0, "COMPOUND is not supported by this kernel");
+	ASSERT_LE(1U, info->min_compound_order);
+	return PAGE << info->min_compound_order;
+}
+
+TEST_F(alloc_args, compound_not_power_of_two_einval)
+{
+	__u64 min = compound_min_size(_metadata, &self->dev.info);
+
+	if (!min)
+		return;
+	self->data.size = 3 * min;
+	self->data.flags = CMABUF_STRATEGY_COMPOUND;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, compound_below_min_order_einval)
+{
+	__u64 min = compound_min_size(_metadata, &self->dev.info);
+
+	if (!min)
+		return;
+	self->data.flags = CMABUF_STRATEGY_COMPOUND;
+	self->data.size = min / 2;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+	self->data.size = PAGE;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, compound_align_above_size_einval)
+{
+	__u64 min = compound_min_size(_metadata, &self->dev.info);
+
+	if (!min)
+		return;
+	self->data.flags = CMABUF_STRATEGY_COMPOUND;
+	self->data.size = min;
+	self->data.align = __builtin_ctzll(min) + 1;
+	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
+}
+
+TEST_F(alloc_args, supported_strategies_allocate)
+{
+	struct cmabuf_alloc_data data;
+	__u32 s;
+
+	for (s = 0; s < CMABUF_STRATEGY_COUNT; s++) {
+		if (!cmabuf_strategy_supported(&self->dev.info, s))
+			continue;
+		ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, 2 * PAGE, s, &data))
+			TH_LOG("%s", cmabuf_strategy_name(s));
+		close(data.fd);
+		ASSERT_EQ(strategy_expected(&self->dev.info, s, 2 * PAGE),
+			  data.strategy);
+	}
+}
+
+TEST_F(alloc_args, unsupported_strategies_eopnotsupp)
+{
+	struct cmabuf_alloc_data data;
+	unsigned int tried = 0;
+	__u32 s;
+
+	for (s = 0; s < CMABUF_STRATEGY_COUNT; s++) {
+		if (cmabuf_strategy_supported(&self->dev.info, s))
+			continue;
+		data = self->data;
+		data.flags = s;
+		ASSERT_EQ(EOPNOTSUPP, alloc_errno(self->dev.fd, &data))
+			TH_LOG("%s", cmabuf_strategy_name(s));
+		tried++;
+	}
+	if (!tried)
+		SKIP(return, "this kernel supports every strategy (%#x)",
+		     self->dev.info.strategies);
+}
+
+TEST_F(alloc_args, auto_non_power_of_two_falls_back)
+{
+	__u32 want = cmabuf_strategy_supported(&self->dev.info,
+					       CMABUF_STRATEGY_FROZEN) ?
+		     CMABUF_STRATEGY_FROZEN : CMABUF_STRATEGY_LEGACY;
+
+	self->data.size = 3 * PAGE;
+	alloc_ok(_metadata, self->dev.fd, &self->data, &self->fd);
+	ASSERT_EQ(want, self->data.strategy)
+		TH_LOG("got %s", cmabuf_strategy_name(self->data.strategy));
+}
+
+TEST_F(alloc_args, auto_power_of_two_prefers_compound)
+{
+	__u64 size = SZ_2M;
+	__u32 want;
+
+	if (cmabuf_strategy_supported(&self->dev.info,
+				      CMABUF_STRATEGY_COMPOUND))
+		size = PAGE << self->dev.info.min_compound_order;
+	want = cmabuf_auto_strategy(&self->dev.info, size);
+	if (cmabuf_strategy_supported(&self->dev.info,
+				      CMABUF_STRATEGY_COMPOUND))
+		ASSERT_EQ((__u32)CMABUF_STRATEGY_COMPOUND, want)
+			TH_LOG("COMPOUND orders %u..%u",
+			       self->dev.info.min_compound_order,
+			       self->dev.info.max_compound_order);
+	self->data.size = size;
+	alloc_ok(_metadata, self->dev.fd, &self->data, &self->fd);
+	ASSERT_EQ(want, self->data.strategy)
+		TH_LOG("got %s", cmabuf_strategy_name(self->data.strategy));
+}
+
+/* An older caller that knows nothing of @pad. */
+TEST_F(alloc_args, short_struct_works)
+{
+	size_t len = offsetof(struct cmabuf_alloc_data, pad);
+	unsigned char buf[sizeof(self->data) + 16];
+	size_t i;
+
+	memset(buf, 0x5a, sizeof(buf));
+	memcpy(buf, &self->data, len);
+	ASSERT_EQ(0, cmabuf_ioctl_sized(self->dev.fd, _IOC_NR(CMABUF_IOC_ALLOC),
+					buf, len));
+	memcpy(&self->data, buf, len);
+	self->fd = self->data.fd;
+	ASSERT_EQ(2 * PAGE, self->data.alloc_size);
+	ASSERT_EQ((off_t)(2 * PAGE), lseek(self->fd, 0, SEEK_END));
+	for (i = len; i < sizeof(buf); i++)
+		ASSERT_EQ(0x5a, buf[i]) TH_LOG("byte %zu written", i);
+}
+
+TEST_F(alloc_args, long_struct_zero_tail_works)
+{
+	unsigned char buf[sizeof(self->data) + 16] = { 0 };
+
+	memcpy(buf, &self->data, sizeof(self->data));
+	ASSERT_EQ(0, cmabuf_ioctl_sized(self->dev.fd, _IOC_NR(CMABUF_IOC_ALLOC),
+					buf, sizeof(buf)));
+	memcpy(&self->data, buf, sizeof(self->data));
+	self->fd = self->data.fd;
+	ASSERT_EQ(2 * PAGE, self->data.alloc_size);
+	ASSERT_EQ((off_t)(2 * PAGE), lseek(self->fd, 0, SEEK_END));
+}
+
+TEST_F(alloc_args, long_struct_nonzero_tail_einval)
+{
+	unsigned char buf[sizeof(self->data) + 16] = { 0 };
+	int ret;
+
+	memcpy(buf, &self->data, sizeof(self->data));
+	buf[sizeof(buf) - 1] = 1;
+	ret = cmabuf_ioctl_sized(self->dev.fd, _IOC_NR(CMABUF_IOC_ALLOC), buf,
+				 sizeof(buf));
+	if (!ret)
+		close(((struct cmabuf_alloc_data *)buf)->fd);
+	ASSERT_EQ(EINVAL, ret);
+}
+
+TEST_F(alloc_args, bad_pointer_efault)
+{
+	void *none = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	ASSERT_NE(MAP_FAILED, none);
+	ASSERT_EQ(EFAULT, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_ALLOC, NULL));
+	ASSERT_EQ(EFAULT, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_ALLOC, none));
+	munmap(none, PAGE);
+}
+
+/* info: CMABUF_IOC_INFO of each instance. */
+FIXTURE(info) {
+	struct cmabuf_dev dev;
+};
+
+FIXTURE_VARIANT(info) {
+	const char *path;
+};
+
+FIXTURE_VARIANT_ADD(info, default) {
+	.path = DEV_DEFAULT,
+};
+
+FIXTURE_VARIANT_ADD(info, general) {
+	.path = DEV_GENERAL,
+};
+
+FIXTURE_VARIANT_ADD(info, large) {
+	.path = DEV_LARGE,
+};
+
+FIXTURE_SETUP(info)
+{
+	dev_open(_metadata, &self->dev, variant->path);
+}
+
+FIXTURE_TEARDOWN(info)
+{
+	dev_close(_metadata, &self->dev);
+}
+
+TEST_F(info, area_name_is_a_cma_area)
+{
+	char path[128];
+
+	ASSERT_LT(1U, self->dev.info.area_name_len);
+	ASSERT_EQ(strlen(self->dev.area) + 1, self->dev.info.area_name_len);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/cma/%s", self->dev.area);
+	ASSERT_EQ(0, access(path, F_OK)) TH_LOG("no %s", path);
+	snprintf(path, sizeof(path), "/sys/kernel/mm/cma/%s", self->dev.area);
+	ASSERT_EQ(0, access(path, F_OK)) TH_LOG("no %s", path);
+}
+
+TEST_F(info, area_name_truncated_to_buffer)
+{
+	struct cmabuf_info info;
+	char name[8];
+
+	memset(name, 0x7f, sizeof(name));
+	ASSERT_EQ(0, cmabuf_get_info(self->dev.fd, &info, name, 4));
+	ASSERT_EQ(self->dev.info.area_name_len, info.area_name_len);
+	ASSERT_EQ(0, memcmp(name, self->dev.area, 3));
+	ASSERT_EQ('\0', name[3]);
+	ASSERT_EQ(0x7f, name[4]);
+}
+
+TEST_F(info, area_name_len_without_buffer)
+{
+	struct cmabuf_info info;
+
+	ASSERT_EQ(0, cmabuf_get_info(self->dev.fd, &info, NULL, 0));
+	ASSERT_EQ(self->dev.info.area_name_len, info.area_name_len);
+}
+
+TEST_F(info, page_size_is_4096)
+{
+	ASSERT_EQ(4096U, self->dev.info.page_size);
+	ASSERT_EQ(getpagesize(), (int)self->dev.info.page_size);
+}
+
+TEST_F(info, strategies_match_kernel)
+{
+	__u32 want;
+
+	if (cmabuf_kernel_strategies(&want))
+		SKIP(return, "/proc/kallsyms is not readable");
+	ASSERT_EQ(want, self->dev.info.strategies);
+}
+
+/*
+ * The largest order COMPOUND may promise is that of the largest naturally
+ * aligned block inside the area; below MAX_PAGE_ORDER (10) every kernel
+ * with the frozen API can do it, and with gigantic folios (1 GiB huge
+ * pages) up to 18. The smallest is at least an order of two pages.
+ */
+TEST_F(info, compound_orders_fit_area)
+{
+	unsigned long long base, count, end;
+	unsigned int order = 0, floor;
+
+	if (!cmabuf_strategy_supported(&self->dev.info,
+				       CMABUF_STRATEGY_COMPOUND)) {
+		ASSERT_EQ(0U, self->dev.info.min_compound_order);
+		ASSERT_EQ(0U, self->dev.info.max_compound_order);
+		return;
+	}
+	ASSERT_LE(1U, self->dev.info.min_compound_order);
+	ASSERT_LE(self->dev.info.min_compound_order,
+		  self->dev.info.max_compound_order);
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "base_pfn", &base));
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "count", &count));
+	end = base + count;
+	while (order < 63 && ((base + (1ULL << (order + 1)) - 1) &
+			      ~((1ULL << (order + 1)) - 1)) +
+			     (1ULL << (order + 1)) <= end)
+		order++;
+	floor = access("/sys/kernel/mm/hugepages/hugepages-1048576kB", F_OK) ?
+		10 : 18;
+	ASSERT_GE(order, self->dev.info.max_compound_order);
+	ASSERT_LE(order < floor ? order : floor,
+		  self->dev.info.max_compound_order);
+}
+
+TEST_F(info, area_stats_match_debugfs)
+{
+	unsigned long long count, used;
+	struct cmabuf_info *info = &self->dev.info;
+
+	if (!(info->flags & CMABUF_INFO_AREA_STATS))
+		SKIP(return, "this kernel does not tell the area's size");
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "count", &count));
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
+	ASSERT_EQ(count * PAGE, info->total_bytes);
+	ASSERT_EQ(used * PAGE, info->used_bytes);
+	ASSERT_EQ(info->total_bytes, info->free_bytes + info->used_bytes);
+}
+
+TEST_F(info, live_counters_track_buffers)
+{
+	struct cmabuf_alloc_data data;
+	struct cmabuf_info info;
+
+	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, 3 * PAGE,
+				  CMABUF_STRATEGY_AUTO, &data));
+	ASSERT_EQ(0, cmabuf_get_info(self->dev.fd, &info, NULL, 0));
+	close(data.fd);
+	ASSERT_EQ(self->dev.start.live_buffers + 1, info.live_buffers);
+	ASSERT_EQ(self->dev.start.live_bytes + 3 * PAGE, info.live_bytes);
+}
+
+TEST_F(info, output_field_nonzero_einval)
+{
+	static const size_t outputs[] = {
+		offsetof(struct cmabuf_info, area_name_len),
+		offsetof(struct cmabuf_info, total_bytes),
+		offsetof(struct cmabuf_info, free_bytes),
+		offsetof(struct cmabuf_info, used_bytes),
+		offsetof(struct cmabuf_info, live_bytes),
+		offsetof(struct cmabuf_info, live_buffers),
+		offsetof(struct cmabuf_info, page_size),
+		offsetof(struct cmabuf_info, max_compound_order),
+		offsetof(struct cmabuf_info, strategies),
+		offsetof(struct cmabuf_info, flags),
+		offsetof(struct cmabuf_info, min_compound_order),
+		offsetof(struct cmabuf_info, pad),
+	};
+	struct cmabuf_info info;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(outputs); i++) {
+		memset(&info, 0, sizeof(info));
+		((unsigned char *)&info)[outputs[i]] = 1;
+		ASSERT_EQ(EINVAL, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_INFO,
+					       &info))
+			TH_LOG("output at offset %zu", outputs[i]);
+	}
+}
+
+/* An older caller whose structure ends after @live_buffers. */
+TEST_F(info, short_struct_fills_prefix)
+{
+	size_t len = offsetof(struct cmabuf_info, page_size);
+	unsigned char buf[sizeof(struct cmabuf_info) + 16];
+	struct cmabuf_info *info = (struct cmabuf_info *)buf;
+	size_t i;
+
+	memset(buf, 0x5a, sizeof(buf));
+	memset(buf, 0, len);
+	ASSERT_EQ(0, cmabuf_ioctl_sized(self->dev.fd, _IOC_NR(CMABUF_IOC_INFO),
+					buf, len));
+	ASSERT_EQ(self->dev.info.area_name_len, info->area_name_len);
+	ASSERT_EQ(self->dev.info.total_bytes, info->total_bytes);
+	ASSERT_EQ(self->dev.info.live_buffers, info->live_buffers);
+	for (i = len; i < sizeof(buf); i++)
+		ASSERT_EQ(0x5a, buf[i]) TH_LOG("byte %zu written", i);
+}
+
+TEST_F(info, long_struct_zero_tail_works)
+{
+	unsigned char buf[sizeof(struct cmabuf_info) + 16] = { 0 };
+	struct cmabuf_info *info = (struct cmabuf_info *)buf;
+
+	ASSERT_EQ(0, cmabuf_ioctl_sized(self->dev.fd, _IOC_NR(CMABUF_IOC_INFO),
+					buf, sizeof(buf)));
+	ASSERT_EQ(self->dev.info.page_size, info->page_size);
+	ASSERT_EQ(self->dev.info.strategies, info->strategies);
+	ASSERT_EQ(self->dev.info.area_name_len, info->area_name_len);
+}
+
+TEST_F(info, long_struct_nonzero_tail_einval)
+{
+	unsigned char buf[sizeof(struct cmabuf_info) + 16] = { 0 };
+
+	buf[sizeof(buf) - 1] = 1;
+	ASSERT_EQ(EINVAL, cmabuf_ioctl_sized(self->dev.fd,
+					     _IOC_NR(CMABUF_IOC_INFO),
+					     buf, sizeof(buf)));
+}
+
+TEST_F(info, bad_pointer_efault)
+{
+	void *none = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	ASSERT_NE(MAP_FAILED, none);
+	ASSERT_EQ(EFAULT, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_INFO, NULL));
+	ASSERT_EQ(EFAULT, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_INFO, none));
+	munmap(none, PAGE);
+}
+
+TEST_F(info, bad_name_pointer_efault)
+{
+	struct cmabuf_info info;
+	void *none = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	ASSERT_NE(MAP_FAILED, none);
+	ASSERT_EQ(EFAULT, cmabuf_get_info(self->dev.fd, &info, none, 16));
+	munmap(none, PAGE);
+}
+
+TEST_F(info, unknown_command_enotty)
+{
+	unsigned char buf[64] = { 0 };
+	const unsigned long cmds[] = {
+		_IOWR(CMABUF_IOC_MAGIC, 0x04, struct cmabuf_info),
+		_IOWR(CMABUF_IOC_MAGIC, 0xff, struct cmabuf_info),
+		_IO(CMABUF_IOC_MAGIC, 0x10),
+		_IOWR('b', _IOC_NR(CMABUF_IOC_INFO), struct cmabuf_info),
+	};
+	unsigned long cmd;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		cmd = cmds[i];
+		ASSERT_EQ(ENOTTY, cmabuf_ioctl(self->dev.fd, cmd, buf))
+			TH_LOG("command %#lx", cmd);
+	}
+}
+
+/* bench: CMABUF_IOC_BENCH as root, one variant per strategy. */
+#define BENCH_PAGES		512ULL
+#define BENCH_BLOCKS		4ULL
+#define BENCH_ITERATIONS	8ULL
+
+FIXTURE(bench) {
+	struct cmabuf_dev dev;
+	struct cmabuf_bench bench;
+};
+
+FIXTURE_VARIANT(bench) {
+	__u32 strategy;
+};
+
+FIXTURE_VARIANT_ADD(bench, auto) {
+	.strategy = CMABUF_STRATEGY_AUTO,
+};
+
+FIXTURE_VARIANT_ADD(bench, compound) {
+	.strategy = CMABUF_STRATEGY_COMPOUND,
+};
+
+FIXTURE_VARIANT_ADD(bench, frozen) {
+	.strategy = CMABUF_STRATEGY_FROZEN,
+};
+
+FIXTURE_VARIANT_ADD(bench, legacy) {
+	.strategy = CMABUF_STRATEGY_LEGACY,
+};
+
+FIXTURE_SETUP(bench)
+{
+	if (!dev_open_any(_metadata, &self->dev))
+		return;
+	if (!cmabuf_strategy_supported(&self->dev.info, variant->strategy))
+		SKIP(return, "%s is not supported by this kernel (strategies %#x)",
+		     cmabuf_strategy_name(variant->strategy),
+		     self->dev.info.strategies);
+	if (variant->strategy == CMABUF_STRATEGY_COMPOUND &&
+	    !cmabuf_compound_fits(&self->dev.info, BENCH_PAGES * PAGE))
+		SKIP(return, "%llu pages are outside COMPOUND's orders %u..%u",
+		     BENCH_PAGES, self->dev.info.min_compound_order,
+		     self->dev.info.max_compound_order);
+	memset(&self->bench, 0, sizeof(self->bench));
+	self->bench.pages = BENCH_PAGES;
+	self->bench.blocks = BENCH_BLOCKS;
+	self->bench.iterations = BENCH_ITERATIONS;
+	self->bench.strategy = variant->strategy;
+}
+
+FIXTURE_TEARDOWN(bench)
+{
+	dev_close(_metadata, &self->dev);
+}
+
+static void expect_sane_stats(struct __test_metadata *_metadata,
+			      const char *phase,
+			      const struct cmabuf_bench_stats *s)
+{
+	TH_LOG("%s: %llu samples, min %llu median %llu max %llu mean %llu ns",
+	       phase, (unsigned long long)s->samples,
+	       (unsigned long long)s->min_ns, (unsigned long long)s->median_ns,
+	       (unsigned long long)s->max_ns, (unsigned long long)s->mean_ns);
+	EXPECT_EQ(BENCH_BLOCKS * BENCH_ITERATIONS, s->samples);
+	EXPECT_LE(s->min_ns, s->median_ns);
+	EXPECT_LE(s->median_ns, s->max_ns);
+	EXPECT_LE(s->min_ns, s->mean_ns);
+	EXPECT_LE(s->mean_ns, s->max_ns);
+	EXPECT_LT(0ULL, s->max_ns);
+	EXPECT_LE(s->max_ns, s->total_ns);
+	/* The mean is the total over the samples, whichever way it rounds. */
+	EXPECT_GE(s->total_ns, (s->mean_ns - 1) * s->samples);
+	EXPECT_LE(s->total_ns, (s->mean_ns + 1) * s->samples);
+}
+
+TEST_F(bench, stats_are_sane)
+{
+	__u32 want = strategy_expected(&self->dev.info, self->bench.strategy,
+				       BENCH_PAGES * PAGE);
+
+	ASSERT_EQ(0, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_BENCH,
+				  &self->bench));
+	EXPECT_EQ(want, self->bench.strategy_used)
+		TH_LOG("got %s", cmabuf_strategy_name(self->bench.strategy_used));
+	expect_sane_stats(_metadata, "alloc", &self->bench.alloc);
+	expect_sane_stats(_metadata, "free", &self->bench.free);
+}
+
+TEST_F(bench, leaves_area_as_found)
+{
+	ASSERT_EQ(0, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_BENCH,
+				  &self->bench));
+	expect_counters(_metadata, &self->dev, &self->dev.start);
+}
+
+/* bench_args: what BENCH refuses. Every case is one page, once. */
+FIXTURE(bench_args) {
+	struct cmabuf_dev dev;
+	struct cmabuf_bench bench;
+};
+
+FIXTURE_SETUP(bench_args)
+{
+	if (!dev_open_any(_metadata, &self->dev))
+		return;
+	memset(&self->bench, 0, sizeof(self->bench));
+	self->bench.pages = 1;
+	self->bench.blocks = 1;
+	self->bench.iterations = 1;
+	self->bench.strategy = CMABUF_STRATEGY_AUTO;
+}
+
+FIXTURE_TEARDOWN(bench_args)
+{
+	dev_close(_metadata, &self->dev);
+}
+
+static int bench_errno(struct cmabuf_dev *dev, struct cmabuf_bench *bench)
+{
+	return cmabuf_ioctl(dev->fd, CMABUF_IOC_BENCH, bench);
+}
+
+TEST_F(bench_args, unprivileged_eperm)
+{
+	ASSERT_EQ(EPERM, cmabuf_ioctl_unprivileged(self->dev.fd,
+						   CMABUF_IOC_BENCH,
+						   &self->bench));
+}
+
+TEST_F(bench_args, zero_blocks_means_one)
+{
+	self->bench.blocks = 0;
+	self->bench.iterations = 3;
+	ASSERT_EQ(0, bench_errno(&self->dev, &self->bench));
+	ASSERT_EQ(3ULL, self->bench.alloc.samples);
+	ASSERT_EQ(3ULL, self->bench.free.samples);
+}
+
+TEST_F(bench_args, zero_pages_einval)
+{
+	self->bench.pages = 0;
+	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+TEST_F(bench_args, zero_iterations_einval)
+{
+	self->bench.iterations = 0;
+	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+TEST_F(bench_args, iterations_above_max_einval)
+{
+	self->bench.iterations = CMABUF_BENCH_MAX_ITERATIONS + 1;
+	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+TEST_F(bench_args, blocks_above_max_einval)
+{
+	self->bench.blocks = CMABUF_BENCH_MAX_BLOCKS + 1;
+	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+TEST_F(bench_args, samples_above_max_einval)
+{
+	/* Each within its own bound, together above the samples bound. */
+	self->bench.blocks = CMABUF_BENCH_MAX_BLOCKS;
+	self->bench.iterations = CMABUF_BENCH_MAX_SAMPLES /
+				 CMABUF_BENCH_MAX_BLOCKS + 1;
+	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+TEST_F(bench_args, unknown_flags_einval)
+{
+	self->bench.flags = 1;
+	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+TEST_F(bench_args, unknown_strategy_einval)
+{
+	self->bench.strategy = CMABUF_STRATEGY_COUNT;
+	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+TEST_F(bench_args, align_above_max_einval)
+{
+	self->bench.align = CMABUF_ALIGN_MAX + 1;
+	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+TEST_F(bench_args, output_field_nonzero_einval)
+{
+	size_t first = offsetof(struct cmabuf_bench, strategy_used), off;
+	struct cmabuf_bench bench;
+
+	for (off = first; off < sizeof(bench); off += sizeof(__u32)) {
+		bench = self->bench;
+		((unsigned char *)&bench)[off] = 1;
+		ASSERT_EQ(EINVAL, bench_errno(&self->dev, &bench))
+			TH_LOG("output at offset %zu", off);
+	}
+}
+
+TEST_F(bench_args, unsupported_strategy_eopnotsupp)
+{
+	unsigned int tried = 0;
+	__u32 s;
+
+	for (s = 0; s < CMABUF_STRATEGY_COUNT; s++) {
+		if (cmabuf_strategy_supported(&self->dev.info, s))
+			continue;
+		self->bench.strategy = s;
+		ASSERT_EQ(EOPNOTSUPP, bench_errno(&self->dev, &self->bench))
+			TH_LOG("%s", cmabuf_strategy_name(s));
+		tried++;
+	}
+	if (!tried)
+		SKIP(return, "this kernel supports every strategy (%#x)",
+		     self->dev.info.strategies);
+}
+
+TEST_F(bench_args, compound_below_min_order_einval)
+{
+	if (!cmabuf_strategy_supported(&self->dev.info,
+				       CMABUF_STRATEGY_COMPOUND))
+		SKIP(return, "COMPOUND is not supported by this kernel");
+	self->bench.strategy = CMABUF_STRATEGY_COMPOUND;
+	self->bench.pages = 1ULL << (self->dev.info.min_compound_order - 1);
+	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+TEST_F(bench_args, bad_pointer_efault)
+{
+	ASSERT_EQ(EFAULT, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_BENCH, NULL));
+}
+
+/* phys: where PHYS says a buffer lives, per instance. */
+FIXTURE(phys) {
+	struct cmabuf_buf b;
+	struct cmabuf_phys phys;
+	int fd;
+};
+
+FIXTURE_VARIANT(phys) {
+	const char *path;
+};
+
+FIXTURE_VARIANT_ADD(phys, default) {
+	.path = DEV_DEFAULT,
+};
+
+FIXTURE_VARIANT_ADD(phys, general) {
+	.path = DEV_GENERAL,
+};
+
+FIXTURE_VARIANT_ADD(phys, large) {
+	.path = DEV_LARGE,
+};
+
+FIXTURE_SETUP(phys)
+{
+	self->fd = -1;
+	if (!buf_setup(_metadata, &self->b, variant->path,
+		       CMABUF_STRATEGY_AUTO, SZ_2M))
+		return;
+	ASSERT_EQ(0, cmabuf_phys(self->b.dev.fd, self->b.fd, &self->phys));
+}
+
+FIXTURE_TEARDOWN(phys)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	buf_teardown(_metadata, &self->b);
+}
+
+TEST_F(phys, reports_buffer_inside_area)
+{
+	unsigned long long base, count;
+
+	ASSERT_EQ(0, cmabuf_cma_read(self->b.dev.area, "base_pfn", &base));
+	ASSERT_EQ(0, cmabuf_cma_read(self->b.dev.area, "count", &count));
+	ASSERT_EQ(self->b.data.alloc_size, self->phys.size);
+	ASSERT_LE(base * PAGE, self->phys.phys);
+	ASSERT_GE((base + count) * PAGE, self->phys.phys + self->phys.size);
+}
+
+/* COMPOUND's own alignment is its size; the others' is a page. */
+TEST_F(phys, default_alignment)
+{
+	__u64 align = self->b.data.strategy == CMABUF_STRATEGY_COMPOUND ?
+		      self->b.data.alloc_size : PAGE;
+
+	ASSERT_EQ(0ULL, self->phys.phys & (align - 1))
+		TH_LOG("%s buffer at %#llx",
+		       cmabuf_strategy_name(self->b.data.strategy),
+		       (unsigned long long)self->phys.phys);
+}
+
+TEST_F(phys, requested_alignment_honoured)
+{
+	struct cmabuf_alloc_data data;
+	struct cmabuf_phys phys;
+
+	memset(&data, 0, sizeof(data));
+	data.size = 3 * PAGE;
+	data.align = 21;
+	data.fd_flags = O_RDWR | O_CLOEXEC;
+	ASSERT_EQ(0, cmabuf_ioctl(self->b.dev.fd, CMABUF_IOC_ALLOC, &data));
+	self->fd = data.fd;
+	ASSERT_EQ(0, cmabuf_phys(self->b.dev.fd, self->fd, &phys));
+	ASSERT_EQ(0ULL, phys.phys & (SZ_2M - 1))
+		TH_LOG("%s buffer at %#llx", cmabuf_strategy_name(data.strategy),
+		       (unsigned long long)phys.phys);
+}
+
+TEST_F(phys, live_buffers_do_not_overlap)
+{
+	struct cmabuf_alloc_data data;
+	struct cmabuf_phys phys;
+
+	ASSERT_EQ(0, cmabuf_alloc(self->b.dev.fd, SZ_2M, CMABUF_STRATEGY_AUTO,
+				  &data));
+	self->fd = data.fd;
+	ASSERT_EQ(0, cmabuf_phys(self->b.dev.fd, self->fd, &phys));
+	ASSERT_TRUE(phys.phys + phys.size <= self->phys.phys ||
+		    self->phys.phys + self->phys.size <= phys.phys)
+		TH_LOG("%#llx and %#llx", (unsigned long long)phys.phys,
+		       (unsigned long long)self->phys.phys);
+}
+
+/* phys_args: what PHYS refuses. */
+FIXTURE(phys_args) {
+	struct cmabuf_dev dev;
+	struct cmabuf_phys phys;
+	int buf;
+	int other;
+};
+
+FIXTURE_SETUP(phys_args)
+{
+	struct cmabuf_alloc_data data;
+
+	self->buf = -1;
+	self->other = -1;
+	if (!dev_open_any(_metadata, &self->dev))
+		return;
+	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, PAGE, CMABUF_STRATEGY_AUTO,
+				  &data));
+	self->buf = data.fd;
+	memset(&self->phys, 0, sizeof(self->phys));
+	self->phys.fd = self->buf;
+}
+
+FIXTURE_TEARDOWN(phys_args)
+{
+	if (self->other >= 0)
+		close(self->other);
+	if (self->buf >= 0)
+		close(self->buf);
+	dev_close(_metadata, &self->dev);
+}
+
+static int phys_errno(struct cmabuf_dev *dev, struct cmabuf_phys *phys)
+{
+	return cmabuf_ioctl(dev->fd, CMABUF_IOC_PHYS, phys);
+}
+
+TEST_F(phys_args, unprivileged_eperm)
+{
+	ASSERT_EQ(EPERM, cmabuf_ioctl_unprivileged(self->dev.fd,
+						   CMABUF_IOC_PHYS,
+						   &self->phys));
+}
+
+TEST_F(phys_args, memfd_einval)
+{
+	self->other = memfd_create("cmabuf-selftest", MFD_CLOEXEC);
+	ASSERT_LE(0, self->other);
+	ASSERT_EQ(0, ftruncate(self->other, PAGE));
+	self->phys.fd = self->other;
+	ASSERT_EQ(EINVAL, phys_errno(&self->dev, &self->phys));
+}
+
+TEST_F(phys_args, pipe_einval)
+{
+	int p[2];
+
+	ASSERT_EQ(0, pipe(p));
+	close(p[1]);
+	self->other = p[0];
+	self->phys.fd = self->other;
+	ASSERT_EQ(EINVAL, phys_errno(&self->dev, &self->phys));
+}
+
+TEST_F(phys_args, device_fd_einval)
+{
+	self->phys.fd = self->dev.fd;
+	ASSERT_EQ(EINVAL, phys_errno(&self->dev, &self->phys));
+}
+
+TEST_F(phys_args, closed_fd_ebadf)
+{
+	int fd = dup(self->buf);
+
+	ASSERT_LE(0, fd);
+	close(fd);
+	self->phys.fd = fd;
+	ASSERT_EQ(EBADF, phys_errno(&self->dev, &self->phys));
+}
+
+TEST_F(phys_args, pad_nonzero_einval)
+{
+	self->phys.pad = 1;
+	ASSERT_EQ(EINVAL, phys_errno(&self->dev, &self->phys));
+}
+
+TEST_F(phys_args, output_field_nonzero_einval)
+{
+	struct cmabuf_phys valid = self->phys;
+
+	self->phys.phys = 1;
+	ASSERT_EQ(EINVAL, phys_errno(&self->dev, &self->phys));
+	self->phys = valid;
+	self->phys.size = 1;
+	ASSERT_EQ(EINVAL, phys_errno(&self->dev, &self->phys));
+}
+
+TEST_F(phys_args, bad_pointer_efault)
+{
+	ASSERT_EQ(EFAULT, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_PHYS, NULL));
+}
+
+TEST_HARNESS_MAIN

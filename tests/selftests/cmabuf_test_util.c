@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers of the cmabuf selftest. Nothing here asserts: every helper
+ * returns what it saw, and the tests decide.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "cmabuf_test_util.h"
+
+#define CMA_DEBUGFS	"/sys/kernel/debug/cma"
+#define CMA_SYSFS	"/sys/kernel/mm/cma"
+
+/* The errno of an ioctl, 0 when it succeeded. */
+int cmabuf_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+/* Command @nr with a structure of @size bytes: an older or newer caller. */
+int cmabuf_ioctl_sized(int fd, unsigned int nr, void *arg, size_t size)
+{
+	return cmabuf_ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, CMABUF_IOC_MAGIC,
+				     nr, size), arg);
+}
+
+/*
+ * The errno an ioctl gets from a child that dropped every uid and gid to
+ * nobody, and with them every capability, on the fd it inherited. Returns
+ * -1 when the child could not be started or could not drop privileges.
+ */
+int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgroups(0, NULL) ||
+		    setresgid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY) ||
+		    setresuid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY))
+			_exit(255);
+		_exit(cmabuf_ioctl(fd, cmd, arg));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+int cmabuf_get_info(int dev, struct cmabuf_info *info, char *name,
+		    size_t name_size)
+{
+	memset(info, 0, sizeof(*info));
+	info->area_name_ptr = (uintptr_t)name;
+	info->area_name_size = name_size;
+	return cmabuf_ioctl(dev, CMABUF_IOC_INFO, info);
+}
+
+int cmabuf_alloc(int dev, __u64 size, __u32 strategy,
+		 struct cmabuf_alloc_data *data)
+{
+	memset(data, 0, sizeof(*data));
+	data->size = size;
+	data->fd_flags = O_RDWR | O_CLOEXEC;
+	data->flags = strategy;
+	return cmabuf_ioctl(dev, CMABUF_IOC_ALLOC, data);
+}
+
+int cmabuf_phys(int dev, int buf, struct cmabuf_phys *phys)
+{
+	memset(phys, 0, sizeof(*phys));
+	phys->fd = buf;
+	return cmabuf_ioctl(dev, CMABUF_IOC_PHYS, phys);
+}
+
+bool cmabuf_strategy_supported(const struct cmabuf_info *info, __u32 strategy)
+{
+	return strategy < CMABUF_STRATEGY_COUNT &&
+	       (info->strategies & CMABUF_STRATEGY_BIT(strategy));
+}
+
+/* Whether COMPOUND takes @size bytes: a power of two within the orders. */
+bool cmabuf_compound_fits(const struct cmabuf_info *info, __u64 size)
+{
+	__u64 pages = (size + info->page_size - 1) / info->page_size;
+	unsigned int order = __builtin_ctzll(pages);
+
+	return cmabuf_strategy_supported(info, CMABUF_STRATEGY_COMPOUND) &&
+	       !(pages & (pages - 1)) && order >= info->min_compound_order &&
+	       order <= info->max_compound_order;
+}
+
+/*
+ * What AUTO must pick for @size bytes at the driver's alignment, by the
+ * rule in the uapi header, in an area quiet enough for COMPOUND to find
+ * its aligned range.
+ */
+__u32 cmabuf_auto_strategy(const struct cmabuf_info *info, __u64 size)
+{
+	if (cmabuf_compound_fits(info, size))
+		return CMABUF_STRATEGY_COMPOUND;
+	if (cmabuf_strategy_supported(info, CMABUF_STRATEGY_FROZEN))
+		return CMABUF_STRATEGY_FROZEN;
+	return CMABUF_STRATEGY_LEGACY;
+}
+
+const char *cmabuf_strategy_name(__u32 strategy)
+{
+	static const char * const names[CMABUF_STRATEGY_COUNT] = {
+		[CMABUF_STRATEGY_AUTO] = "AUTO",
+		[CMABUF_STRATEGY_COMPOUND] = "COMPOUND",
+		[CMABUF_STRATEGY_FROZEN] = "FROZEN",
+		[CMABUF_STRATEGY_LEGACY] = "LEGACY",
+	};
+
+	return strategy < CMABUF_STRATEGY_COUNT ? names[strategy] : "?";
+}
+
+/*
+ * The strategies the running kernel can back: the frozen ones need its
+ * frozen-page CMA API, which /proc/kallsyms lists when it exists. The
+ * test-bed kernels export whatever they have to modules.
+ */
+int cmabuf_kernel_strategies(__u32 *strategies)
+{
+	char line[512], sym[256];
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return -errno;
+	*strategies = CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_AUTO) |
+		      CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %*s %255s", sym) != 1)
+			continue;
+		if (!strcmp(sym, "cma_alloc_frozen"))
+			*strategies |= CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_FROZEN);
+		else if (!strcmp(sym, "cma_alloc_frozen_compound"))
+			*strategies |= CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_COMPOUND);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int read_ull(const char *path, unsigned long long *val)
+{
+	int ret = 0;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%llu", val) != 1)
+		ret = -EIO;
+	fclose(f);
+	return ret;
+}
+
+/* A file of debugfs cma/<area>/, mounting debugfs when nobody did. */
+int cmabuf_cma_read(const char *area, const char *file,
+		    unsigned long long *val)
+{
+	char path[256];
+	struct stat st;
+
+	if (stat(CMA_DEBUGFS, &st) &&
+	    mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
+	    errno != EBUSY)
+		return -errno;
+	snprintf(path, sizeof(path), CMA_DEBUGFS "/%s/%s", area, file);
+	return read_ull(path, val);
+}
+
+/* Pages the area handed out and did not get back, from its sysfs stats. */
+static int cma_held_pages(const char *area, unsigned long long *held)
+{
+	unsigned long long allocated, released;
+	char path[256];
+	int ret;
+
+	snprintf(path, sizeof(path), CMA_SYSFS "/%s/alloc_pages_success", area);
+	ret = read_ull(path, &allocated);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), CMA_SYSFS "/%s/release_pages_success",
+		 area);
+	ret = read_ull(path, &released);
+	if (ret)
+		return ret;
+	*held = allocated - released;
+	return 0;
+}
+
+int cmabuf_counters_read(int dev, const char *area, struct cmabuf_counters *c)
+{
+	struct cmabuf_info info;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	ret = cmabuf_get_info(dev, &info, NULL, 0);
+	if (ret)
+		return -ret;
+	c->live_buffers = info.live_buffers;
+	c->live_bytes = info.live_bytes;
+	if (info.flags & CMABUF_INFO_AREA_STATS)
+		c->free_bytes = info.free_bytes;
+	ret = cmabuf_cma_read(area, "used", &c->cma_used_pages);
+	if (ret)
+		return ret;
+	ret = cma_held_pages(area, &c->cma_held_pages);
+	c->held_known = !ret;
+	return ret == -ENOENT ? 0 : ret;
+}
+
+void *cmabuf_map(int fd, size_t len, off_t offset)
+{
+	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
+}
+
+/* Offset of the first non-zero byte of @buf, @len when there is none. */
+size_t cmabuf_first_nonzero(const void *buf, size_t len)
+{
+	const unsigned long long *word = buf;
+	const unsigned char *byte = buf;
+	size_t i, j, words = len / sizeof(*word);
+
+	/* One branch per 512 bytes: OR the words of a block together. */
+	for (i = 0; i + 64 <= words; i += 64) {
+		unsigned long long acc = 0;
+
+		for (j = 0; j < 64; j++)
+			acc |= word[i + j];
+		if (acc)
+			break;
+	}
+	for (i *= sizeof(*word); i < len; i++)
+		if (byte[i])
+			return i;
+	return len;
+}
+
+/* The two words a page carries: distinct per page and per @seed. */
+static unsigned long long page_mark(size_t page, unsigned long long seed,
+				    int which)
+{
+	return (seed * 0x9e3779b97f4a7c15ULL) ^ ((unsigned long long)page << 1) ^
+	       which;
+}
+
+/*
+ * Mark the first and the last word of every page of @buf, so that a reader
+ * can tell each page from every other without writing all of it.
+ */
+void cmabuf_fill_pages(void *buf, size_t len, unsigned long long seed)
+{
+	size_t page_size = getpagesize(), words = page_size / 8, p;
+	unsigned long long *word = buf;
+
+	for (p = 0; p < len / page_size; p++) {
+		word[p * words] = page_mark(p, seed, 0);
+		word[p * words + words - 1] = page_mark(p, seed, 1);
+	}
+}
+
+/* Offset of the first mark cmabuf_fill_pages() did not leave, or @len. */
+size_t cmabuf_check_pages(const void *buf, size_t len, unsigned long long seed)
+{
+	size_t page_size = getpagesize(), words = page_size / 8, p;
+	const unsigned long long *word = buf;
+
+	for (p = 0; p < len / page_size; p++) {
+		if (word[p * words] != page_mark(p, seed, 0))
+			return p * page_size;
+		if (word[p * words + words - 1] != page_mark(p, seed, 1))
+			return (p + 1) * page_size - 8;
+	}
+	return len;
+}
+
+/* The value of field @key in /proc/self/fdinfo/@fd, without its newline. */
+int cmabuf_fdinfo(int fd, const char *key, char *val, size_t size)
+{
+	size_t key_len = strlen(key);
+	char path[64], line[256];
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, key_len) || line[key_len] != ':')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(val, size, "%s", line + key_len + 1 +
+			 strspn(line + key_len + 1, " \t"));
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
