@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Merge the before (6.12) and after (7.2) results of `cmabufctl bench --json`.
+
+Writes OUT/report.json, OUT/report.md (a Markdown table) and, when gnuplot
+is installed, OUT/report.png (bars per path with min-max whiskers) from the
+script OUT/report.gp. With --check, also tests speedup ratios and prints
+them as TAP; the exit status is 1 when one fails.
+
+A check is "WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO": the median of the
+first must be at least RATIO times the median of the second, both measured
+with at least --min-n samples. SIDE is "before" or "after". Example:
+  --check "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 2"
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+REQUIRED = ("kernel", "path", "workload", "phase", "median_ns", "min_ns",
+            "max_ns", "n")
+WORKLOAD_ORDER = ("contig-64m", "gigantic-1g", "blocks-2m", "e2e-64m", "e2e-1g")
+PHASE_ORDER = ("alloc", "free", "mmap", "touch", "munmap", "close")
+PATH_ORDER = ("cmabuf-compound", "cmabuf-frozen", "cmabuf-legacy",
+              "cmabuf-auto", "cma-heap", "cma-debugfs")
+# The path that stands for "before" when a path did not exist before.
+BASELINE = "cmabuf-legacy"
+# Bar colours by path, the same in every panel; "before" bars are darker.
+COLOURS = {"cmabuf-compound": ("#1b7837", "#5aae61"),
+           "cmabuf-frozen": ("#2166ac", "#4393c3"),
+           "cmabuf-legacy": ("#b2182b", "#f4a582"),
+           "cmabuf-auto": ("#542788", "#998ec3"),
+           "cma-heap": ("#8c510a", "#dfc27d"),
+           "cma-debugfs": ("#404040", "#bababa")}
+
+
+def rank(value, order):
+    """Sort key: known names in their order, unknown ones after, by name."""
+    return (order.index(value), "") if value in order else (len(order), value)
+
+
+def load(path):
+    """Results of one JSON-lines file: {(workload, phase, path): result}.
+
+    Lines that are not JSON objects with the required keys (console noise,
+    a truncated last line) are skipped and counted.
+    """
+    results, kernels, skipped = {}, set(), 0
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("{"):
+                skipped += bool(line)
+                continue
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                skipped += 1
+                continue
+            if not isinstance(r, dict) or any(k not in r for k in REQUIRED):
+                skipped += 1
+                continue
+            results[(r["workload"], r["phase"], r["path"])] = r
+            kernels.add(r["kernel"])
+    if skipped:
+        print(f"report: {path}: skipped {skipped} line(s) that are no result",
+              file=sys.stderr)
+    return results, sorted(kernels)
+
+
+def summary(r):
+    if r is None:
+        return None
+    return {k: r[k] for k in ("median_ns", "min_ns", "max_ns", "n")}
+
+
+def merge(before, after):
+    """One row per (workload, phase, path) of either side."""
+    rows = []
+    keys = set(before) | set(after)
+    for key in sorted(keys, key=lambda k: (rank(k[0], WORKLOAD_ORDER),
+                                           rank(k[1], PHASE_ORDER),
+                                           rank(k[2], PATH_ORDER))):
+        workload, phase, path = key
+        b_path = path
+        b = before.get(key)
+        if b is None and key in after:
+            b_path = BASELINE
+            b = before.get((workload, phase, BASELINE))
+        a = after.get(key)
+        ratio = None
+        if a and b and a["median_ns"]:
+            ratio = b["median_ns"] / a["median_ns"]
+        rows.append({"workload": workload, "phase": phase, "path": path,
+                     "before_path": b_path if b else None,
+                     "before": summary(b), "after": summary(a),
+                     "ratio": ratio})
+    return rows
+
+
+def fmt_ms(ns):
+    ms = ns / 1e6
+    if ms >= 100:
+        return f"{ms:.0f}"
+    if ms >= 10:
+        return f"{ms:.1f}"
+    if ms >= 1:
+        return f"{ms:.2f}"
+    return f"{ms:.3g}"
+
+
+def cell(s):
+    if s is None:
+        return "—"
+    return (f"{fmt_ms(s['median_ns'])} ({fmt_ms(s['min_ns'])}–"
+            f"{fmt_ms(s['max_ns'])}), n={s['n']}")
+
+
+def run_checks(specs, before, after, min_n):
+    """Each spec checked; a list of dicts with ok and a one-line message."""
+    sides = {"before": before, "after": after}
+    out = []
+    for spec in specs:
+        words = spec.split()
+        res = {"check": spec, "ok": False}
+        out.append(res)
+        try:
+            workload, phase, first, second, want = words
+            want = float(want)
+            picked = []
+            for word in (first, second):
+                side, path = word.split(":", 1)
+                picked.append(sides[side].get((workload, phase, path)))
+        except (ValueError, KeyError):
+            res["message"] = f"malformed check '{spec}'"
+            continue
+        missing = [w for w, r in zip((first, second), picked) if r is None]
+        if missing:
+            res["message"] = (f"{workload} {phase}: no result for "
+                              f"{', '.join(missing)}")
+            continue
+        few = [f"{w} n={r['n']}" for w, r in zip((first, second), picked)
+               if r["n"] < min_n]
+        ratio = (picked[0]["median_ns"] / picked[1]["median_ns"]
+                 if picked[1]["median_ns"] else math.inf)
+        res["ratio"] = ratio
+        res["ok"] = ratio >= want and not few
+        res["message"] = (
+            f"{workload} {phase}: {first} {fmt_ms(picked[0]['median_ns'])} ms"
+            f" / {second} {fmt_ms(picked[1]['median_ns'])} ms = {ratio:.2f}x"
+            f" (want >= {want:g}x)")
+        if few:
+            res["message"] += f"; fewer than {min_n} samples: {', '.join(few)}"
+    return out
+
+
+def write_markdown(path, rows, meta, checks):
+    b_kernel, a_kernel = meta["before"]["label"], meta["after"]["label"]
+    lines = [
+        f"Medians in ms, (min–max) and n samples; ratio = before / after "
+        f"median (> 1: faster after). Before: {meta['before']['kernels']}; "
+        f"after: {meta['after']['kernels']}. Where a path did not exist "
+        f"before, its before column is {BASELINE} on the before kernel.",
+        "",
+        f"| workload | phase | path | before ({b_kernel}) | "
+        f"after ({a_kernel}) | ratio before/after |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        before = cell(r["before"])
+        if r["before"] and r["before_path"] != r["path"]:
+            before += f" [{r['before_path']}]"
+        ratio = f"{r['ratio']:.2f}×" if r["ratio"] is not None else "—"
+        lines.append(f"| {r['workload']} | {r['phase']} | {r['path']} | "
+                     f"{before} | {cell(r['after'])} | {ratio} |")
+    if checks:
+        lines += ["", "| check | result |", "|---|---|"]
+        for c in checks:
+            lines.append(f"| {c['message']} | {'pass' if c['ok'] else 'FAIL'} |")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def chart_series(rows, workload, meta):
+    """Series (side, path) of one workload, and its phases."""
+    series, phases = [], []
+    for r in rows:
+        if r["workload"] != workload:
+            continue
+        if r["phase"] not in phases:
+            phases.append(r["phase"])
+        for side in ("before", "after"):
+            if r[side] is None or (side == "before" and
+                                   r["before_path"] != r["path"]):
+                continue
+            if (side, r["path"]) not in series:
+                series.append((side, r["path"]))
+    series.sort(key=lambda s: (s[0] != "before", rank(s[1], PATH_ORDER)))
+    return series, phases
+
+
+def write_chart(out_dir, rows, meta):
+    """report.gp and its data; report.png if gnuplot runs. Returns the png."""
+    workloads = []
+    for r in rows:
+        if r["workload"] not in workloads:
+            workloads.append(r["workload"])
+    by_key = {}
+    for r in rows:
+        by_key[(r["workload"], r["phase"], r["path"], "after")] = r["after"]
+        if r["before_path"] == r["path"]:
+            by_key[(r["workload"], r["phase"], r["path"], "before")] = r["before"]
+    cols = 2 if len(workloads) > 1 else 1
+    nrows = math.ceil(len(workloads) / cols) or 1
+    png = os.path.join(out_dir, "report.png")
+    gp = [
+        f"set terminal pngcairo size {800 * cols},{420 * nrows} font ',9'"
+        if shutil.which("gnuplot") and gnuplot_has("pngcairo")
+        else f"set terminal png size {800 * cols},{420 * nrows}",
+        f"set output '{png}'",
+        "set style data histograms",
+        "set style histogram errorbars gap 2 lw 1",
+        "set style fill solid 0.8 border -1",
+        "set datafile missing '?'",
+        "set logscale y",
+        "set ylabel 'ms (median, whiskers min-max)'",
+        "set key outside right top vertical font ',8'",
+        "set grid ytics",
+        f"set multiplot layout {nrows},{cols} title "
+        f"'cmabuf: before {meta['before']['label']}, "
+        f"after {meta['after']['label']}'",
+    ]
+    for w in workloads:
+        series, phases = chart_series(rows, w, meta)
+        if not series:
+            continue
+        dat = os.path.join(out_dir, f"report-{w}.dat")
+        with open(dat, "w", encoding="utf-8") as f:
+            f.write("# phase " + " ".join(
+                f"{side}:{path}(median,min,max)" for side, path in series) + "\n")
+            for ph in phases:
+                vals = []
+                for side, path in series:
+                    s = by_key.get((w, ph, path, side))
+                    vals += ([f"{s[k] / 1e6:.6g}" for k in
+                              ("median_ns", "min_ns", "max_ns")]
+                             if s else ["?", "?", "?"])
+                f.write(f"{ph} " + " ".join(vals) + "\n")
+        plots = []
+        for i, (side, path) in enumerate(series):
+            c = 2 + 3 * i
+            xtic = ":xtic(1)" if i == 0 else ""
+            label = meta[side]["label"]
+            colour = COLOURS.get(path, ("#000000", "#808080"))
+            colour = colour[0] if side == "before" else colour[1]
+            plots.append(f"'{dat}' using {c}:{c + 1}:{c + 2}{xtic} "
+                         f"lc rgb '{colour}' title '{path} ({label})'")
+        gp.append(f"set title '{w}'")
+        gp.append("plot " + ", \\\n     ".join(plots))
+    gp.append("unset multiplot")
+    script = os.path.join(out_dir, "report.gp")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write("\n".join(gp) + "\n")
+    if not shutil.which("gnuplot"):
+        print("report: gnuplot not found; wrote report.gp only",
+              file=sys.stderr)
+        return None
+    subprocess.run(["gnuplot", script], check=True)
+    return png
+
+
+def gnuplot_has(terminal):
+    try:
+        out = subprocess.run(["gnuplot", "-e", "set terminal"],
+                             capture_output=True, text=True, check=False)
+    except OSError:
+        return False
+    return f" {terminal} " in (out.stdout + out.stderr)
+
+
+def side_meta(path, kernels, label):
+    return {"file": path, "kernels": ", ".join(kernels) or "none",
+            "label": label or (kernels[0] if len(kernels) == 1 else "?")}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--before", required=True, help="JSON lines of 6.12")
+    ap.add_argument("--after", required=True, help="JSON lines of 7.2")
+    ap.add_argument("--before-label", default="6.12")
+    ap.add_argument("--after-label", default="7.2")
+    ap.add_argument("--out-dir", default="build/bench")
+    ap.add_argument("--check", action="append", default=[],
+                    help="'WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO'")
+    ap.add_argument("--min-n", type=int, default=20,
+                    help="samples each side of a check needs (default 20)")
+    ap.add_argument("--no-chart", action="store_true")
+    args = ap.parse_args(argv)
+
+    before, b_kernels = load(args.before)
+    after, a_kernels = load(args.after)
+    meta = {"before": side_meta(args.before, b_kernels, args.before_label),
+            "after": side_meta(args.after, a_kernels, args.after_label)}
+    rows = merge(before, after)
+    checks = run_checks(args.check, before, after, args.min_n)
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    report = {"generated": datetime.datetime.now(datetime.timezone.utc)
+              .isoformat(timespec="seconds"),
+              "before": meta["before"], "after": meta["after"],
+              "baseline_path": BASELINE, "rows": rows, "checks": checks}
+    with open(os.path.join(args.out_dir, "report.json"), "w",
+              encoding="utf-8") as f:
+        json.dump(report, f, indent=1)
+        f.write("\n")
+    write_markdown(os.path.join(args.out_dir, "report.md"), rows, meta, checks)
+    if not args.no_chart:
+        write_chart(args.out_dir, rows, meta)
+
+    if checks:
+        print("TAP version 13")
+        print(f"1..{len(checks)}")
+        for i, c in enumerate(checks, 1):
+            print(f"{'ok' if c['ok'] else 'not ok'} {i} - {c['message']}")
+    return 0 if all(c["ok"] for c in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

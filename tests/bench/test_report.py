@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host-side test of report.py on the fixtures beside it; prints TAP.
+
+Run: python3 tests/bench/test_report.py (also part of make -C userspace test).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT = os.path.join(HERE, "report.py")
+BEFORE = os.path.join(HERE, "fixtures", "before.jsonl")
+AFTER = os.path.join(HERE, "fixtures", "after.jsonl")
+
+results = []
+
+
+def ok(cond, what):
+    results.append((bool(cond), what))
+
+
+def skip(what, why):
+    results.append((None, f"{what} # SKIP {why}"))
+
+
+def run(out_dir, *extra):
+    return subprocess.run([sys.executable, REPORT, "--before", BEFORE,
+                           "--after", AFTER, "--out-dir", out_dir, *extra],
+                          capture_output=True, text=True, check=False)
+
+
+def row(report, workload, phase, path):
+    for r in report["rows"]:
+        if (r["workload"], r["phase"], r["path"]) == (workload, phase, path):
+            return r
+    return None
+
+
+def test_merge(tmp):
+    out = os.path.join(tmp, "merge")
+    p = run(out, "--check",
+            "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 2",
+            "--check",
+            "contig-64m free after:cmabuf-frozen after:cmabuf-compound 1.3")
+    ok(p.returncode == 0, f"passing checks exit 0 (got {p.returncode})")
+    ok("skipped 2 line(s)" in p.stderr,
+       "console noise and a truncated line are skipped and counted")
+    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+        rep = json.load(f)
+    ok(len(rep["rows"]) == 13, f"13 merged rows (got {len(rep['rows'])})")
+    r = row(rep, "contig-64m", "free", "cmabuf-frozen")
+    ok(r and r["before_path"] == "cmabuf-legacy" and
+       abs(r["ratio"] - 16000000 / 2000000) < 1e-9,
+       "frozen without a 6.12 result is compared with 6.12 legacy: 8x")
+    r = row(rep, "contig-64m", "free", "cma-debugfs")
+    ok(r and r["before_path"] == "cma-debugfs" and
+       abs(r["ratio"] - 17 / 16) < 1e-9,
+       "a path on both kernels is compared with itself")
+    r = row(rep, "contig-64m", "alloc", "cmabuf-legacy")
+    ok(r and r["after"] is None and r["ratio"] is None,
+       "a result only before has no after and no ratio")
+    ok(rep["before"]["kernels"] == "6.12.57-cmabuf" and
+       rep["after"]["kernels"] == "7.2.0-cmabuf",
+       "kernel releases taken from the results")
+    ok([c["ok"] for c in rep["checks"]] == [True, True],
+       "both checks recorded as passed in report.json")
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        md = f.read()
+    ok("| workload | phase | path | before (6.12) | after (7.2) | "
+       "ratio before/after |" in md, "Markdown table header")
+    ok("| contig-64m | free | cmabuf-frozen | 16.0 (13.0–20.0), n=20 "
+       "[cmabuf-legacy] | 2.00 (1.60–2.90), n=20 | 8.00× |" in md,
+       "Markdown row: median (min–max), n, baseline path and ratio")
+    ok("ok 1 - contig-64m free" in p.stdout and "1..2" in p.stdout,
+       "checks printed as TAP")
+    with open(os.path.join(out, "report.gp"), encoding="utf-8") as f:
+        gp = f.read()
+    ok("histogram errorbars" in gp and "report-gigantic-1g.dat" in gp,
+       "gnuplot script: bars with min-max whiskers, one panel per workload")
+    png = os.path.join(out, "report.png")
+    if shutil.which("gnuplot"):
+        with open(png, "rb") as f:
+            ok(f.read(8) == b"\x89PNG\r\n\x1a\n", "report.png is a PNG")
+    else:
+        skip("report.png is a PNG", "gnuplot not installed")
+
+
+def test_failing_checks(tmp):
+    out = os.path.join(tmp, "fail")
+    p = run(out, "--no-chart", "--check",
+            "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 10")
+    ok(p.returncode == 1 and "not ok 1" in p.stdout and "8.00x" in p.stdout,
+       "a ratio below its bound fails the check and exits 1")
+    p = run(out, "--no-chart", "--check",
+            "gigantic-1g free before:cmabuf-legacy after:cmabuf-compound 5")
+    ok(p.returncode == 1 and "fewer than 20 samples" in p.stdout,
+       "a check on fewer than --min-n samples fails")
+    p = run(out, "--no-chart", "--min-n", "10", "--check",
+            "gigantic-1g free before:cmabuf-legacy after:cmabuf-compound 5")
+    ok(p.returncode == 0 and "20.00x" in p.stdout,
+       "the same check passes with --min-n 10 (20x)")
+    p = run(out, "--no-chart", "--check",
+            "contig-64m free before:cmabuf-frozen after:cmabuf-frozen 2")
+    ok(p.returncode == 1 and "no result for before:cmabuf-frozen" in p.stdout,
+       "a check on a missing result fails and names it")
+    p = run(out, "--no-chart", "--check", "contig-64m free frozen 2")
+    ok(p.returncode == 1 and "malformed check" in p.stdout,
+       "a malformed check fails")
+    ok(not os.path.exists(os.path.join(out, "report.png")),
+       "--no-chart writes no chart")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        test_merge(tmp)
+        test_failing_checks(tmp)
+    print("TAP version 13")
+    print(f"1..{len(results)}")
+    failed = 0
+    for i, (status, what) in enumerate(results, 1):
+        if status is False:
+            failed += 1
+        print(f"{'not ok' if status is False else 'ok'} {i} - {what}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
