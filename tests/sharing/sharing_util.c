@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers of the cmabuf sharing test. Every function returns 0 or a
+ * positive errno, so that tests can compare it with the errno they expect.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
+
+#include <xf86drm.h>
+
+#include "sharing_util.h"
+
+#define CMA_DEBUGFS	"/sys/kernel/debug/cma"
+#define BUFINFO		"/sys/kernel/debug/dma_buf/bufinfo"
+#define DRI_DIR		"/dev/dri/card"
+#define DRI_MAX		16
+
+int sharing_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, cmd, arg);
+	} while (ret < 0 && (errno == EINTR || errno == EAGAIN));
+	return ret < 0 ? errno : 0;
+}
+
+/* A buffer of @size from the AUTO strategy, as an O_RDWR | O_CLOEXEC fd. */
+int cmabuf_alloc_fd(int dev, unsigned long long size, int *buf)
+{
+	struct cmabuf_alloc_data data = {
+		.size = size,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+		.flags = CMABUF_STRATEGY_AUTO,
+	};
+	int ret;
+
+	ret = sharing_ioctl(dev, CMABUF_IOC_ALLOC, &data);
+	if (!ret)
+		*buf = data.fd;
+	return ret;
+}
+
+int cmabuf_area_name(int dev, char *name, size_t size)
+{
+	struct cmabuf_info info = {
+		.area_name_ptr = (uintptr_t)name,
+		.area_name_size = size,
+	};
+
+	return sharing_ioctl(dev, CMABUF_IOC_INFO, &info);
+}
+
+int cmabuf_live_buffers(int dev, unsigned long long *live)
+{
+	struct cmabuf_info info = { 0 };
+	int ret;
+
+	ret = sharing_ioctl(dev, CMABUF_IOC_INFO, &info);
+	if (!ret)
+		*live = info.live_buffers;
+	return ret;
+}
+
+int cmabuf_phys_of(int dev, int buf, struct cmabuf_phys *phys)
+{
+	memset(phys, 0, sizeof(*phys));
+	phys->fd = buf;
+	return sharing_ioctl(dev, CMABUF_IOC_PHYS, phys);
+}
+
+int importer_check(int imp, int buf, __u32 flags, __u64 seed_in,
+		   __u64 seed_out, struct cmabuf_importer_check *chk)
+{
+	memset(chk, 0, sizeof(*chk));
+	chk->fd = buf;
+	chk->flags = flags;
+	chk->seed_in = seed_in;
+	chk->seed_out = seed_out;
+	return sharing_ioctl(imp, CMABUF_IMPORTER_IOC_CHECK, chk);
+}
+
+int importer_hold(int imp, int buf, __u32 flags,
+		  struct cmabuf_importer_hold *hold)
+{
+	memset(hold, 0, sizeof(*hold));
+	hold->fd = buf;
+	hold->flags = flags;
+	return sharing_ioctl(imp, CMABUF_IMPORTER_IOC_HOLD, hold);
+}
+
+int importer_release(int imp, __u32 handle)
+{
+	struct cmabuf_importer_release rel = { .handle = handle };
+
+	return sharing_ioctl(imp, CMABUF_IMPORTER_IOC_RELEASE, &rel);
+}
+
+void pattern_fill(void *map, size_t len, __u64 seed)
+{
+	size_t off;
+
+	for (off = 0; off + sizeof(__u64) <= len;
+	     off += CMABUF_IMPORTER_PATTERN_STRIDE)
+		*(__u64 *)((char *)map + off) =
+			cmabuf_importer_pattern(seed, off);
+}
+
+/* Words of the pattern of @seed that @map does not hold. */
+size_t pattern_mismatches(const void *map, size_t len, __u64 seed)
+{
+	size_t off, bad = 0;
+
+	for (off = 0; off + sizeof(__u64) <= len;
+	     off += CMABUF_IMPORTER_PATTERN_STRIDE)
+		if (*(const __u64 *)((const char *)map + off) !=
+		    cmabuf_importer_pattern(seed, off))
+			bad++;
+	return bad;
+}
+
+/* DMA_BUF_IOCTL_SYNC with @flags, read and write. */
+int dmabuf_sync(int buf, __u64 flags)
+{
+	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_RW };
+
+	return sharing_ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+/* A number from debugfs cma/<area>/<file>. */
+int cma_read(const char *area, const char *file, unsigned long long *val)
+{
+	char path[256];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", CMA_DEBUGFS, area, file);
+	f = fopen(path, "r");
+	if (!f)
+		return errno;
+	if (fscanf(f, "%llu", val) != 1)
+		ret = EIO;
+	fclose(f);
+	return ret;
+}
+
+/* The attached devices that follow an entry, up to "Total N devices". */
+static void bufinfo_devices(FILE *f, struct bufinfo_entry *e)
+{
+	char line[256];
+	bool in_list = false;
+	int n;
+
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Total %d devices attached", &n) == 1) {
+			e->attached = n;
+			return;
+		}
+		if (strstr(line, "Attached Devices:")) {
+			in_list = true;
+			continue;
+		}
+		if (!in_list || line[0] != '\t')
+			continue;
+		n = e->attached++;
+		if (n < 4)
+			sscanf(line + 1, "%31s", e->dev[n]);
+	}
+}
+
+/* The bufinfo entry of the dma-buf @buf, found by its inode. */
+int bufinfo_find(int buf, struct bufinfo_entry *e)
+{
+	unsigned long long ino;
+	char line[512];
+	struct stat st;
+	FILE *f;
+	int ret = ENOENT;
+
+	if (fstat(buf, &st))
+		return errno;
+	f = fopen(BUFINFO, "r");
+	if (!f)
+		return errno;
+	while (fgets(line, sizeof(line), f)) {
+		memset(e, 0, sizeof(*e));
+		if (sscanf(line, "%llu %*x %*x %*d %31s %llu %63[^\n]",
+			   &e->size, e->exp_name, &ino, e->name) != 4)
+			continue;
+		if (ino != st.st_ino)
+			continue;
+		bufinfo_devices(f, e);
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+bool bufinfo_attached(const struct bufinfo_entry *e, const char *dev)
+{
+	int i;
+
+	for (i = 0; i < e->attached && i < 4; i++)
+		if (!strcmp(e->dev[i], dev))
+			return true;
+	return false;
+}
+
+/* The value of "@key:" in /proc/self/fdinfo/@fd. */
+int fdinfo_value(int fd, const char *key, char *val, size_t size)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	FILE *f;
+	int ret = ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		snprintf(val, size, "%s", line + klen + 1 + strspn(line + klen + 1, " \t"));
+		val[strcspn(val, "\n")] = '\0';
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+static bool drm_driver_is(int card, const char *name)
+{
+	drmVersionPtr v = drmGetVersion(card);
+	bool match;
+
+	if (!v)
+		return false;
+	match = v->name && !strcmp(v->name, name);
+	drmFreeVersion(v);
+	return match;
+}
+
+/* A new file of the first DRM card driven by vgem, or -1. */
+int vgem_open(void)
+{
+	char path[64];
+	int i, card;
+
+	for (i = 0; i < DRI_MAX; i++) {
+		snprintf(path, sizeof(path), "%s%d", DRI_DIR, i);
+		card = open(path, O_RDWR | O_CLOEXEC);
+		if (card < 0)
+			continue;
+		if (drm_driver_is(card, "vgem"))
+			return card;
+		close(card);
+	}
+	return -1;
+}
+
+int drm_import(int card, int buf, __u32 *handle)
+{
+	return drmPrimeFDToHandle(card, buf, handle) ? errno : 0;
+}
+
+int drm_close_handle(int card, __u32 handle)
+{
+	return drmCloseBufferHandle(card, handle) ? errno : 0;
+}
+
+/* Pass @fd over the unix socket @sock. */
+int send_fd(int sock, int fd)
+{
+	char cmsg_buf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 'F';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cmsg_buf,
+		.msg_controllen = sizeof(cmsg_buf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : errno;
+}
+
+/* Receive an fd that send_fd() passed. */
+int recv_fd(int sock, int *fd)
+{
+	char cmsg_buf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cmsg_buf,
+		.msg_controllen = sizeof(cmsg_buf),
+	};
+	struct cmsghdr *cmsg;
+
+	errno = EPROTO;
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return errno;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
+	    cmsg->cmsg_type != SCM_RIGHTS ||
+	    cmsg->cmsg_len != CMSG_LEN(sizeof(int))) {
+		errno = EPROTO;
+		return errno;
+	}
+	memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	return 0;
+}
+
+/*
+ * DMA_HEAP_IOCTL_ALLOC with a structure of @size bytes (the real one is
+ * 24): shorter ones lack the last fields, longer ones end in zeros.
+ */
+int heap_alloc_sized(int heap, __u64 len, __u32 fd_flags, __u64 heap_flags,
+		     __u32 fd_in, size_t size, int *buf)
+{
+	struct {
+		struct dma_heap_allocation_data data;
+		__u64 tail[2];
+	} arg = {
+		.data = {
+			.len = len,
+			.fd = fd_in,
+			.fd_flags = fd_flags,
+			.heap_flags = heap_flags,
+		},
+	};
+	unsigned long cmd;
+	int ret;
+
+	if (size > sizeof(arg)) {
+		errno = E2BIG;
+		return errno;
+	}
+	cmd = _IOC(_IOC_READ | _IOC_WRITE, _IOC_TYPE(DMA_HEAP_IOCTL_ALLOC),
+		   _IOC_NR(DMA_HEAP_IOCTL_ALLOC), size);
+	ret = sharing_ioctl(heap, cmd, &arg);
+	if (!ret)
+		*buf = arg.data.fd;
+	return ret;
+}
+
+/* Does the file at @path hold the string @needle? */
+bool file_contains(const char *path, const char *needle)
+{
+	struct stat st;
+	bool found;
+	void *map;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) || !st.st_size) {
+		close(fd);
+		return false;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	found = memmem(map, st.st_size, needle, strlen(needle));
+	munmap(map, st.st_size);
+	return found;
+}
+
+int module_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? errno : 0;
+}
+
+int module_load(const char *path)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? errno : 0;
+	close(fd);
+	return ret;
+}

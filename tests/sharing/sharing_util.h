@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the cmabuf sharing test: cmabuf and importer ioctls that
+ * return an errno, the pattern, CMA debugfs counters, debugfs bufinfo,
+ * vgem lookup, fd passing and dma-heap allocation.
+ */
+#ifndef SHARING_UTIL_H
+#define SHARING_UTIL_H
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * <linux/cmabuf.h> includes <linux/fcntl.h>, whose struct flock and
+ * struct f_owner_ex clash with glibc's <fcntl.h>, which has the O_* flags
+ * it needs too. Keep the kernel's out.
+ */
+#define _LINUX_FCNTL_H
+#include <linux/cmabuf.h>
+
+#include "cmabuf_importer.h"
+
+#define SZ_4K		4096ULL
+#define SZ_1M		(1024 * SZ_4K / 4)
+#define SZ_64M		(64 * SZ_1M)
+#define PAGE_SZ		SZ_4K
+
+#define IMPORTER_DEV	"/dev/cmabuf_importer"
+#define IMPORTER_NAME	"cmabuf_importer"
+#define AREA_NAME_MAX	64
+#define DEV_NAME_MAX	32
+
+/* Every step of CMABUF_IMPORTER_IOC_CHECK, and those without the CPU. */
+#define STEPS_ALL	(((1U << CMABUF_IMPORTER_STEP_COUNT) - 1) & \
+			 ~CMABUF_IMPORTER_STEP_BIT(CMABUF_IMPORTER_STEP_NONE))
+#define STEPS_NO_CPU	(STEPS_ALL & \
+			 ~CMABUF_IMPORTER_STEP_BIT(CMABUF_IMPORTER_STEP_VERIFY) & \
+			 ~CMABUF_IMPORTER_STEP_BIT(CMABUF_IMPORTER_STEP_WRITE))
+
+/* ioctl() that returns 0 or the errno. */
+int sharing_ioctl(int fd, unsigned long cmd, void *arg);
+
+int cmabuf_alloc_fd(int dev, unsigned long long size, int *buf);
+int cmabuf_area_name(int dev, char *name, size_t size);
+int cmabuf_live_buffers(int dev, unsigned long long *live);
+int cmabuf_phys_of(int dev, int buf, struct cmabuf_phys *phys);
+
+int importer_check(int imp, int buf, __u32 flags, __u64 seed_in,
+		   __u64 seed_out, struct cmabuf_importer_check *chk);
+int importer_hold(int imp, int buf, __u32 flags,
+		  struct cmabuf_importer_hold *hold);
+int importer_release(int imp, __u32 handle);
+
+void pattern_fill(void *map, size_t len, __u64 seed);
+size_t pattern_mismatches(const void *map, size_t len, __u64 seed);
+int dmabuf_sync(int buf, __u64 flags);
+
+int cma_read(const char *area, const char *file, unsigned long long *val);
+
+/**
+ * struct bufinfo_entry - one dma-buf in debugfs dma_buf/bufinfo
+ * @size: its size.
+ * @exp_name: its exporter.
+ * @name: the name set with DMA_BUF_SET_NAME, "<none>" without.
+ * @attached: devices attached to it.
+ * @dev: the name of the first DEVS of them.
+ */
+struct bufinfo_entry {
+	unsigned long long size;
+	char exp_name[32];
+	char name[64];
+	int attached;
+	char dev[4][DEV_NAME_MAX];
+};
+
+int bufinfo_find(int buf, struct bufinfo_entry *e);
+bool bufinfo_attached(const struct bufinfo_entry *e, const char *dev);
+int fdinfo_value(int fd, const char *key, char *val, size_t size);
+
+int vgem_open(void);
+int drm_import(int card, int buf, __u32 *handle);
+int drm_close_handle(int card, __u32 handle);
+
+int send_fd(int sock, int fd);
+int recv_fd(int sock, int *fd);
+
+int heap_alloc_sized(int heap, __u64 len, __u32 fd_flags, __u64 heap_flags,
+		     __u32 fd_in, size_t size, int *buf);
+
+bool file_contains(const char *path, const char *needle);
+int module_unload(const char *name);
+int module_load(const char *path);
+
+#endif /* SHARING_UTIL_H */
