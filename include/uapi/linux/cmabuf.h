@@ -26,7 +26,10 @@
  *
  * %CMABUF_STRATEGY_COMPOUND: one compound (possibly gigantic) folio from
  * cma_alloc_frozen_compound(), freed in one call by cma_release_frozen().
- * The page count must be a power of two of at least two pages.
+ * The page count must be a power of two whose order lies between
+ * &cmabuf_info.min_compound_order (the CMA pageblock: the kernel cannot
+ * hand out smaller compound ranges from CMA) and
+ * &cmabuf_info.max_compound_order, and the buffer is aligned to its size.
  *
  * %CMABUF_STRATEGY_FROZEN: cma_alloc_frozen(), freed by cma_release_frozen()
  * through the batched free_contig_frozen_range() path.
@@ -51,7 +54,7 @@
 /* &cmabuf_alloc_data.fd_flags: as for DMA_HEAP_IOCTL_ALLOC. */
 #define CMABUF_VALID_FD_FLAGS		(O_CLOEXEC | O_ACCMODE)
 
-/* Largest &cmabuf_alloc_data.align: 1 GiB past the page size is absurd. */
+/* Largest &cmabuf_alloc_data.align: 1 TiB, anything above is absurd. */
 #define CMABUF_ALIGN_MAX		40
 
 /* &cmabuf_info.flags */
@@ -107,6 +110,9 @@ struct cmabuf_alloc_data {
  * @strategies: out: %CMABUF_STRATEGY_BIT() of every strategy this kernel
  *	supports, AUTO included.
  * @flags: out: %CMABUF_INFO_* bits.
+ * @min_compound_order: out: smallest page order COMPOUND accepts; 0 when
+ *	COMPOUND is unavailable.
+ * @pad: must be zero.
  */
 struct cmabuf_info {
 	__u64 area_name_ptr;
@@ -121,6 +127,8 @@ struct cmabuf_info {
 	__u32 max_compound_order;
 	__u32 strategies;
 	__u32 flags;
+	__u32 min_compound_order;
+	__u32 pad;
 };
 
 /**
@@ -147,7 +155,8 @@ struct cmabuf_bench_stats {
  * @blocks: in: allocations held at once in one iteration (0 means 1): each
  *	iteration allocates @blocks buffers, then frees them all.
  * @iterations: in: number of iterations.
- * @strategy: in: a %CMABUF_STRATEGY_* value.
+ * @strategy: in: a %CMABUF_STRATEGY_* value; AUTO times the strategy that
+ *	CMABUF_IOC_ALLOC would try first, without fallback.
  * @align: in: as &cmabuf_alloc_data.align.
  * @flags: in: %CMABUF_BENCH_VALID_FLAGS.
  * @strategy_used: out: the strategy that was timed.
@@ -187,13 +196,19 @@ struct cmabuf_phys {
 /**
  * DOC: CMABUF_IOC_ALLOC - allocate a zeroed contiguous dma-buf
  *
- * Errors: EINVAL for a zero or overflowing size, an unknown flag, strategy
- * or fd flag, an alignment above %CMABUF_ALIGN_MAX, a non-zero pad or
- * output field, or a COMPOUND request whose size is not a power of two or
- * too large for a folio; EOPNOTSUPP for a strategy this kernel lacks;
- * ENOMEM when the area has no such range free; EINTR when a fatal signal
- * arrived while the buffer was being zeroed; EFAULT for a bad pointer;
- * EMFILE when no file descriptor is left.
+ * A buffer is one scatterlist entry, so @size may not exceed 4 GiB minus
+ * one page.
+ *
+ * Errors: EINVAL for a zero or overflowing size, a size above 4 GiB minus
+ * one page, an unknown flag, strategy or fd flag, an alignment above
+ * %CMABUF_ALIGN_MAX, a non-zero pad or output field, a structure too short
+ * to hold @fd, or a COMPOUND request whose page order is not within
+ * &cmabuf_info.min_compound_order and &cmabuf_info.max_compound_order or
+ * whose alignment exceeds its size; EOPNOTSUPP for a strategy this kernel
+ * lacks; ENOMEM when the area has no such range free (also when @size
+ * exceeds the area); EINTR when a fatal signal arrived while the buffer was
+ * being zeroed; ENODEV when the device has been unbound; EFAULT for a bad
+ * pointer; EMFILE when no file descriptor is left.
  */
 #define CMABUF_IOC_ALLOC	_IOWR(CMABUF_IOC_MAGIC, 0x00, struct cmabuf_alloc_data)
 
@@ -210,10 +225,12 @@ struct cmabuf_phys {
  * Needs CAP_SYS_ADMIN. Nothing is zeroed or exposed.
  *
  * Errors: EPERM without the capability; EINVAL for zero pages or
- * iterations, bounds above %CMABUF_BENCH_MAX_*, unknown flags, strategy or
- * alignment, or non-zero output fields; EOPNOTSUPP for a strategy this
- * kernel lacks; ENOMEM when an allocation failed (all buffers are freed);
- * EINTR on a fatal signal; EFAULT for a bad pointer.
+ * iterations, bounds above %CMABUF_BENCH_MAX_* (@iterations times @blocks
+ * included), unknown flags, strategy or alignment, a size or COMPOUND
+ * request that CMABUF_IOC_ALLOC would refuse, or non-zero output fields;
+ * EOPNOTSUPP for a strategy this kernel lacks; ENOMEM when an allocation
+ * failed (all buffers are freed); EINTR on a fatal signal; ENODEV when the
+ * device has been unbound; EFAULT for a bad pointer.
  */
 #define CMABUF_IOC_BENCH	_IOWR(CMABUF_IOC_MAGIC, 0x02, struct cmabuf_bench)
 

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabuf: CMABUF_IOC_BENCH, allocator round trips timed in the kernel
+ *
+ * Each iteration allocates @blocks ranges, then releases them all; every
+ * call is timed on its own with ktime_get_ns(). Nothing is zeroed, mapped
+ * or counted in the instance statistics: only the allocator is measured.
+ */
+
+#define pr_fmt(fmt) "cmabuf: " fmt
+
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/timekeeping.h>
+#include <kunit/visibility.h>
+
+#include "cmabuf.h"
+
+/**
+ * struct cmabuf_bench_run - state of one CMABUF_IOC_BENCH call
+ * @plan: what to allocate.
+ * @blocks: ranges held at once.
+ * @ranges: the ranges of the current iteration.
+ * @alloc_ns: one sample per allocation call.
+ * @free_ns: one sample per release call.
+ * @samples: samples taken so far, in each array.
+ */
+struct cmabuf_bench_run {
+	struct cmabuf_plan plan;
+	u32 blocks;
+	struct cmabuf_range *ranges;
+	u64 *alloc_ns;
+	u64 *free_ns;
+	u32 samples;
+};
+
+static int cmabuf_bench_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * cmabuf_bench_median() - the median of some samples
+ * @samples: the samples; sorted in place.
+ * @count: how many, at least one.
+ *
+ * Return: the middle sample, the lower middle one for an even @count.
+ */
+u64 cmabuf_bench_median(u64 *samples, unsigned int count)
+{
+	sort(samples, count, sizeof(*samples), cmabuf_bench_cmp, NULL);
+	return samples[(count - 1) / 2];
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_bench_median);
+
+static void cmabuf_bench_summary(u64 *samples, u32 count,
+				 struct cmabuf_bench_stats *st)
+{
+	u32 i;
+
+	st->samples = count;
+	st->min_ns = U64_MAX;
+	for (i = 0; i < count; i++) {
+		st->min_ns = min(st->min_ns, samples[i]);
+		st->max_ns = max(st->max_ns, samples[i]);
+		st->total_ns += samples[i];
+	}
+	st->mean_ns = div_u64(st->total_ns, count);
+	st->median_ns = cmabuf_bench_median(samples, count);
+}
+
+/* One iteration: allocate every block, then release what was allocated. */
+static int cmabuf_bench_iteration(struct cmabuf_dev *cdev,
+				  struct cmabuf_bench_run *run)
+{
+	const struct cmabuf_plan *plan = &run->plan;
+	u64 *alloc_ns = run->alloc_ns + run->samples;
+	u64 *free_ns = run->free_ns + run->samples;
+	u32 i, n;
+	int ret = 0;
+	u64 t;
+
+	for (n = 0; n < run->blocks; n++) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		t = ktime_get_ns();
+		ret = cmabuf_range_alloc(cdev, plan->strategy, plan->pages,
+					 plan->align_order, &run->ranges[n]);
+		alloc_ns[n] = ktime_get_ns() - t;
+		if (ret)
+			break;
+		cond_resched();
+	}
+
+	for (i = 0; i < n; i++) {
+		t = ktime_get_ns();
+		cmabuf_range_release(cdev, &run->ranges[i]);
+		free_ns[i] = ktime_get_ns() - t;
+		cond_resched();
+	}
+
+	if (!ret)
+		run->samples += run->blocks;
+	return ret;
+}
+
+static int cmabuf_bench_check(const struct cmabuf_bench *bench, u32 blocks)
+{
+	if (bench->flags & ~CMABUF_BENCH_VALID_FLAGS)
+		return -EINVAL;
+	if (!bench->pages || bench->pages > CMABUF_MAX_BYTES >> PAGE_SHIFT)
+		return -EINVAL;
+	if (!bench->iterations ||
+	    bench->iterations > CMABUF_BENCH_MAX_ITERATIONS ||
+	    blocks > CMABUF_BENCH_MAX_BLOCKS ||
+	    (u64)bench->iterations * blocks > CMABUF_BENCH_MAX_SAMPLES)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * cmabuf_bench_run() - run CMABUF_IOC_BENCH
+ * @cdev: the instance.
+ * @bench: the request, validated except for its output fields; the
+ *	results are written back into it.
+ *
+ * Every range is released before returning, whatever happens.
+ *
+ * Return: 0, -EINVAL, -EOPNOTSUPP, -ENOMEM (an allocation or the sample
+ * arrays) or -EINTR.
+ */
+int cmabuf_bench_run(struct cmabuf_dev *cdev, struct cmabuf_bench *bench)
+{
+	struct cmabuf_bench_run run = { .blocks = bench->blocks ?: 1 };
+	struct cmabuf_limits lim;
+	u32 count, i;
+	int ret;
+
+	ret = cmabuf_bench_check(bench, run.blocks);
+	if (ret)
+		return ret;
+	cmabuf_limits_get(&lim);
+	ret = cmabuf_plan_make(&lim, bench->pages << PAGE_SHIFT, bench->align,
+			       bench->strategy, &run.plan);
+	if (ret)
+		return ret;
+
+	count = bench->iterations * run.blocks;
+	run.ranges = kvmalloc_objs(*run.ranges, run.blocks);
+	run.alloc_ns = kvmalloc_objs(*run.alloc_ns, count);
+	run.free_ns = kvmalloc_objs(*run.free_ns, count);
+	if (!run.ranges || !run.alloc_ns || !run.free_ns) {
+		ret = -ENOMEM;
+		goto free_arrays;
+	}
+
+	for (i = 0; i < bench->iterations; i++) {
+		ret = cmabuf_bench_iteration(cdev, &run);
+		if (ret)
+			goto free_arrays;
+	}
+
+	bench->strategy_used = run.plan.strategy;
+	cmabuf_bench_summary(run.alloc_ns, count, &bench->alloc);
+	cmabuf_bench_summary(run.free_ns, count, &bench->free);
+
+free_arrays:
+	kvfree(run.free_ns);
+	kvfree(run.alloc_ns);
+	kvfree(run.ranges);
+	return ret;
+}

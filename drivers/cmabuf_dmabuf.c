@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabuf: the dma-buf exporter
+ *
+ * A buffer is one physically contiguous range, so every view of it is
+ * trivial: one scatterlist entry per attachment, the linear-map address for
+ * vmap, one remap_pfn_range() for mmap. Its metadata is O(1) whatever its
+ * size. FROZEN and COMPOUND pages have a zero refcount, which is why no
+ * path here takes page references: mmap maps PFNs, vmap uses the linear map.
+ */
+
+#define pr_fmt(fmt) "cmabuf: " fmt
+
+#include <linux/dma-buf.h>
+#include <linux/dma-direction.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/highmem.h>
+#include <linux/iosys-map.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "cmabuf.h"
+
+/**
+ * struct cmabuf_buffer - one exported buffer
+ * @cdev: the instance it came from; the buffer holds a reference.
+ * @range: its pages and the strategy that must release them.
+ * @lock: guards the attachment list and each attachment's mapping state.
+ * @attachments: &struct cmabuf_attachment list. Protected by @lock.
+ */
+struct cmabuf_buffer {
+	struct cmabuf_dev *cdev;
+	struct cmabuf_range range;
+	struct mutex lock;	/* see @attachments */
+	struct list_head attachments;
+};
+
+/**
+ * struct cmabuf_attachment - one importer's view of a buffer
+ * @dev: the importing device.
+ * @table: a single entry covering the whole buffer.
+ * @node: entry in &cmabuf_buffer.attachments. Protected by
+ *	&cmabuf_buffer.lock.
+ * @mapped: @table is DMA-mapped. Protected by &cmabuf_buffer.lock.
+ * @dir: direction of that mapping. Protected by &cmabuf_buffer.lock.
+ */
+struct cmabuf_attachment {
+	struct device *dev;
+	struct sg_table table;
+	struct list_head node;
+	bool mapped;
+	enum dma_data_direction dir;
+};
+
+static int cmabuf_dmabuf_attach(struct dma_buf *dmabuf,
+				struct dma_buf_attachment *attachment)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+	struct cmabuf_attachment *a;
+	int ret;
+
+	a = kzalloc_obj(*a);
+	if (!a)
+		return -ENOMEM;
+
+	ret = sg_alloc_table(&a->table, 1, GFP_KERNEL);
+	if (ret)
+		goto free_attachment;
+	sg_set_page(a->table.sgl, buffer->range.page, dmabuf->size, 0);
+
+	a->dev = attachment->dev;
+	attachment->priv = a;
+
+	mutex_lock(&buffer->lock);
+	list_add(&a->node, &buffer->attachments);
+	mutex_unlock(&buffer->lock);
+	return 0;
+
+free_attachment:
+	kfree(a);
+	return ret;
+}
+
+static void cmabuf_dmabuf_detach(struct dma_buf *dmabuf,
+				 struct dma_buf_attachment *attachment)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+	struct cmabuf_attachment *a = attachment->priv;
+
+	mutex_lock(&buffer->lock);
+	list_del(&a->node);
+	mutex_unlock(&buffer->lock);
+
+	sg_free_table(&a->table);
+	kfree(a);
+}
+
+static struct sg_table *cmabuf_dmabuf_map(struct dma_buf_attachment *attachment,
+					  enum dma_data_direction dir)
+{
+	struct cmabuf_buffer *buffer = attachment->dmabuf->priv;
+	struct cmabuf_attachment *a = attachment->priv;
+	int ret;
+
+	ret = dma_map_sgtable(a->dev, &a->table, dir, 0);
+	if (ret)
+		return ERR_PTR(ret);
+
+	mutex_lock(&buffer->lock);
+	a->mapped = true;
+	a->dir = dir;
+	mutex_unlock(&buffer->lock);
+	return &a->table;
+}
+
+static void cmabuf_dmabuf_unmap(struct dma_buf_attachment *attachment,
+				struct sg_table *table,
+				enum dma_data_direction dir)
+{
+	struct cmabuf_buffer *buffer = attachment->dmabuf->priv;
+	struct cmabuf_attachment *a = attachment->priv;
+
+	mutex_lock(&buffer->lock);
+	a->mapped = false;
+	mutex_unlock(&buffer->lock);
+
+	dma_unmap_sgtable(a->dev, table, dir, 0);
+}
+
+/*
+ * CPU access brackets sync every mapped attachment. They use the direction
+ * each attachment was mapped with: that is what the device may have done to
+ * the memory, and the DMA API wants syncs to match the mapping.
+ */
+static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, bool for_cpu)
+{
+	struct cmabuf_attachment *a;
+
+	mutex_lock(&buffer->lock);
+	list_for_each_entry(a, &buffer->attachments, node) {
+		if (!a->mapped)
+			continue;
+		if (for_cpu)
+			dma_sync_sgtable_for_cpu(a->dev, &a->table, a->dir);
+		else
+			dma_sync_sgtable_for_device(a->dev, &a->table, a->dir);
+	}
+	mutex_unlock(&buffer->lock);
+}
+
+static int cmabuf_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
+					  enum dma_data_direction dir)
+{
+	cmabuf_dmabuf_sync(dmabuf->priv, true);
+	return 0;
+}
+
+static int cmabuf_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
+					enum dma_data_direction dir)
+{
+	cmabuf_dmabuf_sync(dmabuf->priv, false);
+	return 0;
+}
+
+/*
+ * The whole requested range is mapped now; there is no fault handler.
+ * MAP_SHARED always sets VM_MAYSHARE (VM_SHARED only when the fd is
+ * writable); MAP_PRIVATE sets neither and is refused, since private
+ * copy-on-write pages of device memory make no sense.
+ */
+static int cmabuf_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+	unsigned long pages = buffer->range.count;
+
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_pgoff >= pages || vma_pages(vma) > pages - vma->vm_pgoff)
+		return -EINVAL;
+
+	return remap_pfn_range(vma, vma->vm_start,
+			       page_to_pfn(buffer->range.page) + vma->vm_pgoff,
+			       vma->vm_end - vma->vm_start, vma->vm_page_prot);
+}
+
+/* The linear map already covers the range: nothing to build or undo. */
+static int cmabuf_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+
+	if (PageHighMem(buffer->range.page))
+		return -EOPNOTSUPP;
+
+	iosys_map_set_vaddr(map, page_address(buffer->range.page));
+	return 0;
+}
+
+static void cmabuf_dmabuf_release(struct dma_buf *dmabuf)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+	struct cmabuf_dev *cdev = buffer->cdev;
+
+	cmabuf_range_release(cdev, &buffer->range);
+	cmabuf_stats_free(cdev, buffer->range.strategy, dmabuf->size);
+	mutex_destroy(&buffer->lock);
+	kfree(buffer);
+	cmabuf_dev_put(cdev);
+}
+
+static const struct dma_buf_ops cmabuf_dmabuf_ops = {
+	.attach = cmabuf_dmabuf_attach,
+	.detach = cmabuf_dmabuf_detach,
+	.map_dma_buf = cmabuf_dmabuf_map,
+	.unmap_dma_buf = cmabuf_dmabuf_unmap,
+	.begin_cpu_access = cmabuf_dmabuf_begin_cpu_access,
+	.end_cpu_access = cmabuf_dmabuf_end_cpu_access,
+	.mmap = cmabuf_dmabuf_mmap,
+	.vmap = cmabuf_dmabuf_vmap,
+	.release = cmabuf_dmabuf_release,
+};
+
+static struct dma_buf *cmabuf_dmabuf_export(struct cmabuf_buffer *buffer,
+					    u32 fd_flags)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+
+	/* exp_info.owner is THIS_MODULE: every buffer pins the module. */
+	exp_info.exp_name = "cmabuf";
+	exp_info.ops = &cmabuf_dmabuf_ops;
+	exp_info.size = buffer->range.count << PAGE_SHIFT;
+	exp_info.flags = fd_flags;
+	exp_info.priv = buffer;
+
+	return dma_buf_export(&exp_info);
+}
+
+/**
+ * cmabuf_dmabuf_alloc() - allocate, zero and export one buffer
+ * @cdev: the instance; the caller holds a reference.
+ * @size: bytes asked for.
+ * @align: log2 of the alignment in bytes, 0 for the driver's choice.
+ * @strategy: a %CMABUF_STRATEGY_* value.
+ * @fd_flags: flags of the dma-buf file (validated by the caller).
+ * @strategy_used: out, may be NULL: the strategy that allocated.
+ *
+ * No file descriptor is created: the caller installs one.
+ *
+ * Return: the dma-buf, or ERR_PTR() of -EINVAL, -EOPNOTSUPP (see
+ * cmabuf_plan_make()), -ENOMEM, or -EINTR when killed while zeroing.
+ */
+struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
+				    u32 align, u32 strategy, u32 fd_flags,
+				    u32 *strategy_used)
+{
+	struct cmabuf_buffer *buffer;
+	struct cmabuf_limits lim;
+	struct cmabuf_plan plan;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	cmabuf_limits_get(&lim);
+	ret = cmabuf_plan_make(&lim, size, align, strategy, &plan);
+	if (ret)
+		return ERR_PTR(ret);
+
+	buffer = kzalloc_obj(*buffer);
+	if (!buffer)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&buffer->lock);
+	INIT_LIST_HEAD(&buffer->attachments);
+	buffer->cdev = cdev;
+
+	ret = cmabuf_range_alloc_plan(cdev, &plan, &buffer->range);
+	if (ret)
+		goto free_buffer;
+
+	ret = cmabuf_range_zero(&buffer->range);
+	if (ret)
+		goto release_range;
+
+	cmabuf_dev_get(cdev);
+	dmabuf = cmabuf_dmabuf_export(buffer, fd_flags);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto put_dev;
+	}
+
+	/*
+	 * From here on the dma-buf owns @buffer, its pages and its reference
+	 * on @cdev: dma_buf_put() frees all of them through
+	 * cmabuf_dmabuf_release().
+	 */
+	cmabuf_stats_alloc(cdev, buffer->range.strategy, dmabuf->size);
+	if (strategy_used)
+		*strategy_used = buffer->range.strategy;
+	return dmabuf;
+
+put_dev:
+	cmabuf_dev_put(cdev);
+release_range:
+	cmabuf_stats_fail(cdev, buffer->range.strategy);
+	cmabuf_range_release(cdev, &buffer->range);
+free_buffer:
+	mutex_destroy(&buffer->lock);
+	kfree(buffer);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_alloc);
+
+/**
+ * cmabuf_dmabuf_phys() - physical address of a buffer
+ * @dmabuf: any dma-buf.
+ * @phys: out: address of its first byte.
+ *
+ * Return: 0, or -EINVAL when @dmabuf was not exported by cmabuf.
+ */
+int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys)
+{
+	struct cmabuf_buffer *buffer;
+
+	if (dmabuf->ops != &cmabuf_dmabuf_ops)
+		return -EINVAL;
+
+	buffer = dmabuf->priv;
+	*phys = page_to_phys(buffer->range.page);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_phys);

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabuf: dma-heap front end
+ *
+ * Each instance with a stable name (the default instance, "cmabuf", and
+ * labelled ones, "cmabuf-<label>") also appears as /dev/dma_heap/<name>,
+ * allocating through the same path as CMABUF_IOC_ALLOC with the AUTO
+ * strategy. The dma-heap core checks the heap ABI (heap flags 0, fd flags,
+ * structure sizes) before calling us.
+ *
+ * A dma-heap can never be removed, and the core calls its ops without any
+ * reference on the module that provided them. Hence:
+ *  - heap objects are module-global, keyed by name, never freed; a heap is
+ *    created once and reattached when an instance of the same name binds
+ *    again, so no name is ever registered twice;
+ *  - while no instance is attached, allocations fail with -ENODEV;
+ *  - once the first heap exists, the module takes a reference on itself
+ *    that it never drops: rmmod is refused rather than leaving the core
+ *    with ops pointing into freed module text. Load with heap=0 to keep
+ *    the module unloadable.
+ */
+
+#define pr_fmt(fmt) "cmabuf: " fmt
+
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
+#include <linux/err.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "cmabuf.h"
+
+/**
+ * struct cmabuf_heap - one dma-heap, for the life of the system
+ * @node: entry in cmabuf_heaps. Protected by cmabuf_heap_lock.
+ * @name: heap name; the core keeps this pointer, so it is never freed.
+ * @heap: the core's heap.
+ * @cdev: the instance serving it, NULL while none is bound; a reference
+ *	is taken per allocation. Protected by cmabuf_heap_lock.
+ */
+struct cmabuf_heap {
+	struct list_head node;
+	const char *name;
+	struct dma_heap *heap;
+	struct cmabuf_dev *cdev;
+};
+
+static LIST_HEAD(cmabuf_heaps);
+static DEFINE_MUTEX(cmabuf_heap_lock);
+static bool cmabuf_heap_pinned;
+
+static struct dma_buf *cmabuf_heap_allocate(struct dma_heap *heap,
+					    unsigned long len, u32 fd_flags,
+					    u64 heap_flags)
+{
+	struct cmabuf_heap *h = dma_heap_get_drvdata(heap);
+	struct cmabuf_dev *cdev;
+	struct dma_buf *dmabuf;
+
+	mutex_lock(&cmabuf_heap_lock);
+	cdev = h->cdev;
+	if (cdev)
+		cmabuf_dev_get(cdev);
+	mutex_unlock(&cmabuf_heap_lock);
+	if (!cdev)
+		return ERR_PTR(-ENODEV);
+
+	dmabuf = cmabuf_dmabuf_alloc(cdev, len, 0, CMABUF_STRATEGY_AUTO,
+				     fd_flags, NULL);
+	cmabuf_dev_put(cdev);
+	return dmabuf;
+}
+
+static const struct dma_heap_ops cmabuf_heap_ops = {
+	.allocate = cmabuf_heap_allocate,
+};
+
+static struct cmabuf_heap *cmabuf_heap_find(const char *name)
+{
+	struct cmabuf_heap *h;
+
+	lockdep_assert_held(&cmabuf_heap_lock);
+	list_for_each_entry(h, &cmabuf_heaps, node) {
+		if (!strcmp(h->name, name))
+			return h;
+	}
+	return NULL;
+}
+
+static struct cmabuf_heap *cmabuf_heap_create(const char *name)
+{
+	struct dma_heap_export_info exp_info = {};
+	struct cmabuf_heap *h;
+	int ret;
+
+	lockdep_assert_held(&cmabuf_heap_lock);
+	h = kzalloc_obj(*h);
+	if (!h)
+		return ERR_PTR(-ENOMEM);
+	h->name = kstrdup(name, GFP_KERNEL);
+	if (!h->name) {
+		ret = -ENOMEM;
+		goto free_heap;
+	}
+
+	exp_info.name = h->name;
+	exp_info.ops = &cmabuf_heap_ops;
+	exp_info.priv = h;
+	h->heap = dma_heap_add(&exp_info);
+	if (IS_ERR(h->heap)) {
+		ret = PTR_ERR(h->heap);
+		goto free_name;
+	}
+
+	/* From here on the heap and @h live as long as the system. */
+	if (!cmabuf_heap_pinned) {
+		__module_get(THIS_MODULE);
+		cmabuf_heap_pinned = true;
+	}
+	list_add(&h->node, &cmabuf_heaps);
+	return h;
+
+free_name:
+	kfree(h->name);
+free_heap:
+	kfree(h);
+	return ERR_PTR(ret);
+}
+
+/**
+ * cmabuf_heap_attach() - serve the heap of an instance's name
+ * @cdev: a newly bound instance with a stable name.
+ *
+ * Creates the heap the first time a name is seen. A failure only costs
+ * the heap; the instance works without it.
+ */
+void cmabuf_heap_attach(struct cmabuf_dev *cdev)
+{
+	struct cmabuf_heap *h;
+
+	if (!cmabuf_heap_enabled || !cdev->stable_name)
+		return;
+
+	mutex_lock(&cmabuf_heap_lock);
+	h = cmabuf_heap_find(cdev->name);
+	if (!h)
+		h = cmabuf_heap_create(cdev->name);
+	if (!IS_ERR(h) && !h->cdev)
+		h->cdev = cdev;
+	mutex_unlock(&cmabuf_heap_lock);
+
+	if (IS_ERR(h))
+		dev_warn(cdev->dev, "no dma-heap %s: %pe\n", cdev->name, h);
+}
+
+/**
+ * cmabuf_heap_detach() - stop serving an instance's heap
+ * @cdev: an instance being unbound.
+ *
+ * Allocations already running keep their own reference on @cdev.
+ */
+void cmabuf_heap_detach(struct cmabuf_dev *cdev)
+{
+	struct cmabuf_heap *h;
+
+	mutex_lock(&cmabuf_heap_lock);
+	list_for_each_entry(h, &cmabuf_heaps, node) {
+		if (h->cdev == cdev)
+			h->cdev = NULL;
+	}
+	mutex_unlock(&cmabuf_heap_lock);
+}
+
+CMABUF_IMPORT_NS("DMA_BUF_HEAP");

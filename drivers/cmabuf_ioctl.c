@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabuf: the misc device and its ioctls
+ *
+ * Argument structures may be shorter (older) or longer (newer) than the
+ * kernel's, as in dma-heap.c: what the caller gave is copied in, the rest
+ * reads as zero, trailing bytes the kernel does not know must be zero, and
+ * only what fits in the caller's structure is copied back.
+ */
+
+#define pr_fmt(fmt) "cmabuf: " fmt
+
+#include <linux/capability.h>
+#include <linux/cma.h>
+#include <linux/dma-buf.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/ioctl.h>
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/miscdevice.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "cmabuf.h"
+
+/**
+ * struct cmabuf_uarg - where and how much to copy back
+ * @ptr: the caller's structure.
+ * @out_size: bytes to copy back: the caller's size capped at the kernel's,
+ *	0 when the command does not ask for output.
+ */
+struct cmabuf_uarg {
+	void __user *ptr;
+	unsigned int out_size;
+};
+
+/*
+ * Copy the caller's structure for @ucmd into @kdata, the kernel's structure
+ * for @kcmd, zero-filling what the caller did not give. Unknown trailing
+ * bytes, and the output fields that start at @out_from and run to the end
+ * of the structure, must be zero.
+ */
+static int cmabuf_copy_in(unsigned int ucmd, unsigned int kcmd,
+			  unsigned long arg, void *kdata, size_t out_from,
+			  struct cmabuf_uarg *ua)
+{
+	unsigned int ksize = _IOC_SIZE(kcmd);
+	unsigned int usize = _IOC_SIZE(ucmd);
+	unsigned int in_size = (ucmd & IOC_IN) ? usize : 0;
+	int ret;
+
+	ua->ptr = (void __user *)arg;
+	ua->out_size = (ucmd & IOC_OUT) ? min(usize, ksize) : 0;
+
+	memset(kdata, 0, ksize);
+	if (copy_from_user(kdata, ua->ptr, min(in_size, ksize)))
+		return -EFAULT;
+	if (in_size > ksize) {
+		ret = check_zeroed_user(ua->ptr + ksize, in_size - ksize);
+		if (ret <= 0)
+			return ret ?: -EINVAL;
+	}
+	if (memchr_inv(kdata + out_from, 0, ksize - out_from))
+		return -EINVAL;
+	return 0;
+}
+
+static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
+{
+	if (copy_to_user(ua->ptr, kdata, ua->out_size))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * CMABUF_IOC_ALLOC: allocate, zero and export a buffer; install its fd only
+ * once the caller's structure holds it.
+ *
+ * Errors: -EINVAL (bad size, flags, fd_flags, strategy, alignment, non-zero
+ * output field or pad, structure too short for @fd, COMPOUND rules),
+ * -EOPNOTSUPP (strategy missing on this kernel), -ENOMEM (no range free,
+ * larger than the area), -EINTR (killed while zeroing), -ENODEV (unbound),
+ * -EFAULT, -EMFILE.
+ */
+static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct cmabuf_alloc_data data;
+	struct cmabuf_uarg ua;
+	struct dma_buf *dmabuf;
+	int fd, ret;
+
+	ret = cmabuf_copy_in(cmd, CMABUF_IOC_ALLOC, arg, &data, sizeof(data),
+			     &ua);
+	if (ret)
+		return ret;
+	if (ua.out_size < offsetofend(struct cmabuf_alloc_data, fd))
+		return -EINVAL;
+	if (data.alloc_size || data.strategy || data.fd || data.pad)
+		return -EINVAL;
+	if (data.flags & ~CMABUF_ALLOC_VALID_FLAGS ||
+	    data.fd_flags & ~CMABUF_VALID_FD_FLAGS)
+		return -EINVAL;
+	if (READ_ONCE(cdev->unbound))
+		return -ENODEV;
+
+	dmabuf = cmabuf_dmabuf_alloc(cdev, data.size, data.align,
+				     data.flags & CMABUF_ALLOC_STRATEGY_MASK,
+				     data.fd_flags, &data.strategy);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+
+	fd = get_unused_fd_flags(data.fd_flags);
+	if (fd < 0) {
+		ret = fd;
+		goto put_dmabuf;
+	}
+
+	data.fd = fd;
+	data.alloc_size = dmabuf->size;
+	ret = cmabuf_copy_out(&ua, &data);
+	if (ret)
+		goto put_fd;
+
+	/* Only now may the fd go live: nothing can fail any more. */
+	fd_install(fd, dmabuf->file);
+	return 0;
+
+put_fd:
+	put_unused_fd(fd);
+put_dmabuf:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+/* Copy @name into a user buffer of @size bytes, truncated, NUL-terminated. */
+static int cmabuf_copy_name(u64 uptr, u32 size, const char *name)
+{
+	char __user *dst = u64_to_user_ptr(uptr);
+	size_t len;
+
+	if (!uptr || !size)
+		return 0;
+
+	len = min_t(size_t, strlen(name), size - 1);
+	if (copy_to_user(dst, name, len) || put_user('\0', dst + len))
+		return -EFAULT;
+	return 0;
+}
+
+static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
+{
+	unsigned long area = cmabuf_area_pages(cdev->cma);
+	struct cmabuf_limits lim;
+
+	cmabuf_limits_get(&lim);
+
+	info->area_name_len = strlen(cma_get_name(cdev->cma)) + 1;
+	if (area) {
+		info->total_bytes = (u64)area << PAGE_SHIFT;
+		info->free_bytes = (u64)cmabuf_area_free_pages(cdev->cma) <<
+				   PAGE_SHIFT;
+		info->used_bytes = info->total_bytes - info->free_bytes;
+		info->flags |= CMABUF_INFO_AREA_STATS;
+	}
+	cmabuf_stats_live(cdev, &info->live_buffers, &info->live_bytes);
+	info->page_size = PAGE_SIZE;
+	info->max_compound_order = cmabuf_area_max_order(&lim, area);
+	if (info->max_compound_order)
+		info->min_compound_order = lim.min_compound_order;
+	info->strategies = lim.strategies;
+}
+
+/*
+ * CMABUF_IOC_INFO: describe the instance and its area. Works after unbind
+ * too, for files opened before.
+ *
+ * Errors: -EINVAL (non-zero output field or pad), -EFAULT.
+ */
+static long cmabuf_ioctl_info(struct cmabuf_dev *cdev, unsigned int cmd,
+			      unsigned long arg)
+{
+	struct cmabuf_info info;
+	struct cmabuf_uarg ua;
+	int ret;
+
+	ret = cmabuf_copy_in(cmd, CMABUF_IOC_INFO, arg, &info,
+			     offsetof(struct cmabuf_info, area_name_len), &ua);
+	if (ret)
+		return ret;
+
+	cmabuf_info_fill(cdev, &info);
+	ret = cmabuf_copy_name(info.area_name_ptr, info.area_name_size,
+			       cma_get_name(cdev->cma));
+	if (ret)
+		return ret;
+	return cmabuf_copy_out(&ua, &info);
+}
+
+/*
+ * CMABUF_IOC_BENCH: time allocator round trips (CAP_SYS_ADMIN).
+ *
+ * Errors: -EPERM, -EINVAL (bounds, flags, strategy, alignment, size,
+ * non-zero output field), -EOPNOTSUPP, -ENOMEM, -EINTR, -ENODEV, -EFAULT.
+ */
+static long cmabuf_ioctl_bench(struct cmabuf_dev *cdev, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct cmabuf_bench bench;
+	struct cmabuf_uarg ua;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	ret = cmabuf_copy_in(cmd, CMABUF_IOC_BENCH, arg, &bench,
+			     offsetof(struct cmabuf_bench, strategy_used), &ua);
+	if (ret)
+		return ret;
+	if (READ_ONCE(cdev->unbound))
+		return -ENODEV;
+
+	ret = cmabuf_bench_run(cdev, &bench);
+	if (ret)
+		return ret;
+	return cmabuf_copy_out(&ua, &bench);
+}
+
+/*
+ * CMABUF_IOC_PHYS: physical address of a cmabuf dma-buf (CAP_SYS_RAWIO).
+ *
+ * Errors: -EPERM, -EBADF (not an open fd), -EINVAL (not a dma-buf, not
+ * ours, non-zero pad or output field), -EFAULT.
+ */
+static long cmabuf_ioctl_phys(struct cmabuf_dev *cdev, unsigned int cmd,
+			      unsigned long arg)
+{
+	struct cmabuf_phys data;
+	struct cmabuf_uarg ua;
+	struct dma_buf *dmabuf;
+	phys_addr_t phys;
+	int ret;
+
+	if (!capable(CAP_SYS_RAWIO))
+		return -EPERM;
+
+	/* @pad must be zero like the output fields after it. */
+	ret = cmabuf_copy_in(cmd, CMABUF_IOC_PHYS, arg, &data,
+			     offsetof(struct cmabuf_phys, pad), &ua);
+	if (ret)
+		return ret;
+
+	dmabuf = dma_buf_get(data.fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	ret = cmabuf_dmabuf_phys(dmabuf, &phys);
+	data.size = dmabuf->size;
+	dma_buf_put(dmabuf);
+	if (ret)
+		return ret;
+
+	data.phys = phys;
+	return cmabuf_copy_out(&ua, &data);
+}
+
+static long cmabuf_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	struct cmabuf_dev *cdev = file->private_data;
+
+	if (_IOC_TYPE(cmd) != CMABUF_IOC_MAGIC)
+		return -ENOTTY;
+
+	/* Only the number identifies the command: sizes may differ. */
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(CMABUF_IOC_ALLOC):
+		return cmabuf_ioctl_alloc(cdev, cmd, arg);
+	case _IOC_NR(CMABUF_IOC_INFO):
+		return cmabuf_ioctl_info(cdev, cmd, arg);
+	case _IOC_NR(CMABUF_IOC_BENCH):
+		return cmabuf_ioctl_bench(cdev, cmd, arg);
+	case _IOC_NR(CMABUF_IOC_PHYS):
+		return cmabuf_ioctl_phys(cdev, cmd, arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int cmabuf_open(struct inode *inode, struct file *file)
+{
+	struct miscdevice *misc = file->private_data;
+	struct cmabuf_dev *cdev = container_of(misc, struct cmabuf_dev, misc);
+
+	/*
+	 * misc_open() calls us under misc_mtx, which misc_deregister() takes
+	 * too, so @cdev is alive until this reference is taken.
+	 */
+	cmabuf_dev_get(cdev);
+	file->private_data = cdev;
+	return nonseekable_open(inode, file);
+}
+
+static int cmabuf_release(struct inode *inode, struct file *file)
+{
+	cmabuf_dev_put(file->private_data);
+	return 0;
+}
+
+static const struct file_operations cmabuf_fops = {
+	.owner = THIS_MODULE,
+	.open = cmabuf_open,
+	.release = cmabuf_release,
+	.unlocked_ioctl = cmabuf_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/**
+ * cmabuf_misc_register() - create /dev/<name> and its sysfs counters
+ * @cdev: the instance; its @name, @dev and @cma are set.
+ *
+ * Return: 0 or the error of misc_register().
+ */
+int cmabuf_misc_register(struct cmabuf_dev *cdev)
+{
+	cdev->misc.minor = MISC_DYNAMIC_MINOR;
+	cdev->misc.name = cdev->name;
+	cdev->misc.fops = &cmabuf_fops;
+	cdev->misc.parent = cdev->dev;
+	cdev->misc.groups = cmabuf_stats_groups;
+	cdev->misc.mode = cmabuf_mode & 0777;
+
+	return misc_register(&cdev->misc);
+}
+
+/**
+ * cmabuf_misc_deregister() - remove the device node and the counters
+ * @cdev: the instance.
+ *
+ * Files already open keep working on their reference to @cdev.
+ */
+void cmabuf_misc_deregister(struct cmabuf_dev *cdev)
+{
+	misc_deregister(&cdev->misc);
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabuf: physically contiguous dma-bufs from CMA
+ *
+ * The module, its platform driver and its instances. An instance is one
+ * misc device allocating from one CMA area:
+ *  - a "linux,cmabuf" device tree node gets the area its memory-region
+ *    names, and /dev/cmabuf-<label> (or /dev/cmabuf-<n> without a label);
+ *  - unless default_instance=0, the module registers a platform device of
+ *    its own, which becomes /dev/cmabuf on the default CMA area.
+ *
+ * Lifetime: an instance is reference counted. The binding, every open file
+ * of its misc device and every buffer hold a reference, and every buffer
+ * also holds the module (it is the dma-buf owner). Unbinding removes the
+ * misc device and the sysfs counters at once; buffers still alive free
+ * their pages into the same struct cma, which the kernel never frees, and
+ * the last of them frees the instance.
+ */
+
+#define pr_fmt(fmt) "cmabuf: " fmt
+
+#include <linux/cma.h>
+#include <linux/device.h>
+#include <linux/dma-map-ops.h>
+#include <linux/err.h>
+#include <linux/idr.h>
+#include <linux/kref.h>
+#include <linux/mod_devicetable.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/of.h>
+#include <linux/of_reserved_mem.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "cmabuf.h"
+
+static bool cmabuf_default_instance = true;
+module_param_named(default_instance, cmabuf_default_instance, bool, 0444);
+MODULE_PARM_DESC(default_instance,
+		 "Create /dev/cmabuf on the default CMA area (default: true)");
+
+unsigned short cmabuf_mode = 0600;
+module_param_named(mode, cmabuf_mode, ushort, 0444);
+MODULE_PARM_DESC(mode, "Permissions of the device nodes (default: 0600)");
+
+bool cmabuf_heap_enabled = true;
+module_param_named(heap, cmabuf_heap_enabled, bool, 0444);
+MODULE_PARM_DESC(heap,
+		 "Register a dma-heap per named instance where the kernel allows it; the module then cannot be unloaded (default: true)");
+
+static DEFINE_IDA(cmabuf_ida);
+static struct platform_device *cmabuf_default_pdev;
+
+static void cmabuf_dev_release(struct kref *ref)
+{
+	struct cmabuf_dev *cdev = container_of(ref, struct cmabuf_dev, ref);
+
+	put_device(cdev->dev);
+	kfree(cdev->name);
+	kfree(cdev);
+}
+
+void cmabuf_dev_get(struct cmabuf_dev *cdev)
+{
+	kref_get(&cdev->ref);
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_get);
+
+void cmabuf_dev_put(struct cmabuf_dev *cdev)
+{
+	kref_put(&cdev->ref, cmabuf_dev_release);
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_put);
+
+/* The area of_reserved_mem_device_init() gave the device, if any. */
+static struct cma *cmabuf_own_area(struct device *dev)
+{
+#ifdef CONFIG_DMA_CMA
+	return dev->cma_area;
+#else
+	return NULL;
+#endif
+}
+
+static int cmabuf_probe_area(struct cmabuf_dev *cdev, struct device *dev)
+{
+	int ret;
+
+	if (!dev->of_node) {
+		/* A device without an area of its own gets the default one. */
+		cdev->cma = dev_get_cma_area(dev);
+		if (!cdev->cma)
+			return dev_err_probe(dev, -ENODEV,
+					     "no default CMA area\n");
+		return 0;
+	}
+
+	ret = of_reserved_mem_device_init(dev);
+	if (ret)
+		return dev_err_probe(dev, ret, "no usable memory-region\n");
+
+	cdev->cma = cmabuf_own_area(dev);
+	if (!cdev->cma) {
+		of_reserved_mem_device_release(dev);
+		return dev_err_probe(dev, -EINVAL,
+				     "memory-region is not a reusable shared-dma-pool\n");
+	}
+	return 0;
+}
+
+/*
+ * "cmabuf-<label>" and the default instance's "cmabuf" are stable names;
+ * other instances are numbered in probe order.
+ */
+static int cmabuf_probe_name(struct cmabuf_dev *cdev,
+			     struct platform_device *pdev)
+{
+	const char *label;
+
+	cdev->id = -1;
+	if (!of_property_read_string(pdev->dev.of_node, "label", &label)) {
+		cdev->name = kasprintf(GFP_KERNEL, "cmabuf-%s", label);
+		cdev->stable_name = true;
+	} else if (pdev == cmabuf_default_pdev) {
+		cdev->name = kstrdup("cmabuf", GFP_KERNEL);
+		cdev->stable_name = true;
+	} else {
+		cdev->id = ida_alloc(&cmabuf_ida, GFP_KERNEL);
+		if (cdev->id < 0)
+			return cdev->id;
+		cdev->name = kasprintf(GFP_KERNEL, "cmabuf-%d", cdev->id);
+	}
+	if (cdev->name)
+		return 0;
+
+	if (cdev->id >= 0)
+		ida_free(&cmabuf_ida, cdev->id);
+	return -ENOMEM;
+}
+
+static int cmabuf_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	struct cmabuf_dev *cdev;
+	int ret;
+
+	cdev = kzalloc_obj(*cdev);
+	if (!cdev)
+		return -ENOMEM;
+	kref_init(&cdev->ref);
+	cdev->dev = get_device(dev);
+
+	ret = cmabuf_probe_area(cdev, dev);
+	if (ret)
+		goto put_cdev;
+
+	ret = cmabuf_probe_name(cdev, pdev);
+	if (ret)
+		goto release_area;
+
+	ret = cmabuf_misc_register(cdev);
+	if (ret) {
+		dev_err(dev, "cannot register /dev/%s: %d\n", cdev->name, ret);
+		goto free_id;
+	}
+
+	cmabuf_heap_attach(cdev);
+	platform_set_drvdata(pdev, cdev);
+	dev_info(dev, "/dev/%s on CMA area %s\n", cdev->name,
+		 cma_get_name(cdev->cma));
+	return 0;
+
+free_id:
+	if (cdev->id >= 0)
+		ida_free(&cmabuf_ida, cdev->id);
+release_area:
+	if (dev->of_node)
+		of_reserved_mem_device_release(dev);
+put_cdev:
+	cmabuf_dev_put(cdev);
+	return ret;
+}
+
+static void cmabuf_remove(struct platform_device *pdev)
+{
+	struct cmabuf_dev *cdev = platform_get_drvdata(pdev);
+
+	WRITE_ONCE(cdev->unbound, true);
+	cmabuf_heap_detach(cdev);
+	cmabuf_misc_deregister(cdev);
+	if (cdev->id >= 0)
+		ida_free(&cmabuf_ida, cdev->id);
+	/* Clears dev->cma_area only; the struct cma stays valid. */
+	if (pdev->dev.of_node)
+		of_reserved_mem_device_release(&pdev->dev);
+	/* Buffers still alive hold their own references. */
+	cmabuf_dev_put(cdev);
+}
+
+static const struct of_device_id cmabuf_of_match[] = {
+	{ .compatible = "linux,cmabuf" },
+	{ }
+};
+MODULE_DEVICE_TABLE(of, cmabuf_of_match);
+
+static struct platform_driver cmabuf_driver = {
+	.probe = cmabuf_probe,
+	.remove = cmabuf_remove,
+	.driver = {
+		.name = "cmabuf",
+		.of_match_table = cmabuf_of_match,
+	},
+};
+
+static int __init cmabuf_init(void)
+{
+	int ret;
+
+	/* Registered first, so that it is known when the driver probes it. */
+	if (cmabuf_default_instance) {
+		cmabuf_default_pdev =
+			platform_device_register_simple("cmabuf",
+							PLATFORM_DEVID_NONE,
+							NULL, 0);
+		if (IS_ERR(cmabuf_default_pdev))
+			return PTR_ERR(cmabuf_default_pdev);
+	}
+
+	ret = platform_driver_register(&cmabuf_driver);
+	if (ret)
+		goto unregister_default;
+	return 0;
+
+unregister_default:
+	if (cmabuf_default_pdev)
+		platform_device_unregister(cmabuf_default_pdev);
+	return ret;
+}
+module_init(cmabuf_init);
+
+static void __exit cmabuf_exit(void)
+{
+	platform_driver_unregister(&cmabuf_driver);
+	if (cmabuf_default_pdev)
+		platform_device_unregister(cmabuf_default_pdev);
+}
+module_exit(cmabuf_exit);
+
+MODULE_DESCRIPTION("Physically contiguous dma-bufs from CMA");
+MODULE_LICENSE("GPL");
+CMABUF_IMPORT_NS("DMA_BUF");

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites of cmabuf
+ *
+ *   cmabuf_uapi      layout of the uapi structures and ioctl numbers
+ *   cmabuf_arith     size, alignment and order arithmetic
+ *   cmabuf_strategy  the strategy and alignment each request gets
+ *   cmabuf_probe     a platform device bound to the driver, and a buffer
+ *                    that outlives the binding
+ *
+ * The arithmetic and strategy suites call the driver's pure helpers with
+ * limits of their own, so they check the rules rather than the kernel they
+ * happen to run on. cmabuf.ko must be loaded first.
+ */
+
+#include <kunit/platform_device.h>
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/device.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-map-ops.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/iosys-map.h>
+#include <linux/platform_device.h>
+#include <linux/string.h>
+
+#include "cmabuf.h"
+
+#define STRAT(s)	CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_##s)
+#define ALL_STRATEGIES	(STRAT(AUTO) | STRAT(COMPOUND) | STRAT(FROZEN) | \
+			 STRAT(LEGACY))
+
+/* A kernel with the frozen API and 4 KiB-page-like rules. */
+static const struct cmabuf_limits cmabuf_lim_frozen = {
+	.strategies = ALL_STRATEGIES,
+	.min_compound_order = 9,
+	.max_compound_order = 19,
+};
+
+/* The same with folios limited to order 12. */
+static const struct cmabuf_limits cmabuf_lim_small = {
+	.strategies = ALL_STRATEGIES,
+	.min_compound_order = 9,
+	.max_compound_order = 12,
+};
+
+/* A kernel without the frozen API. */
+static const struct cmabuf_limits cmabuf_lim_legacy = {
+	.strategies = STRAT(AUTO) | STRAT(LEGACY),
+};
+
+/* ---- cmabuf_uapi ---- */
+
+static void cmabuf_uapi_alloc_data(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 40, sizeof(struct cmabuf_alloc_data));
+	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_alloc_data, size));
+	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_alloc_data, alloc_size));
+	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_alloc_data, align));
+	KUNIT_EXPECT_EQ(test, 20, offsetof(struct cmabuf_alloc_data, fd_flags));
+	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_alloc_data, flags));
+	KUNIT_EXPECT_EQ(test, 28, offsetof(struct cmabuf_alloc_data, strategy));
+	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_alloc_data, fd));
+	KUNIT_EXPECT_EQ(test, 36, offsetof(struct cmabuf_alloc_data, pad));
+}
+
+static void cmabuf_uapi_info(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 80, sizeof(struct cmabuf_info));
+	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_info, area_name_ptr));
+	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_info, area_name_size));
+	KUNIT_EXPECT_EQ(test, 12, offsetof(struct cmabuf_info, area_name_len));
+	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_info, total_bytes));
+	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_info, free_bytes));
+	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_info, used_bytes));
+	KUNIT_EXPECT_EQ(test, 40, offsetof(struct cmabuf_info, live_bytes));
+	KUNIT_EXPECT_EQ(test, 48, offsetof(struct cmabuf_info, live_buffers));
+	KUNIT_EXPECT_EQ(test, 56, offsetof(struct cmabuf_info, page_size));
+	KUNIT_EXPECT_EQ(test, 60, offsetof(struct cmabuf_info, max_compound_order));
+	KUNIT_EXPECT_EQ(test, 64, offsetof(struct cmabuf_info, strategies));
+	KUNIT_EXPECT_EQ(test, 68, offsetof(struct cmabuf_info, flags));
+	KUNIT_EXPECT_EQ(test, 72, offsetof(struct cmabuf_info, min_compound_order));
+	KUNIT_EXPECT_EQ(test, 76, offsetof(struct cmabuf_info, pad));
+}
+
+static void cmabuf_uapi_bench(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 48, sizeof(struct cmabuf_bench_stats));
+	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_bench_stats, samples));
+	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_bench_stats, min_ns));
+	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_bench_stats, median_ns));
+	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_bench_stats, max_ns));
+	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_bench_stats, mean_ns));
+	KUNIT_EXPECT_EQ(test, 40, offsetof(struct cmabuf_bench_stats, total_ns));
+
+	KUNIT_EXPECT_EQ(test, 128, sizeof(struct cmabuf_bench));
+	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_bench, pages));
+	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_bench, blocks));
+	KUNIT_EXPECT_EQ(test, 12, offsetof(struct cmabuf_bench, iterations));
+	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_bench, strategy));
+	KUNIT_EXPECT_EQ(test, 20, offsetof(struct cmabuf_bench, align));
+	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_bench, flags));
+	KUNIT_EXPECT_EQ(test, 28, offsetof(struct cmabuf_bench, strategy_used));
+	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_bench, alloc));
+	KUNIT_EXPECT_EQ(test, 80, offsetof(struct cmabuf_bench, free));
+}
+
+static void cmabuf_uapi_phys(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 24, sizeof(struct cmabuf_phys));
+	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_phys, fd));
+	KUNIT_EXPECT_EQ(test, 4, offsetof(struct cmabuf_phys, pad));
+	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_phys, phys));
+	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_phys, size));
+}
+
+static void cmabuf_uapi_check_cmd(struct kunit *test, unsigned int cmd,
+				  unsigned int nr, unsigned int size)
+{
+	KUNIT_EXPECT_EQ(test, 0xB9, _IOC_TYPE(cmd));
+	KUNIT_EXPECT_EQ(test, nr, _IOC_NR(cmd));
+	KUNIT_EXPECT_EQ(test, _IOC_READ | _IOC_WRITE, _IOC_DIR(cmd));
+	KUNIT_EXPECT_EQ(test, size, _IOC_SIZE(cmd));
+}
+
+static void cmabuf_uapi_ioctl_numbers(struct kunit *test)
+{
+	cmabuf_uapi_check_cmd(test, CMABUF_IOC_ALLOC, 0,
+			      sizeof(struct cmabuf_alloc_data));
+	cmabuf_uapi_check_cmd(test, CMABUF_IOC_INFO, 1,
+			      sizeof(struct cmabuf_info));
+	cmabuf_uapi_check_cmd(test, CMABUF_IOC_BENCH, 2,
+			      sizeof(struct cmabuf_bench));
+	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PHYS, 3,
+			      sizeof(struct cmabuf_phys));
+}
+
+static void cmabuf_uapi_constants(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 0, CMABUF_STRATEGY_AUTO);
+	KUNIT_EXPECT_EQ(test, 1, CMABUF_STRATEGY_COMPOUND);
+	KUNIT_EXPECT_EQ(test, 2, CMABUF_STRATEGY_FROZEN);
+	KUNIT_EXPECT_EQ(test, 3, CMABUF_STRATEGY_LEGACY);
+	KUNIT_EXPECT_EQ(test, 4, CMABUF_STRATEGY_COUNT);
+	KUNIT_EXPECT_EQ(test, 0x8U, CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY));
+	KUNIT_EXPECT_EQ(test, 0xffU, CMABUF_ALLOC_VALID_FLAGS);
+	KUNIT_EXPECT_EQ(test, O_CLOEXEC | O_ACCMODE, CMABUF_VALID_FD_FLAGS);
+	KUNIT_EXPECT_EQ(test, 40, CMABUF_ALIGN_MAX);
+	KUNIT_EXPECT_EQ(test, 0U, CMABUF_BENCH_VALID_FLAGS);
+	KUNIT_EXPECT_LE(test, (u64)CMABUF_BENCH_MAX_BLOCKS,
+			(u64)CMABUF_BENCH_MAX_SAMPLES);
+}
+
+static struct kunit_case cmabuf_uapi_cases[] = {
+	KUNIT_CASE(cmabuf_uapi_alloc_data),
+	KUNIT_CASE(cmabuf_uapi_info),
+	KUNIT_CASE(cmabuf_uapi_bench),
+	KUNIT_CASE(cmabuf_uapi_phys),
+	KUNIT_CASE(cmabuf_uapi_ioctl_numbers),
+	KUNIT_CASE(cmabuf_uapi_constants),
+	{}
+};
+
+static struct kunit_suite cmabuf_uapi_suite = {
+	.name = "cmabuf_uapi",
+	.test_cases = cmabuf_uapi_cases,
+};
+
+/* ---- cmabuf_arith ---- */
+
+static void cmabuf_arith_size_to_pages(struct kunit *test)
+{
+	unsigned long pages = 0;
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, cmabuf_size_to_pages(0, &pages));
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_size_to_pages(1, &pages));
+	KUNIT_EXPECT_EQ(test, 1UL, pages);
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_size_to_pages(PAGE_SIZE, &pages));
+	KUNIT_EXPECT_EQ(test, 1UL, pages);
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_size_to_pages(PAGE_SIZE + 1, &pages));
+	KUNIT_EXPECT_EQ(test, 2UL, pages);
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_size_to_pages(SZ_1G, &pages));
+	KUNIT_EXPECT_EQ(test, SZ_1G >> PAGE_SHIFT, pages);
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_size_to_pages(CMABUF_MAX_BYTES, &pages));
+	KUNIT_EXPECT_EQ(test, (unsigned long)(CMABUF_MAX_BYTES >> PAGE_SHIFT),
+			pages);
+	/* More than one scatterlist entry, or overflowing when rounded up. */
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			cmabuf_size_to_pages(CMABUF_MAX_BYTES + 1, &pages));
+	KUNIT_EXPECT_EQ(test, -EINVAL, cmabuf_size_to_pages(SZ_4G, &pages));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			cmabuf_size_to_pages(U64_MAX - PAGE_SIZE + 2, &pages));
+	KUNIT_EXPECT_EQ(test, -EINVAL, cmabuf_size_to_pages(U64_MAX, &pages));
+}
+
+static void cmabuf_arith_align_to_order(struct kunit *test)
+{
+	unsigned int order = 99;
+
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_align_to_order(0, &order));
+	KUNIT_EXPECT_EQ(test, 0U, order);
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_align_to_order(3, &order));
+	KUNIT_EXPECT_EQ(test, 0U, order);
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_align_to_order(PAGE_SHIFT, &order));
+	KUNIT_EXPECT_EQ(test, 0U, order);
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_align_to_order(PAGE_SHIFT + 1, &order));
+	KUNIT_EXPECT_EQ(test, 1U, order);
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_align_to_order(CMABUF_ALIGN_MAX, &order));
+	KUNIT_EXPECT_EQ(test, (unsigned int)(CMABUF_ALIGN_MAX - PAGE_SHIFT),
+			order);
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			cmabuf_align_to_order(CMABUF_ALIGN_MAX + 1, &order));
+	KUNIT_EXPECT_EQ(test, -EINVAL, cmabuf_align_to_order(U32_MAX, &order));
+}
+
+static void cmabuf_arith_compound_order(struct kunit *test)
+{
+	const struct cmabuf_limits *lim = &cmabuf_lim_frozen;
+	unsigned int order = 0;
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, cmabuf_compound_order(lim, 1, &order));
+	KUNIT_EXPECT_EQ(test, -EINVAL, cmabuf_compound_order(lim, 2, &order));
+	KUNIT_EXPECT_EQ(test, -EINVAL, cmabuf_compound_order(lim, 256, &order));
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_compound_order(lim, 512, &order));
+	KUNIT_EXPECT_EQ(test, 9U, order);
+	KUNIT_EXPECT_EQ(test, -EINVAL, cmabuf_compound_order(lim, 768, &order));
+	KUNIT_EXPECT_EQ(test, -EINVAL, cmabuf_compound_order(lim, 513, &order));
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_compound_order(lim, 1UL << 19, &order));
+	KUNIT_EXPECT_EQ(test, 19U, order);
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			cmabuf_compound_order(lim, 1UL << 20, &order));
+	KUNIT_EXPECT_EQ(test, -EOPNOTSUPP,
+			cmabuf_compound_order(&cmabuf_lim_legacy, 512, &order));
+}
+
+static void cmabuf_arith_area_max_order(struct kunit *test)
+{
+	const struct cmabuf_limits *lim = &cmabuf_lim_frozen;
+
+	/* Unknown area size: the kernel's limit. */
+	KUNIT_EXPECT_EQ(test, 19U, cmabuf_area_max_order(lim, 0));
+	KUNIT_EXPECT_EQ(test, 16U, cmabuf_area_max_order(lim, 1UL << 16));
+	KUNIT_EXPECT_EQ(test, 18U, cmabuf_area_max_order(lim, (1UL << 18) + 5));
+	KUNIT_EXPECT_EQ(test, 19U, cmabuf_area_max_order(lim, 1UL << 22));
+	KUNIT_EXPECT_EQ(test, 9U, cmabuf_area_max_order(lim, 1000));
+	/* Too small for the smallest folio. */
+	KUNIT_EXPECT_EQ(test, 0U, cmabuf_area_max_order(lim, 511));
+	KUNIT_EXPECT_EQ(test, 0U,
+			cmabuf_area_max_order(&cmabuf_lim_legacy, 1UL << 16));
+}
+
+static void cmabuf_arith_median(struct kunit *test)
+{
+	u64 one[] = { 5 };
+	u64 odd[] = { 30, 10, 20 };
+	u64 even[] = { 40, 10, 30, 20 };
+	u64 same[] = { 7, 7, 7, 7, 7 };
+
+	KUNIT_EXPECT_EQ(test, 5ULL, cmabuf_bench_median(one, ARRAY_SIZE(one)));
+	KUNIT_EXPECT_EQ(test, 20ULL, cmabuf_bench_median(odd, ARRAY_SIZE(odd)));
+	/* The lower middle of an even count. */
+	KUNIT_EXPECT_EQ(test, 20ULL, cmabuf_bench_median(even, ARRAY_SIZE(even)));
+	KUNIT_EXPECT_EQ(test, 7ULL, cmabuf_bench_median(same, ARRAY_SIZE(same)));
+	/* Sorted in place. */
+	KUNIT_EXPECT_EQ(test, 10ULL, even[0]);
+	KUNIT_EXPECT_EQ(test, 40ULL, even[3]);
+}
+
+static struct kunit_case cmabuf_arith_cases[] = {
+	KUNIT_CASE(cmabuf_arith_size_to_pages),
+	KUNIT_CASE(cmabuf_arith_align_to_order),
+	KUNIT_CASE(cmabuf_arith_compound_order),
+	KUNIT_CASE(cmabuf_arith_area_max_order),
+	KUNIT_CASE(cmabuf_arith_median),
+	{}
+};
+
+static struct kunit_suite cmabuf_arith_suite = {
+	.name = "cmabuf_arith",
+	.test_cases = cmabuf_arith_cases,
+};
+
+/* ---- cmabuf_strategy ---- */
+
+/**
+ * struct cmabuf_plan_case - one request and the plan it must get
+ * @name: description.
+ * @lim: the kernel's limits.
+ * @size: requested bytes.
+ * @align: requested log2 alignment.
+ * @strategy: requested strategy.
+ * @ret: expected return value; the rest is checked only when it is 0.
+ * @pages: expected page count.
+ * @first: expected first strategy.
+ * @order: expected alignment order of the first try.
+ * @fallback: expected fallback (AUTO for none).
+ * @fallback_order: expected alignment order of the fallback.
+ */
+struct cmabuf_plan_case {
+	const char *name;
+	const struct cmabuf_limits *lim;
+	u64 size;
+	u32 align;
+	u32 strategy;
+	int ret;
+	unsigned long pages;
+	u32 first;
+	unsigned int order;
+	u32 fallback;
+	unsigned int fallback_order;
+};
+
+#define S(x)	CMABUF_STRATEGY_##x
+#define PG(n)	((u64)(n) << PAGE_SHIFT)
+
+static const struct cmabuf_plan_case cmabuf_plan_cases[] = {
+	{ "auto one page is frozen", &cmabuf_lim_frozen, PG(1), 0, S(AUTO),
+	  0, 1, S(FROZEN), 0, S(AUTO), 0 },
+	{ "auto pageblock is compound", &cmabuf_lim_frozen, PG(512), 0, S(AUTO),
+	  0, 512, S(COMPOUND), 9, S(FROZEN), 0 },
+	{ "auto below pageblock is frozen", &cmabuf_lim_frozen, PG(256), 0,
+	  S(AUTO), 0, 256, S(FROZEN), 0, S(AUTO), 0 },
+	{ "auto not power of two is frozen", &cmabuf_lim_frozen, PG(768), 0,
+	  S(AUTO), 0, 768, S(FROZEN), 0, S(AUTO), 0 },
+	{ "auto gigantic is compound", &cmabuf_lim_frozen, PG(1 << 18), 0,
+	  S(AUTO), 0, 1 << 18, S(COMPOUND), 18, S(FROZEN), 0 },
+	{ "auto partial page rounds up", &cmabuf_lim_frozen, PG(512) - 1, 0,
+	  S(AUTO), 0, 512, S(COMPOUND), 9, S(FROZEN), 0 },
+	{ "auto alignment above size is frozen", &cmabuf_lim_frozen, PG(512),
+	  PAGE_SHIFT + 10, S(AUTO), 0, 512, S(FROZEN), 10, S(AUTO), 0 },
+	{ "auto alignment within size keeps it for fallback",
+	  &cmabuf_lim_frozen, PG(1024), PAGE_SHIFT + 4, S(AUTO),
+	  0, 1024, S(COMPOUND), 10, S(FROZEN), 4 },
+	{ "auto above folio limit is frozen", &cmabuf_lim_small, PG(1 << 13), 0,
+	  S(AUTO), 0, 1 << 13, S(FROZEN), 0, S(AUTO), 0 },
+	{ "auto without frozen api is legacy", &cmabuf_lim_legacy, PG(512), 0,
+	  S(AUTO), 0, 512, S(LEGACY), 0, S(AUTO), 0 },
+	{ "compound pageblock", &cmabuf_lim_frozen, PG(512), 0, S(COMPOUND),
+	  0, 512, S(COMPOUND), 9, S(AUTO), 0 },
+	{ "compound with alignment of its size", &cmabuf_lim_frozen, PG(512),
+	  PAGE_SHIFT + 9, S(COMPOUND), 0, 512, S(COMPOUND), 9, S(AUTO), 0 },
+	{ "compound below pageblock", &cmabuf_lim_frozen, PG(256), 0,
+	  S(COMPOUND), -EINVAL },
+	{ "compound one page", &cmabuf_lim_frozen, PG(1), 0, S(COMPOUND),
+	  -EINVAL },
+	{ "compound not power of two", &cmabuf_lim_frozen, PG(768), 0,
+	  S(COMPOUND), -EINVAL },
+	{ "compound alignment above size", &cmabuf_lim_frozen, PG(512),
+	  PAGE_SHIFT + 10, S(COMPOUND), -EINVAL },
+	{ "compound above folio limit", &cmabuf_lim_small, PG(1 << 13), 0,
+	  S(COMPOUND), -EINVAL },
+	{ "compound without frozen api", &cmabuf_lim_legacy, PG(512), 0,
+	  S(COMPOUND), -EOPNOTSUPP },
+	{ "frozen aligned", &cmabuf_lim_frozen, PG(3), PAGE_SHIFT + 2,
+	  S(FROZEN), 0, 3, S(FROZEN), 2, S(AUTO), 0 },
+	{ "frozen sub-page alignment", &cmabuf_lim_frozen, PG(3), 6, S(FROZEN),
+	  0, 3, S(FROZEN), 0, S(AUTO), 0 },
+	{ "frozen without frozen api", &cmabuf_lim_legacy, PG(1), 0, S(FROZEN),
+	  -EOPNOTSUPP },
+	{ "legacy one byte", &cmabuf_lim_frozen, 1, 0, S(LEGACY),
+	  0, 1, S(LEGACY), 0, S(AUTO), 0 },
+	{ "legacy without frozen api", &cmabuf_lim_legacy, PG(512), 0,
+	  S(LEGACY), 0, 512, S(LEGACY), 0, S(AUTO), 0 },
+	{ "unknown strategy", &cmabuf_lim_frozen, PG(1), 0, CMABUF_STRATEGY_COUNT,
+	  -EINVAL },
+	{ "strategy byte all ones", &cmabuf_lim_frozen, PG(1), 0, 0xff,
+	  -EINVAL },
+	{ "zero size", &cmabuf_lim_frozen, 0, 0, S(AUTO), -EINVAL },
+	{ "zero size before missing strategy", &cmabuf_lim_legacy, 0, 0,
+	  S(COMPOUND), -EINVAL },
+	{ "size above one sg entry", &cmabuf_lim_frozen, CMABUF_MAX_BYTES + 1,
+	  0, S(AUTO), -EINVAL },
+	{ "overflowing size", &cmabuf_lim_frozen, U64_MAX, 0, S(LEGACY),
+	  -EINVAL },
+	{ "absurd alignment", &cmabuf_lim_frozen, PG(1), CMABUF_ALIGN_MAX + 1,
+	  S(FROZEN), -EINVAL },
+	{ "largest alignment", &cmabuf_lim_frozen, PG(1), CMABUF_ALIGN_MAX,
+	  S(LEGACY), 0, 1, S(LEGACY), CMABUF_ALIGN_MAX - PAGE_SHIFT, S(AUTO),
+	  0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(cmabuf_plan, cmabuf_plan_cases, name);
+
+static void cmabuf_strategy_plan(struct kunit *test)
+{
+	const struct cmabuf_plan_case *c = test->param_value;
+	struct cmabuf_plan plan = {};
+	int ret;
+
+	ret = cmabuf_plan_make(c->lim, c->size, c->align, c->strategy, &plan);
+	KUNIT_ASSERT_EQ(test, c->ret, ret);
+	if (ret)
+		return;
+
+	KUNIT_EXPECT_EQ(test, c->pages, plan.pages);
+	KUNIT_EXPECT_EQ(test, c->first, plan.strategy);
+	KUNIT_EXPECT_EQ(test, c->order, plan.align_order);
+	KUNIT_EXPECT_EQ(test, c->fallback, plan.fallback);
+	KUNIT_EXPECT_EQ(test, c->fallback_order, plan.fallback_align_order);
+}
+
+static struct kunit_case cmabuf_strategy_cases[] = {
+	KUNIT_CASE_PARAM(cmabuf_strategy_plan, cmabuf_plan_gen_params),
+	{}
+};
+
+static struct kunit_suite cmabuf_strategy_suite = {
+	.name = "cmabuf_strategy",
+	.test_cases = cmabuf_strategy_cases,
+};
+
+/* ---- cmabuf_probe ---- */
+
+/* Bind a nameless "cmabuf" platform device: the default area, cmabuf-<n>. */
+static struct cmabuf_dev *cmabuf_probe_bind(struct kunit *test,
+					    struct platform_device **ppdev)
+{
+	DECLARE_COMPLETION_ONSTACK(probed);
+	struct platform_device *pdev;
+	struct cmabuf_dev *cdev;
+
+	if (!dev_get_cma_area(NULL))
+		kunit_skip(test, "no default CMA area");
+
+	pdev = kunit_platform_device_alloc(test, "cmabuf", PLATFORM_DEVID_AUTO);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pdev);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_platform_device_prepare_wait_for_probe(test, pdev,
+								     &probed));
+	KUNIT_ASSERT_EQ(test, 0, kunit_platform_device_add(test, pdev));
+	KUNIT_ASSERT_NE(test, 0, wait_for_completion_timeout(&probed, 3 * HZ));
+
+	cdev = platform_get_drvdata(pdev);
+	KUNIT_ASSERT_NOT_NULL(test, cdev);
+	*ppdev = pdev;
+	return cdev;
+}
+
+static void cmabuf_probe_default_area(struct kunit *test)
+{
+	struct platform_device *pdev;
+	struct cmabuf_dev *cdev;
+
+	cdev = cmabuf_probe_bind(test, &pdev);
+
+	KUNIT_EXPECT_PTR_EQ(test, dev_get_cma_area(NULL), cdev->cma);
+	KUNIT_EXPECT_EQ(test, 0, strncmp(cdev->name, "cmabuf-", 7));
+	KUNIT_EXPECT_GE(test, cdev->id, 0);
+	KUNIT_EXPECT_FALSE(test, cdev->stable_name);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(cdev->unbound));
+	KUNIT_ASSERT_NOT_NULL(test, cdev->misc.this_device);
+	KUNIT_EXPECT_STREQ(test, cdev->name, dev_name(cdev->misc.this_device));
+	KUNIT_EXPECT_PTR_EQ(test, &pdev->dev, cdev->misc.this_device->parent);
+}
+
+static void cmabuf_probe_buffer_outlives_unbind(struct kunit *test)
+{
+	struct platform_device *pdev;
+	struct iosys_map map = {};
+	struct cmabuf_dev *cdev;
+	struct dma_buf *dmabuf;
+	u64 buffers, bytes;
+	u32 used = CMABUF_STRATEGY_COUNT;
+	phys_addr_t phys = 0;
+
+	cdev = cmabuf_probe_bind(test, &pdev);
+	/* Kept until the end to look at the counters after unbind. */
+	cmabuf_dev_get(cdev);
+
+	dmabuf = cmabuf_dmabuf_alloc(cdev, 3 * PAGE_SIZE, 0,
+				     CMABUF_STRATEGY_AUTO, O_RDWR, &used);
+	if (IS_ERR(dmabuf)) {
+		cmabuf_dev_put(cdev);
+		KUNIT_FAIL(test, "allocation failed: %pe", dmabuf);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, (size_t)(3 * PAGE_SIZE), dmabuf->size);
+	KUNIT_EXPECT_NE(test, CMABUF_STRATEGY_COUNT, used);
+	KUNIT_EXPECT_NE(test, CMABUF_STRATEGY_COMPOUND, used);
+	KUNIT_EXPECT_STREQ(test, "cmabuf", dmabuf->exp_name);
+
+	KUNIT_EXPECT_EQ(test, 0, dma_buf_vmap_unlocked(dmabuf, &map));
+	if (!iosys_map_is_null(&map)) {
+		KUNIT_EXPECT_NULL(test, memchr_inv(map.vaddr, 0, dmabuf->size));
+		dma_buf_vunmap_unlocked(dmabuf, &map);
+	}
+	KUNIT_EXPECT_EQ(test, 0, cmabuf_dmabuf_phys(dmabuf, &phys));
+	KUNIT_EXPECT_NE(test, 0ULL, (u64)phys);
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(phys, PAGE_SIZE));
+
+	cmabuf_stats_live(cdev, &buffers, &bytes);
+	KUNIT_EXPECT_EQ(test, 1ULL, buffers);
+	KUNIT_EXPECT_EQ(test, (u64)(3 * PAGE_SIZE), bytes);
+
+	device_release_driver(&pdev->dev);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(cdev->unbound));
+	KUNIT_EXPECT_NULL(test, platform_get_drvdata(pdev));
+
+	/*
+	 * The last user of the buffer frees it into the same area. A kthread's
+	 * fput() is deferred: flush it.
+	 */
+	dma_buf_put(dmabuf);
+	flush_delayed_fput();
+	cmabuf_stats_live(cdev, &buffers, &bytes);
+	KUNIT_EXPECT_EQ(test, 0ULL, buffers);
+	KUNIT_EXPECT_EQ(test, 0ULL, bytes);
+	cmabuf_dev_put(cdev);
+}
+
+static struct kunit_case cmabuf_probe_cases[] = {
+	KUNIT_CASE(cmabuf_probe_default_area),
+	KUNIT_CASE(cmabuf_probe_buffer_outlives_unbind),
+	{}
+};
+
+static struct kunit_suite cmabuf_probe_suite = {
+	.name = "cmabuf_probe",
+	.test_cases = cmabuf_probe_cases,
+};
+
+kunit_test_suites(&cmabuf_uapi_suite, &cmabuf_arith_suite,
+		  &cmabuf_strategy_suite, &cmabuf_probe_suite);
+
+MODULE_DESCRIPTION("KUnit suites of cmabuf");
+MODULE_LICENSE("GPL");
+CMABUF_IMPORT_NS("DMA_BUF");
+CMABUF_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
