@@ -284,45 +284,57 @@ int drm_close_handle(int card, __u32 handle)
 	return drmCloseBufferHandle(card, handle) ? errno : 0;
 }
 
+/**
+ * struct fd_msg - a one-byte message that carries one fd
+ * @byte: the payload, which nobody reads.
+ * @iov: @byte.
+ * @cbuf: room for the SCM_RIGHTS control message.
+ * @msg: the header that points at all of it.
+ */
+struct fd_msg {
+	char byte;
+	struct iovec iov;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr msg;
+};
+
+static void fd_msg_init(struct fd_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->iov.iov_base = &m->byte;
+	m->iov.iov_len = 1;
+	m->msg.msg_iov = &m->iov;
+	m->msg.msg_iovlen = 1;
+	m->msg.msg_control = m->cbuf;
+	m->msg.msg_controllen = sizeof(m->cbuf);
+}
+
 /* Pass @fd over the unix socket @sock. */
 int send_fd(int sock, int fd)
 {
-	char cmsg_buf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'F';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cmsg_buf,
-		.msg_controllen = sizeof(cmsg_buf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	struct cmsghdr *cmsg;
+	struct fd_msg m;
 
+	fd_msg_init(&m);
+	cmsg = CMSG_FIRSTHDR(&m.msg);
 	cmsg->cmsg_level = SOL_SOCKET;
 	cmsg->cmsg_type = SCM_RIGHTS;
 	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : errno;
+	return sendmsg(sock, &m.msg, 0) == 1 ? 0 : errno;
 }
 
 /* Receive an fd that send_fd() passed. */
 int recv_fd(int sock, int *fd)
 {
-	char cmsg_buf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cmsg_buf,
-		.msg_controllen = sizeof(cmsg_buf),
-	};
 	struct cmsghdr *cmsg;
+	struct fd_msg m;
 
+	fd_msg_init(&m);
 	errno = EPROTO;
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+	if (recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC) != 1)
 		return errno;
-	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg = CMSG_FIRSTHDR(&m.msg);
 	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
 	    cmsg->cmsg_type != SCM_RIGHTS ||
 	    cmsg->cmsg_len != CMSG_LEN(sizeof(int))) {
