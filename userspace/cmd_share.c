@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,78 +93,88 @@ int share_alloc(const struct share_buf *buf, int dev_fd, int *fd)
 	return 0;
 }
 
-static void share_child(const struct share_buf *buf, int sock)
+/*
+ * Child side: allocate, report the fd number, wait until the parent has
+ * taken its own reference (the "go" pipe closes), exit.
+ */
+static void share_child(const struct share_buf *buf, int report, int go)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = { };
-	struct iovec iov = { .iov_base = "b", .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
 	int dev_fd, fd;
+	char byte;
 
 	dev_fd = dev_open(buf->dev_path);
 	if (dev_fd < 0 || share_alloc(buf, dev_fd, &fd))
 		_exit(1);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	_exit(sendmsg(sock, &msg, 0) == 1 ? 0 : 1);
+	if (write(report, &fd, sizeof(fd)) != sizeof(fd))
+		_exit(1);
+	while (read(go, &byte, 1) > 0)
+		;
+	_exit(0);
 }
 
-static int share_receive(int sock, int *fd)
+/* The parent's own fd of the child's dma-buf, through pidfd_getfd(). */
+static int share_take(pid_t pid, int report, int *fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = { };
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg;
+	int pidfd, child_fd, ret = 0;
 
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+	if (read(report, &child_fd, sizeof(child_fd)) != sizeof(child_fd))
 		return -EIO;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		return -EIO;
-	memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
-	return 0;
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	*fd = syscall(SYS_pidfd_getfd, pidfd, child_fd, 0);
+	if (*fd < 0)
+		ret = -errno;
+	close(pidfd);
+	return ret;
 }
 
 /*
  * A buffer exported by a child process that has exited by the time this
- * returns: the fd travelled over a socket and is the buffer's only user.
+ * returns: the parent took the fd with pidfd_getfd() (the guest kernels
+ * have no sockets to pass it over) and is the buffer's only user.
  */
 int share_alloc_in_child(const struct share_buf *buf, int *fd)
 {
-	int sv[2], status, ret;
+	int report[2], go[2], status, ret;
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+	if (pipe2(report, O_CLOEXEC))
 		return -errno;
+	if (pipe2(go, O_CLOEXEC)) {
+		ret = -errno;
+		goto close_report;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
-		goto close_socks;
+		goto close_go;
 	}
-	if (!pid)
-		share_child(buf, sv[1]);
-	ret = -ECHILD;
+	if (!pid) {
+		close(go[1]);
+		share_child(buf, report[1], go[0]);
+	}
+	/* A child that dies before reporting must end the read with EOF. */
+	close(report[1]);
+	report[1] = -1;
+	ret = share_take(pid, report[0], fd);
+	close(go[1]);
+	go[1] = -1;
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
-		goto close_socks;
-	ret = share_receive(sv[0], fd);
-close_socks:
-	close(sv[0]);
-	close(sv[1]);
+	    WEXITSTATUS(status)) {
+		if (!ret)
+			close(*fd);
+		ret = ret ?: -ECHILD;
+	}
+close_go:
+	close(go[0]);
+	if (go[1] >= 0)
+		close(go[1]);
+close_report:
+	close(report[0]);
+	if (report[1] >= 0)
+		close(report[1]);
 	return ret;
 }
 
