@@ -19,6 +19,7 @@
 #define _CMABUF_H
 
 #include <linux/atomic.h>
+#include <linux/fcntl.h>
 #include <linux/kref.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -39,6 +40,9 @@ struct page;
 
 /* A buffer is one scatterlist entry: its length is an unsigned int. */
 #define CMABUF_MAX_BYTES	((u64)(UINT_MAX & PAGE_MASK))
+
+/* &cmabuf_dev.base_pfn of an area whose base is not known. */
+#define CMABUF_PFN_UNKNOWN	ULONG_MAX
 
 /**
  * struct cmabuf_limits - what the kernel allows, input of the pure helpers
@@ -97,6 +101,8 @@ struct cmabuf_counters {
  *	misc device, by every buffer and by heap allocations in flight.
  * @dev: the platform device (a reference is held; unused once unbound).
  * @cma: the CMA area; areas are never freed, so this outlives the binding.
+ * @base_pfn: first page frame of the area, %CMABUF_PFN_UNKNOWN when the
+ *	kernel does not tell (the default area).
  * @name: device node name, "cmabuf" or "cmabuf-<label>" or "cmabuf-<n>".
  * @id: number in "cmabuf-<n>", or -1.
  * @stable_name: @name comes from the label or is the default instance's;
@@ -109,6 +115,7 @@ struct cmabuf_dev {
 	struct kref ref;
 	struct device *dev;
 	struct cma *cma;
+	unsigned long base_pfn;
 	const char *name;
 	int id;
 	bool stable_name;
@@ -136,7 +143,10 @@ int cmabuf_compound_order(const struct cmabuf_limits *lim,
 #endif
 int cmabuf_plan_make(const struct cmabuf_limits *lim, u64 size, u32 align,
 		     u32 strategy, struct cmabuf_plan *plan);
+unsigned int cmabuf_aligned_order(unsigned long base_pfn,
+				  unsigned long pages);
 unsigned int cmabuf_area_max_order(const struct cmabuf_limits *lim,
+				   unsigned long base_pfn,
 				   unsigned long area_pages);
 
 /* cmabuf_alloc.c: allocation */

@@ -174,13 +174,43 @@ int cmabuf_plan_make(const struct cmabuf_limits *lim, u64 size, u32 align,
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_plan_make);
 
 /**
+ * cmabuf_aligned_order() - largest naturally aligned block within a range
+ * @base_pfn: first page frame of the range, or %CMABUF_PFN_UNKNOWN.
+ * @pages: pages in the range, at least one.
+ *
+ * A folio of order k must start on a multiple of 2^k pages. With an unknown
+ * base, the answer is the order that fits wherever the range starts:
+ * 2^(k+1) - 1 pages always hold an aligned block of 2^k.
+ *
+ * Return: the largest such order.
+ */
+unsigned int cmabuf_aligned_order(unsigned long base_pfn, unsigned long pages)
+{
+	unsigned int order = ilog2(pages);
+	unsigned long start;
+
+	if (base_pfn == CMABUF_PFN_UNKNOWN)
+		return ilog2(pages / 2 + 1);
+
+	for (; order; order--) {
+		start = ALIGN(base_pfn, 1UL << order);
+		if (start - base_pfn <= pages - (1UL << order))
+			break;
+	}
+	return order;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_aligned_order);
+
+/**
  * cmabuf_area_max_order() - largest COMPOUND order an area can hold
  * @lim: what the kernel allows.
+ * @base_pfn: first page frame of the area, or %CMABUF_PFN_UNKNOWN.
  * @area_pages: size of the area in pages, 0 when unknown.
  *
  * Return: the order, or 0 when COMPOUND cannot allocate from the area.
  */
 unsigned int cmabuf_area_max_order(const struct cmabuf_limits *lim,
+				   unsigned long base_pfn,
 				   unsigned long area_pages)
 {
 	unsigned int order = lim->max_compound_order;
@@ -188,7 +218,7 @@ unsigned int cmabuf_area_max_order(const struct cmabuf_limits *lim,
 	if (!(lim->strategies & CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_COMPOUND)))
 		return 0;
 	if (area_pages)
-		order = min_t(unsigned int, order, ilog2(area_pages));
+		order = min(order, cmabuf_aligned_order(base_pfn, area_pages));
 
 	return order < lim->min_compound_order ? 0 : order;
 }

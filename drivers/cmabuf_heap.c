@@ -22,8 +22,10 @@
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
+#include <linux/cma.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
+#include <linux/dma-map-ops.h>
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -90,6 +92,29 @@ static struct cmabuf_heap *cmabuf_heap_find(const char *name)
 	return NULL;
 }
 
+/*
+ * The kernel's CMA heap (CONFIG_DMABUF_HEAPS_CMA) names a heap after every
+ * CMA area, and "default_cma_region" after the default one; a
+ * reserved-memory node called "cmabuf-<label>" takes our name that way.
+ * dma_heap_add() would notice only after sysfs had complained loudly about
+ * the duplicate device, so look first.
+ */
+static bool cmabuf_heap_name_taken(const char *name)
+{
+#if IS_ENABLED(CONFIG_DMABUF_HEAPS_CMA) && defined(CMABUF_HAVE_AREA_LIST)
+	struct cma *cma;
+	unsigned int i;
+
+	if (!strcmp(name, "default_cma_region"))
+		return true;
+	for (i = 0; (cma = dma_contiguous_get_area_by_idx(i)); i++) {
+		if (!strcmp(cma_get_name(cma), name))
+			return true;
+	}
+#endif
+	return false;
+}
+
 static struct cmabuf_heap *cmabuf_heap_create(const char *name)
 {
 	struct dma_heap_export_info exp_info = {};
@@ -97,6 +122,9 @@ static struct cmabuf_heap *cmabuf_heap_create(const char *name)
 	int ret;
 
 	lockdep_assert_held(&cmabuf_heap_lock);
+	if (cmabuf_heap_name_taken(name))
+		return ERR_PTR(-EEXIST);
+
 	h = kzalloc_obj(*h);
 	if (!h)
 		return ERR_PTR(-ENOMEM);
@@ -152,7 +180,11 @@ void cmabuf_heap_attach(struct cmabuf_dev *cdev)
 		h->cdev = cdev;
 	mutex_unlock(&cmabuf_heap_lock);
 
-	if (IS_ERR(h))
+	if (PTR_ERR_OR_ZERO(h) == -EEXIST)
+		dev_warn(cdev->dev,
+			 "no dma-heap %s: the CMA heap of an area took the name\n",
+			 cdev->name);
+	else if (IS_ERR(h))
 		dev_warn(cdev->dev, "no dma-heap %s: %pe\n", cdev->name, h);
 }
 

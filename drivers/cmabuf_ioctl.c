@@ -167,7 +167,8 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 	}
 	cmabuf_stats_live(cdev, &info->live_buffers, &info->live_bytes);
 	info->page_size = PAGE_SIZE;
-	info->max_compound_order = cmabuf_area_max_order(&lim, area);
+	info->max_compound_order = cmabuf_area_max_order(&lim, cdev->base_pfn,
+							 area);
 	if (info->max_compound_order)
 		info->min_compound_order = lim.min_compound_order;
 	info->strategies = lim.strategies;

@@ -84,10 +84,23 @@ static struct cma *cmabuf_own_area(struct device *dev)
 #endif
 }
 
+/* The base of the memory-region, which is that of its CMA area. */
+static unsigned long cmabuf_region_base_pfn(struct device *dev)
+{
+	struct device_node *np;
+	struct reserved_mem *rmem;
+
+	np = of_parse_phandle(dev->of_node, "memory-region", 0);
+	rmem = of_reserved_mem_lookup(np);
+	of_node_put(np);
+	return rmem ? PHYS_PFN(rmem->base) : CMABUF_PFN_UNKNOWN;
+}
+
 static int cmabuf_probe_area(struct cmabuf_dev *cdev, struct device *dev)
 {
 	int ret;
 
+	cdev->base_pfn = CMABUF_PFN_UNKNOWN;
 	if (!dev->of_node) {
 		/* A device without an area of its own gets the default one. */
 		cdev->cma = dev_get_cma_area(dev);
@@ -107,6 +120,7 @@ static int cmabuf_probe_area(struct cmabuf_dev *cdev, struct device *dev)
 		return dev_err_probe(dev, -EINVAL,
 				     "memory-region is not a reusable shared-dma-pool\n");
 	}
+	cdev->base_pfn = cmabuf_region_base_pfn(dev);
 	return 0;
 }
 

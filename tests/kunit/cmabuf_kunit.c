@@ -234,20 +234,48 @@ static void cmabuf_arith_compound_order(struct kunit *test)
 			cmabuf_compound_order(&cmabuf_lim_legacy, 512, &order));
 }
 
+static void cmabuf_arith_aligned_order(struct kunit *test)
+{
+	const unsigned long unknown = CMABUF_PFN_UNKNOWN;
+
+	/* Aligned bases hold their whole power of two. */
+	KUNIT_EXPECT_EQ(test, 16U, cmabuf_aligned_order(0x40000, 1UL << 16));
+	KUNIT_EXPECT_EQ(test, 18U, cmabuf_aligned_order(0x100000, 1UL << 18));
+	KUNIT_EXPECT_EQ(test, 18U,
+			cmabuf_aligned_order(0x100000, (1UL << 18) + 5));
+	/* 64 MiB at 0xeb600000: only 32 MiB of it is aligned to its size. */
+	KUNIT_EXPECT_EQ(test, 13U, cmabuf_aligned_order(0xeb600, 1UL << 14));
+	/* 8 pages from pfn 3: the block at 4 is the largest that fits. */
+	KUNIT_EXPECT_EQ(test, 2U, cmabuf_aligned_order(3, 8));
+	KUNIT_EXPECT_EQ(test, 0U, cmabuf_aligned_order(5, 1));
+	KUNIT_EXPECT_EQ(test, 0U, cmabuf_aligned_order(1, 2));
+	/* Unknown base: what fits wherever the area starts. */
+	KUNIT_EXPECT_EQ(test, 13U, cmabuf_aligned_order(unknown, 1UL << 14));
+	KUNIT_EXPECT_EQ(test, 14U,
+			cmabuf_aligned_order(unknown, (1UL << 15) - 1));
+	KUNIT_EXPECT_EQ(test, 0U, cmabuf_aligned_order(unknown, 1));
+}
+
 static void cmabuf_arith_area_max_order(struct kunit *test)
 {
 	const struct cmabuf_limits *lim = &cmabuf_lim_frozen;
+	const unsigned long unknown = CMABUF_PFN_UNKNOWN;
 
 	/* Unknown area size: the kernel's limit. */
-	KUNIT_EXPECT_EQ(test, 19U, cmabuf_area_max_order(lim, 0));
-	KUNIT_EXPECT_EQ(test, 16U, cmabuf_area_max_order(lim, 1UL << 16));
-	KUNIT_EXPECT_EQ(test, 18U, cmabuf_area_max_order(lim, (1UL << 18) + 5));
-	KUNIT_EXPECT_EQ(test, 19U, cmabuf_area_max_order(lim, 1UL << 22));
-	KUNIT_EXPECT_EQ(test, 9U, cmabuf_area_max_order(lim, 1000));
-	/* Too small for the smallest folio. */
-	KUNIT_EXPECT_EQ(test, 0U, cmabuf_area_max_order(lim, 511));
+	KUNIT_EXPECT_EQ(test, 19U, cmabuf_area_max_order(lim, unknown, 0));
+	KUNIT_EXPECT_EQ(test, 16U,
+			cmabuf_area_max_order(lim, 0xf0000, 1UL << 16));
+	KUNIT_EXPECT_EQ(test, 18U,
+			cmabuf_area_max_order(lim, 0x100000, (1UL << 18) + 5));
+	KUNIT_EXPECT_EQ(test, 19U, cmabuf_area_max_order(lim, 0, 1UL << 22));
+	KUNIT_EXPECT_EQ(test, 13U,
+			cmabuf_area_max_order(lim, unknown, 1UL << 14));
+	KUNIT_EXPECT_EQ(test, 9U, cmabuf_area_max_order(lim, 0, 1000));
+	/* Too small, or too misaligned, for the smallest folio. */
+	KUNIT_EXPECT_EQ(test, 0U, cmabuf_area_max_order(lim, 0, 511));
+	KUNIT_EXPECT_EQ(test, 0U, cmabuf_area_max_order(lim, 1, 1000));
 	KUNIT_EXPECT_EQ(test, 0U,
-			cmabuf_area_max_order(&cmabuf_lim_legacy, 1UL << 16));
+			cmabuf_area_max_order(&cmabuf_lim_legacy, 0, 1UL << 16));
 }
 
 static void cmabuf_arith_median(struct kunit *test)
@@ -271,6 +299,7 @@ static struct kunit_case cmabuf_arith_cases[] = {
 	KUNIT_CASE(cmabuf_arith_size_to_pages),
 	KUNIT_CASE(cmabuf_arith_align_to_order),
 	KUNIT_CASE(cmabuf_arith_compound_order),
+	KUNIT_CASE(cmabuf_arith_aligned_order),
 	KUNIT_CASE(cmabuf_arith_area_max_order),
 	KUNIT_CASE(cmabuf_arith_median),
 	{}

@@ -13,7 +13,6 @@
 #ifndef _UAPI_LINUX_CMABUF_H
 #define _UAPI_LINUX_CMABUF_H
 
-#include <linux/fcntl.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -51,7 +50,11 @@
 #define CMABUF_ALLOC_STRATEGY_MASK	0x000000ffU
 #define CMABUF_ALLOC_VALID_FLAGS	CMABUF_ALLOC_STRATEGY_MASK
 
-/* &cmabuf_alloc_data.fd_flags: as for DMA_HEAP_IOCTL_ALLOC. */
+/*
+ * &cmabuf_alloc_data.fd_flags: as for DMA_HEAP_IOCTL_ALLOC. O_CLOEXEC and
+ * O_ACCMODE come from <fcntl.h>; this header does not include
+ * <linux/fcntl.h>, whose struct flock clashes with the C library's.
+ */
 #define CMABUF_VALID_FD_FLAGS		(O_CLOEXEC | O_ACCMODE)
 
 /* Largest &cmabuf_alloc_data.align: 1 TiB, anything above is absurd. */
