@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
@@ -664,58 +665,118 @@ TEST_F(vgem, handle_keeps_buffer_after_fd_closed)
 	EXPECT_EQ(self->start, used_now(_metadata, self->area));
 }
 
-/* Child: allocate, write the pattern, pass the fd on, exit. */
-static int exporter_child(int sock)
+/* In the child: a 1 MiB buffer holding the pattern of SEED_USER, or -1. */
+static int exporter_alloc(void)
 {
 	void *map;
 	int dev, buf;
 
 	dev = open(DEV_DEFAULT, O_RDWR | O_CLOEXEC);
 	if (dev < 0 || cmabuf_alloc_fd(dev, SZ_1M, &buf))
-		return 1;
+		return -1;
+	close(dev);
 	map = mmap(NULL, SZ_1M, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
 	if (map == MAP_FAILED)
-		return 2;
+		return -1;
 	pattern_fill(map, SZ_1M, SEED_USER);
 	munmap(map, SZ_1M);
-	return send_fd(sock, buf) ? 3 : 0;
+	return buf;
 }
 
-TEST_F(vgem, import_after_exporter_exited)
+/*
+ * The exporting child: allocate, then hand the fd over on @chan, either
+ * with SCM_RIGHTS or as a number for pidfd_getfd(), which the parent
+ * acknowledges on @ack; then exit.
+ */
+static int exporter_child(int chan, int ack, bool unix_socket)
 {
-	int sv[2], status, buf = -1;
+	int buf = exporter_alloc();
+	char c;
+
+	if (buf < 0)
+		return 1;
+	if (unix_socket)
+		return send_fd(chan, buf) ? 2 : 0;
+	if (write(chan, &buf, sizeof(buf)) != sizeof(buf))
+		return 3;
+	return read(ack, &c, 1) == 1 ? 0 : 4;
+}
+
+/* In the parent: take the child's fd number @num with pidfd_getfd(). */
+static int take_fd(struct __test_metadata *_metadata, pid_t pid, int num)
+{
+	int pidfd, fd;
+
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	EXPECT_LE(0, pidfd);
+	fd = syscall(SYS_pidfd_getfd, pidfd, num, 0);
+	EXPECT_LE(0, fd);
+	close(pidfd);
+	return fd;
+}
+
+/*
+ * A child process allocates a buffer, hands its fd to us and exits; then
+ * vgem imports it, and the data the child wrote is still there.
+ */
+static void import_after_exit(struct __test_metadata *_metadata, int card,
+			      bool unix_socket)
+{
+	int chan[2], ack[2] = { -1, -1 }, status, num, buf = -1;
 	__u32 handle;
 	void *map;
 	pid_t pid;
 
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	if (unix_socket) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan))
+			SKIP(return, "no unix sockets (%s)", strerror(errno));
+	} else {
+		ASSERT_EQ(0, pipe2(chan, O_CLOEXEC));
+		ASSERT_EQ(0, pipe2(ack, O_CLOEXEC));
+	}
 	pid = fork();
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		close(sv[0]);
-		_exit(exporter_child(sv[1]));
+	if (!pid)
+		_exit(exporter_child(chan[1], ack[0], unix_socket));
+	close(chan[1]);
+	if (!unix_socket) {
+		ASSERT_EQ((ssize_t)sizeof(num), read(chan[0], &num, sizeof(num)));
+		buf = take_fd(_metadata, pid, num);
+		ASSERT_EQ(1, write(ack[1], "k", 1));
 	}
-	close(sv[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_EQ(0, recv_fd(sv[0], &buf));
-	close(sv[0]);
+	if (unix_socket)
+		ASSERT_EQ(0, recv_fd(chan[0], &buf));
+	ASSERT_LE(0, buf);
 
-	ASSERT_EQ(0, drm_import(self->card, buf, &handle));
+	ASSERT_EQ(0, drm_import(card, buf, &handle));
 	EXPECT_NE(0U, handle);
 	map = mmap(NULL, SZ_1M, PROT_READ, MAP_SHARED, buf, 0);
 	ASSERT_NE(MAP_FAILED, map);
 	EXPECT_EQ(0UL, pattern_mismatches(map, SZ_1M, SEED_USER));
 	munmap(map, SZ_1M);
-	EXPECT_EQ(0, drm_close_handle(self->card, handle));
+	EXPECT_EQ(0, drm_close_handle(card, handle));
 	close(buf);
+}
+
+TEST_F(vgem, import_after_exporter_exited_fd_over_unix_socket)
+{
+	import_after_exit(_metadata, self->card, true);
+}
+
+TEST_F(vgem, import_after_exporter_exited_fd_by_pidfd_getfd)
+{
+	import_after_exit(_metadata, self->card, false);
 }
 
 /*
  * heap: /dev/dma_heap/<name>, which allocates from the instance
  * /dev/<name>. Its absence is a SKIP only where cmabuf.ko was built
- * without dma_heap_add.
+ * without dma_heap_add; a heap of that name that another exporter
+ * registered first (the kernel's CMA heap names its heaps after their CMA
+ * areas) is a SKIP too, since cmabuf cannot have that name.
  */
 FIXTURE(heap) {
 	int heap;
@@ -741,9 +802,29 @@ FIXTURE_VARIANT_ADD(heap, cmabuf_large) {
 	.name = "cmabuf-large",
 };
 
+static int heap_alloc(int heap, __u64 len, __u32 fd_flags, int *buf)
+{
+	return heap_alloc_sized(heap, len, fd_flags, 0, 0,
+				sizeof(struct dma_heap_allocation_data), buf);
+}
+
+/* The exp_name of the buffers that @heap hands out, into @exp. */
+static int heap_exporter(int heap, char *exp, size_t size)
+{
+	int ret, buf;
+
+	snprintf(exp, size, "?");
+	ret = heap_alloc(heap, SZ_4K, O_RDWR | O_CLOEXEC, &buf);
+	if (ret)
+		return ret;
+	ret = fdinfo_value(buf, "exp_name", exp, size);
+	close(buf);
+	return ret;
+}
+
 FIXTURE_SETUP(heap)
 {
-	char path[128];
+	char path[128], exp[32];
 
 	self->heap = -1;
 	self->dev = -1;
@@ -763,6 +844,10 @@ FIXTURE_SETUP(heap)
 		SKIP(return, "no heap %s: cmabuf.ko built without dma_heap_add",
 		     path);
 	}
+	if (heap_exporter(self->heap, exp, sizeof(exp)) ||
+	    strcmp(exp, "cmabuf"))
+		SKIP(return, "%s is not cmabuf's: its buffers come from '%s'",
+		     path, exp);
 	area_used(_metadata, self->dev, self->area, &self->start);
 }
 
@@ -773,12 +858,6 @@ FIXTURE_TEARDOWN(heap)
 	if (self->dev >= 0)
 		EXPECT_EQ(self->start, used_now(_metadata, self->area));
 	close_fd(&self->dev);
-}
-
-static int heap_alloc(int heap, __u64 len, __u32 fd_flags, int *buf)
-{
-	return heap_alloc_sized(heap, len, fd_flags, 0, 0,
-				sizeof(struct dma_heap_allocation_data), buf);
 }
 
 TEST_F(heap, alloc_gives_dmabuf_of_len)
