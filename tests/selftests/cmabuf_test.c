@@ -855,6 +855,22 @@ TEST_F(alloc_args, compound_align_above_size_einval)
 	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
 }
 
+/* What INFO promises COMPOUND can take from this area, it takes. */
+TEST_F_TIMEOUT(alloc_args, compound_max_order_allocates, TIMEOUT_1G)
+{
+	__u64 min = compound_min_size(_metadata, &self->dev.info);
+
+	if (!min)
+		return;
+	self->data.flags = CMABUF_STRATEGY_COMPOUND;
+	self->data.size = PAGE << self->dev.info.max_compound_order;
+	ASSERT_EQ(0, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_ALLOC, &self->data))
+		TH_LOG("COMPOUND of order %u from %s",
+		       self->dev.info.max_compound_order, self->dev.area);
+	self->fd = self->data.fd;
+	ASSERT_EQ(self->data.size, self->data.alloc_size);
+}
+
 /* Each strategy of the bitmask, at a size every one of them takes. */
 TEST_F(alloc_args, supported_strategies_allocate)
 {

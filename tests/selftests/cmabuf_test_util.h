@@ -6,16 +6,9 @@
 #ifndef CMABUF_TEST_UTIL_H
 #define CMABUF_TEST_UTIL_H
 
-#include <fcntl.h>
+#include <fcntl.h>	/* O_CLOEXEC and O_ACCMODE for <linux/cmabuf.h> */
 #include <stdbool.h>
 #include <stddef.h>
-
-/*
- * <linux/cmabuf.h> includes <linux/fcntl.h>, whose struct flock and
- * struct f_owner_ex clash with those of glibc's <fcntl.h>, which has the
- * O_* flags the header needs as well. Keep the kernel's out.
- */
-#define _LINUX_FCNTL_H
 #include <linux/cmabuf.h>
 
 #define SZ_4K	0x00001000ULL
