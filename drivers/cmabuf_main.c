@@ -7,7 +7,10 @@
  *  - a "linux,cmabuf" device tree node gets the area its memory-region
  *    names, and /dev/cmabuf-<label> (or /dev/cmabuf-<n> without a label);
  *  - unless default_instance=0, the module registers a platform device of
- *    its own, which becomes /dev/cmabuf on the default CMA area.
+ *    its own, "cmabuf-default", which becomes /dev/cmabuf on the default
+ *    CMA area;
+ *  - any other "cmabuf" platform device without a node gets the default
+ *    area too, as /dev/cmabuf-<n>.
  *
  * Lifetime: an instance is reference counted. The binding, every open file
  * of its misc device and every buffer hold a reference, and every buffer
@@ -219,9 +222,21 @@ static const struct of_device_id cmabuf_of_match[] = {
 };
 MODULE_DEVICE_TABLE(of, cmabuf_of_match);
 
+/*
+ * The default instance's device is not called "cmabuf": a device tree node
+ * of that name would become a platform device "cmabuf" and make ours
+ * impossible to register.
+ */
+static const struct platform_device_id cmabuf_ids[] = {
+	{ .name = "cmabuf" },
+	{ .name = "cmabuf-default" },
+	{ }
+};
+
 static struct platform_driver cmabuf_driver = {
 	.probe = cmabuf_probe,
 	.remove = cmabuf_remove,
+	.id_table = cmabuf_ids,
 	.driver = {
 		.name = "cmabuf",
 		.of_match_table = cmabuf_of_match,
@@ -235,7 +250,7 @@ static int __init cmabuf_init(void)
 	/* Registered first, so that it is known when the driver probes it. */
 	if (cmabuf_default_instance) {
 		cmabuf_default_pdev =
-			platform_device_register_simple("cmabuf",
+			platform_device_register_simple("cmabuf-default",
 							PLATFORM_DEVID_NONE,
 							NULL, 0);
 		if (IS_ERR(cmabuf_default_pdev))
