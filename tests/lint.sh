@@ -3,8 +3,8 @@
 #
 # lint.sh: what "make lint" checks, printed as TAP.
 #  - checkpatch.pl --strict (from the 7.2 tree) on every C file and header;
-#  - the module built with sparse (C=2) and W=1 against 7.2 and 6.12, which
-#    must print no warning at all;
+#  - the module built with sparse (C=2, through sparse-compat.sh) and W=1
+#    against 7.2 and 6.12, which must print no warning at all;
 #  - the DT binding against the dt-schema meta-schema, and the generated
 #    device tree against the binding, where Debian's dt-schema runs here.
 
@@ -51,7 +51,8 @@ for k in "${kernels[@]}"; do
 	(cd "$top" && rsync -a --relative Kbuild drivers include \
 		$(ls -d tests/importer tests/kunit 2>/dev/null) "$mod/")
 	out=$(make -C "$CMABUF_BUILD/kernel/$k" M="$mod" ARCH=arm64 \
-		CROSS_COMPILE="$CROSS_COMPILE" C=2 W=1 modules 2>&1)
+		CROSS_COMPILE="$CROSS_COMPILE" CHECK="$top/tests/sparse-compat.sh" \
+		C=2 W=1 modules 2>&1)
 	rc=$?
 	warnings=$(grep -E 'warning:|error:' <<<"$out")
 	[ $rc -eq 0 ] && [ -z "$warnings" ]

@@ -83,6 +83,23 @@ for k in "${booted[@]}"; do
 	python3 "$here/collect.py" guest "$results/$k" "$logs/$k"
 done
 
+# The speedup checks compare the 6.12 and 7.2 guests of this run.
+speedup_checks() {
+	local dir=$CMABUF_BUILD/bench/check k
+	mkdir -p "$dir"
+	for k in 6.12 7.2; do
+		sed -n 's/^# bench-json //p' "$results/$k/speedup.tap" >"$dir/$k.jsonl"
+	done
+	python3 "$top/tests/bench/report.py" --before "$dir/6.12.jsonl" \
+		--after "$dir/7.2.jsonl" --out-dir "$dir" --no-chart --min-n 20 \
+		--check "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 2" \
+		--check "contig-64m free after:cmabuf-frozen after:cmabuf-compound 1.3" \
+		--check "gigantic-1g free before:cmabuf-legacy after:cmabuf-compound 5"
+}
+if [ -f "$results/6.12/speedup.tap" ] && [ -f "$results/7.2/speedup.tap" ]; then
+	host_suite speedup speedup_checks
+fi
+
 {
 	echo "TAP version 13"
 	echo "1..$build_n"

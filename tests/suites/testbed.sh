@@ -56,14 +56,14 @@ esac
 series=${CMABUF_KERNEL%%-*}
 check "kernel release is $series" sh -c "uname -r | grep -q '^$series\\.'"
 check "default area reserved by cma= is in sysfs" test -d /sys/kernel/mm/cma/reserved
-check "general region is in sysfs" test -d /sys/kernel/mm/cma/cmabuf-general
-check "large region is in sysfs" test -d /sys/kernel/mm/cma/cmabuf-large@100000000
+check "general region is in sysfs" test -d /sys/kernel/mm/cma/general-pool
+check "large region is in sysfs" test -d /sys/kernel/mm/cma/large-pool@100000000
 check "general region is 256 MiB on a 256 MiB boundary" \
-	sh -c "[ \"\$(cat $cma_debugfs/cmabuf-general/count)\" = 65536 ] &&
-	       [ \$(( \$(cat $cma_debugfs/cmabuf-general/base_pfn) % 65536 )) -eq 0 ]"
+	sh -c "[ \"\$(cat $cma_debugfs/general-pool/count)\" = 65536 ] &&
+	       [ \$(( \$(cat $cma_debugfs/general-pool/base_pfn) % 65536 )) -eq 0 ]"
 check "large region is 1 GiB at 4 GiB" \
-	sh -c "[ \"\$(cat $cma_debugfs/cmabuf-large@100000000/count)\" = 262144 ] &&
-	       [ \"\$(cat $cma_debugfs/cmabuf-large@100000000/base_pfn)\" = 1048576 ]"
+	sh -c "[ \"\$(cat $cma_debugfs/large-pool@100000000/count)\" = 262144 ] &&
+	       [ \"\$(cat $cma_debugfs/large-pool@100000000/base_pfn)\" = 1048576 ]"
 check "cmabuf device nodes are in the device tree" \
 	sh -c 'grep -q linux,cmabuf /proc/device-tree/cmabuf-general/compatible &&
 	       grep -q linux,cmabuf /proc/device-tree/cmabuf-large/compatible'

@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The measurements behind the speedup checks of "make check": medians of 20
+# interleaved iterations, in the kernel, nothing zeroed. The host compares
+# the 6.12 (LEGACY) and 7.2 (FROZEN, COMPOUND) figures of one run
+# (tests/qemu/check.sh).
+
+. /suites/bench-lib.sh
+
+echo "TAP version 13"
+echo "1..2"
+if have_frozen; then
+	bench "contig-64m, compound and frozen" contig-64m --strategy compound,frozen --iterations 20
+	bench "gigantic-1g, compound and frozen" gigantic-1g --strategy compound,frozen --iterations 20
+else
+	bench "contig-64m, legacy" contig-64m --strategy legacy --iterations 20
+	bench "gigantic-1g, legacy" gigantic-1g --strategy legacy --iterations 20
+fi
+[ $fails -eq 0 ]
