@@ -116,5 +116,14 @@ for k in "$@"; do
 	}
 done
 
+# For the record: what the reliability suites did and found.
+echo
+echo "Record of this run:"
+for f in "$results"/*/*.tap; do
+	sed -n "s|^# record: |  $(basename "$(dirname "$f")") |p" "$f"
+done
+splats=$(grep -l '^not ok 2 console log' "$results"/*/guest.tap 2>/dev/null | wc -l)
+echo "  kernels with a kernel report (oops, WARNING, KASAN, lockdep, kmemleak): $splats"
+
 echo
 python3 "$here/collect.py" summary "$results"
