@@ -11,13 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-
-/*
- * <linux/cmabuf.h> includes <linux/fcntl.h>, whose struct flock and
- * struct f_owner_ex clash with glibc's <fcntl.h>, which has the O_* flags
- * it needs too. Keep the kernel's out.
- */
-#define _LINUX_FCNTL_H
 #include <linux/cmabuf.h>
 
 #include "cmabuf_importer.h"
