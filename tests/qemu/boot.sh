@@ -49,6 +49,15 @@ fi
 image=$(kernel_out_dir "$kernel")/arch/arm64/boot/Image
 [ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
 
+# One guest at a time: two would share two cores, and the device tree,
+# the initramfs and the logs of a kernel would be written by both.
+mkdir -p "$CMABUF_BUILD/guest"
+exec 9>"$CMABUF_BUILD/guest/.lock"
+if ! flock -n 9; then
+	log "waiting for another guest to finish"
+	flock 9
+fi
+
 dtb=$CMABUF_BUILD/guest/cmabuf-virt.dtb
 if [ ! -f "$dtb" ] || [ "$here/cmabuf-regions.dtsi" -nt "$dtb" ] || [ "$here/qemu.sh" -nt "$dtb" ]; then
 	bash "$here/mkdtb.sh" "$dtb"

@@ -42,7 +42,7 @@ SPLATS = [
     r"inconsistent lock state",
     r"possible recursive locking",
     r"lockdep: ",
-    r"DMA-API: .*(error|leak|bug)",
+    r"DMA-API: .*device driver",
     r"rcu: INFO: .* detected stalls",
     r"blocked for more than \d+ seconds",
     r"list_(add|del) corruption",
