@@ -10,7 +10,7 @@
 
 #include <limits.h>
 #include <stddef.h>
-#include "cmabuf_uapi.h"
+#include <linux/cmabuf.h>
 
 #define DEV_DIR			"/dev"
 #define DEV_DEFAULT		"/dev/cmabuf"

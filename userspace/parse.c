@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cmabuf_uapi.h"
+#include <linux/cmabuf.h>
 
 #include "parse.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmabuf_uapi.h"
+#include <linux/cmabuf.h>
 #include "fmt.h"
 #include "json.h"
 #include "parse.h"
