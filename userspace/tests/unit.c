@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <linux/cmabuf.h>
+#include "dev.h"
 #include "fmt.h"
 #include "json.h"
 #include "parse.h"
@@ -215,7 +216,21 @@ static void test_fmt(void)
 	tap_ok(!strcmp(fmt_ns(999, buf, sizeof(buf)), "999 ns"), "fmt_ns 999 ns");
 }
 
-#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 7 + 6)
+static void test_devices(void)
+{
+	char buf[PATH_MAX];
+
+	tap_ok(!strcmp(dev_resolve(NULL, buf, sizeof(buf)), "/dev/cmabuf"),
+	       "no --device is /dev/cmabuf");
+	tap_ok(!strcmp(dev_resolve("default", buf, sizeof(buf)), "/dev/cmabuf"),
+	       "--device default is /dev/cmabuf");
+	tap_ok(!strcmp(dev_resolve("large", buf, sizeof(buf)), "/dev/cmabuf-large"),
+	       "--device large is /dev/cmabuf-large");
+	tap_ok(!strcmp(dev_resolve("/tmp/node", buf, sizeof(buf)), "/tmp/node"),
+	       "a path is taken as it is");
+}
+
+#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 7 + 6 + 4)
 
 int main(void)
 {
@@ -226,5 +241,6 @@ int main(void)
 	test_stats();
 	test_json();
 	test_fmt();
+	test_devices();
 	return tap_done(PLAN);
 }
