@@ -111,7 +111,7 @@ static int info_one(const char *path, int json)
 	ret = dev_info(fd, &di);
 	close(fd);
 	if (ret) {
-		msg_err("%s: CMABUF_IOC_INFO: %s", path, strerror(-ret));
+		msg_err("%s: CMABUF_IOC_INFO: %s", path, dev_strerror(ret));
 		return 1;
 	}
 	if (json)

@@ -77,6 +77,14 @@ int dev_info(int fd, struct dev_info *di)
 	return dev_ioctl(fd, CMABUF_IOC_INFO, &di->info);
 }
 
+/* An ioctl's negative errno as words; ENOTTY means the file is not ours. */
+const char *dev_strerror(int err)
+{
+	if (err == -ENOTTY)
+		return "not a cmabuf device";
+	return strerror(-err);
+}
+
 /* @data carries size, align, fd_flags and flags in; the rest must be 0. */
 int dev_alloc(int fd, struct cmabuf_alloc_data *data)
 {

@@ -30,6 +30,7 @@ struct dev_info {
 const char *dev_resolve(const char *arg, char *buf, size_t len);
 int dev_open(const char *path);
 int dev_info(int fd, struct dev_info *di);
+const char *dev_strerror(int err);
 int dev_alloc(int fd, struct cmabuf_alloc_data *data);
 int dev_bench(int fd, struct cmabuf_bench *bench);
 int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys);
