@@ -22,12 +22,12 @@ const char *fmt_size(__u64 bytes, char *buf, size_t len)
 	return buf;
 }
 
-/* Nanoseconds at the scale that keeps three to six significant digits. */
+/* Nanoseconds in the largest unit that keeps the value at or above 1. */
 const char *fmt_ns(__u64 ns, char *buf, size_t len)
 {
-	if (ns < 10000ULL)
+	if (ns < 1000ULL)
 		snprintf(buf, len, "%llu ns", ns);
-	else if (ns < 10000000ULL)
+	else if (ns < 1000000ULL)
 		snprintf(buf, len, "%.3f us", ns / 1e3);
 	else if (ns < 10000000000ULL)
 		snprintf(buf, len, "%.3f ms", ns / 1e6);

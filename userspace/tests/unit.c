@@ -209,8 +209,10 @@ static void test_fmt(void)
 	tap_ok(!strcmp(fmt_size(1536ULL << 20, buf, sizeof(buf)), "1.50 GiB"),
 	       "fmt_size 1.50 GiB");
 	tap_ok(!strcmp(fmt_size(1000, buf, sizeof(buf)), "1000 B"), "fmt_size 1000 B");
-	tap_ok(!strcmp(fmt_ns(1234567, buf, sizeof(buf)), "1234.567 us"),
+	tap_ok(!strcmp(fmt_ns(1234567, buf, sizeof(buf)), "1.235 ms"),
 	       "fmt_ns 1234567 ns (%s)", buf);
+	tap_ok(!strcmp(fmt_ns(123456, buf, sizeof(buf)), "123.456 us"),
+	       "fmt_ns 123456 ns (%s)", buf);
 	tap_ok(!strcmp(fmt_ns(12345678, buf, sizeof(buf)), "12.346 ms"),
 	       "fmt_ns 12345678 ns (%s)", buf);
 	tap_ok(!strcmp(fmt_ns(999, buf, sizeof(buf)), "999 ns"), "fmt_ns 999 ns");
@@ -230,7 +232,7 @@ static void test_devices(void)
 	       "a path is taken as it is");
 }
 
-#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 7 + 6 + 4)
+#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 7 + 7 + 4)
 
 int main(void)
 {
