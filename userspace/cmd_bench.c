@@ -27,7 +27,7 @@ static const struct bench_workload workloads[] = {
 	  "512 allocations of 2 MiB held at once, then 512 frees" },
 	{ "e2e-64m", "general", 64ULL << 20, 1, 20, true,
 	  "64 MiB: alloc, mmap, touch every page, munmap, close" },
-	{ "e2e-1g", "large", 1ULL << 30, 1, 5, true,
+	{ "e2e-1g", "large", 1ULL << 30, 1, 3, true,
 	  "1 GiB: alloc, mmap, touch every page, munmap, close" },
 };
 
