@@ -131,8 +131,8 @@ static int share_take(pid_t pid, int report, int *fd)
 
 /*
  * A buffer exported by a child process that has exited by the time this
- * returns: the parent took the fd with pidfd_getfd() (the guest kernels
- * have no sockets to pass it over) and is the buffer's only user.
+ * returns: the parent took the fd with pidfd_getfd(), which needs no
+ * sockets (CONFIG_NET may be off), and is the buffer's only user.
  */
 int share_alloc_in_child(const struct share_buf *buf, int *fd)
 {
