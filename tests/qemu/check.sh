@@ -74,9 +74,8 @@ for k in "${have_kernel[@]}"; do
 done
 
 host_suite runner bash "$here/test-runner.sh"
-if [ -f "$top/userspace/Makefile" ]; then
-	host_suite userspace make -s -C "$top/userspace" test
-fi
+host_suite cmabufctl make -s --no-print-directory -C "$top/userspace" unit
+host_suite bench-report python3 "$top/tests/bench/test_report.py"
 
 for k in "${booted[@]}"; do
 	bash "$here/boot.sh" "$k"

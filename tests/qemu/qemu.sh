@@ -7,4 +7,4 @@ QEMU_SMP=2
 # pauth-impdef: the architected pointer-authentication algorithm costs a lot
 # under TCG; the implementation-defined one behaves the same for the guest.
 QEMU_MACHINE=(-M virt -cpu max,pauth-impdef=on -smp "$QEMU_SMP" -m "$QEMU_MEM" -nic none)
-QEMU_CMDLINE="console=ttyAMA0 cma=64M panic=-1 loglevel=7"
+QEMU_CMDLINE="console=ttyAMA0 cma=128M panic=-1 loglevel=7"
