@@ -64,4 +64,4 @@ bench:
 	bash tests/qemu/bench.sh
 
 demo:
-	bash tests/qemu/demo.sh
+	bash tests/qemu/bench.sh --demo
