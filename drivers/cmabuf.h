@@ -151,6 +151,7 @@ unsigned int cmabuf_area_max_order(const struct cmabuf_limits *lim,
 
 /* cmabuf_alloc.c: allocation */
 void cmabuf_limits_get(struct cmabuf_limits *lim);
+void cmabuf_dev_limits(struct cmabuf_dev *cdev, struct cmabuf_limits *lim);
 unsigned long cmabuf_area_pages(struct cma *cma);
 unsigned long cmabuf_area_free_pages(struct cma *cma);
 int cmabuf_range_alloc(struct cmabuf_dev *cdev, u32 strategy,

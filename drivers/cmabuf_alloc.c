@@ -247,6 +247,25 @@ void cmabuf_limits_get(struct cmabuf_limits *lim)
 #endif
 }
 
+/**
+ * cmabuf_dev_limits() - what an instance allows
+ * @cdev: the instance.
+ * @lim: out: the kernel's limits, with COMPOUND's largest order cut to
+ *	what the instance's area can hold.
+ *
+ * These are the bounds CMABUF_IOC_INFO reports in min_compound_order and
+ * max_compound_order, so requests are judged against them: a COMPOUND
+ * order the area cannot hold is -EINVAL as the uapi promises, not a
+ * doomed allocation, and AUTO does not try COMPOUND there.
+ */
+void cmabuf_dev_limits(struct cmabuf_dev *cdev, struct cmabuf_limits *lim)
+{
+	cmabuf_limits_get(lim);
+	lim->max_compound_order =
+		cmabuf_area_max_order(lim, cdev->base_pfn,
+				      cmabuf_area_pages(cdev->cma));
+}
+
 /* Size of the area in pages, 0 when this kernel does not tell. */
 unsigned long cmabuf_area_pages(struct cma *cma)
 {

@@ -147,7 +147,7 @@ int cmabuf_bench_run(struct cmabuf_dev *cdev, struct cmabuf_bench *bench)
 	ret = cmabuf_bench_check(bench, run.blocks);
 	if (ret)
 		return ret;
-	cmabuf_limits_get(&lim);
+	cmabuf_dev_limits(cdev, &lim);
 	ret = cmabuf_plan_make(&lim, bench->pages << PAGE_SHIFT, bench->align,
 			       bench->strategy, &run.plan);
 	if (ret)

@@ -263,7 +263,7 @@ struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 	struct dma_buf *dmabuf;
 	int ret;
 
-	cmabuf_limits_get(&lim);
+	cmabuf_dev_limits(cdev, &lim);
 	ret = cmabuf_plan_make(&lim, size, align, strategy, &plan);
 	if (ret)
 		return ERR_PTR(ret);

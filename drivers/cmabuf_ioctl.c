@@ -155,7 +155,7 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 	unsigned long area = cmabuf_area_pages(cdev->cma);
 	struct cmabuf_limits lim;
 
-	cmabuf_limits_get(&lim);
+	cmabuf_dev_limits(cdev, &lim);
 
 	info->area_name_len = strlen(cma_get_name(cdev->cma)) + 1;
 	if (area) {
@@ -167,8 +167,7 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 	}
 	cmabuf_stats_live(cdev, &info->live_buffers, &info->live_bytes);
 	info->page_size = PAGE_SIZE;
-	info->max_compound_order = cmabuf_area_max_order(&lim, cdev->base_pfn,
-							 area);
+	info->max_compound_order = lim.max_compound_order;
 	if (info->max_compound_order)
 		info->min_compound_order = lim.min_compound_order;
 	info->strategies = lim.strategies;
