@@ -77,7 +77,8 @@ elif ! command -v dt-doc-validate >/dev/null; then
 	echo "ok $((n + 1)) DT binding validates # SKIP dt-schema is not installed"
 	n=$((n + 1))
 else
-	out=$(dt-doc-validate -u "$(dirname "$binding")" "$binding" 2>&1)
+	out=$(dt-doc-validate -u "$top/Documentation/devicetree/bindings" "$binding" 2>&1)
+	[ $? -eq 0 ] && [ -z "$out" ]
 	result $? "DT binding validates against the dt-schema meta-schema"
 	[ -n "$out" ] && sed 's/^/# /' <<<"$out"
 fi
