@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmabuf_fuzz: internal interfaces.
+ *
+ *   cmabuf_fuzz.c   options, the operation loop, the TAP report
+ *   fuzz_state.c    the model: buffers, file descriptors, mappings, holds
+ *   fuzz_arena.c    where arguments live: good, read-only, cut-off and bad
+ *                   addresses, and what the kernel may read or write there
+ *   fuzz_judge.c    expected results (errno sets) and the verdicts
+ *   fuzz_cmabuf.c   the cmabuf ioctls through raw command numbers
+ *   fuzz_dmabuf.c   operations on the exported dma-bufs
+ *   fuzz_import.c   the test importer and the dma-heaps
+ */
+#ifndef FUZZ_H
+#define FUZZ_H
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/cmabuf.h>
+
+#include "cmabuf_importer.h"
+#include "reliability_util.h"
+
+#define FZ_MAX_BUFS		96	/* buffers alive at once */
+#define FZ_MAX_FDS		1024	/* fd numbers the model tracks */
+#define FZ_MAX_OPEN		320	/* dma-buf and sync-file fds at once */
+#define FZ_MAX_MAPS		48	/* mappings at once */
+#define FZ_MAX_HOLDS		CMABUF_IMPORTER_MAX_HOLDS
+#define FZ_MAX_MARKS		16	/* pages of a buffer written by hand */
+#define FZ_MAX_FAILS_PER_KIND	3	/* failures described per kind */
+#define FZ_MAX_KINDS		64
+#define FZ_OP_NAME		24
+#define FZ_DUP_BASE		64	/* dup2() targets start here */
+#define FZ_DUP_SPAN		192
+#define FZ_ARG_MAX		(16384 + 64)	/* _IOC_SIZE is 14 bits */
+#define FZ_SMALL_PAGES		2048	/* largest buffer worth allocating */
+#define FZ_CHECK_BYTES		(4ULL << 20)	/* importer reads at most this */
+#define FZ_NAME_LEN		32	/* DMA_BUF_NAME_LEN */
+
+/* Strategy of a heap buffer: AUTO decided, nobody said which. */
+#define FZ_STRATEGY_UNKNOWN	0xffU
+
+/**
+ * enum fz_cat - what an operation exercised, for counting and the report
+ * @FZ_IOCTL: cmabuf ioctls, known and unknown.
+ * @FZ_DMABUF: operations on dma-buf file descriptors and mappings.
+ * @FZ_IMPORT: the test importer.
+ * @FZ_HEAP: the dma-heaps.
+ * @FZ_DATA: buffer contents read back.
+ * @FZ_LIVE: the instances' live counters against the model.
+ * @FZ_CATS: number of categories.
+ */
+enum fz_cat {
+	FZ_IOCTL,
+	FZ_DMABUF,
+	FZ_IMPORT,
+	FZ_HEAP,
+	FZ_DATA,
+	FZ_LIVE,
+	FZ_CATS,
+};
+
+/* What an fd number is, in the model. */
+enum fz_fd_kind {
+	FZ_FD_NONE,		/* not open (as far as we know: closed) */
+	FZ_FD_OTHER,		/* open, not a dma-buf: stdio, /dev/null */
+	FZ_FD_DEV,		/* a cmabuf device, @inst */
+	FZ_FD_IMPORTER,		/* /dev/cmabuf_importer */
+	FZ_FD_HEAP,		/* /dev/dma_heap/<name> */
+	FZ_FD_BUF,		/* a dma-buf, @buf */
+	FZ_FD_SYNC,		/* a sync_file from EXPORT_SYNC_FILE */
+};
+
+/**
+ * struct fz_fd - one fd number
+ * @kind: see &enum fz_fd_kind.
+ * @buf: the buffer of an %FZ_FD_BUF.
+ * @inst: the instance of an %FZ_FD_DEV or %FZ_FD_HEAP (-1: system heap).
+ * @accmode: O_ACCMODE bits of the open file.
+ */
+struct fz_fd {
+	enum fz_fd_kind kind;
+	int buf;
+	int inst;
+	int accmode;
+};
+
+/**
+ * struct fz_mark - a page word written through a mapping
+ * @page: page of the buffer.
+ * @val: what its first word holds.
+ */
+struct fz_mark {
+	__u64 page;
+	__u64 val;
+};
+
+/**
+ * struct fz_buf - one live buffer in the model
+ * @used: the slot holds a buffer.
+ * @id: unique, for messages.
+ * @inst: instance it came from, -1 for a foreign (system heap) buffer.
+ * @size: bytes.
+ * @strategy: %CMABUF_STRATEGY_* used, %FZ_STRATEGY_UNKNOWN for heap ones.
+ * @align: requested log2 alignment.
+ * @fds: open fds of it, in this process.
+ * @maps: mappings of it.
+ * @holds: importer holds of it.
+ * @phys: physical address, when @phys_known.
+ * @phys_known: CMABUF_IOC_PHYS has told.
+ * @pattern: every importer-pattern word holds the pattern of @seed,
+ *	else the buffer is zero (besides @marks).
+ * @seed: see @pattern.
+ * @nmarks: entries in @marks.
+ * @marks: first words of pages written by hand, after @pattern.
+ */
+struct fz_buf {
+	bool used;
+	unsigned int id;
+	int inst;
+	__u64 size;
+	__u32 strategy;
+	__u32 align;
+	int fds;
+	int maps;
+	int holds;
+	__u64 phys;
+	bool phys_known;
+	bool pattern;
+	__u64 seed;
+	unsigned int nmarks;
+	struct fz_mark marks[FZ_MAX_MARKS];
+};
+
+/**
+ * struct fz_map - one mapping of a buffer
+ * @used: the slot holds a mapping.
+ * @addr: start.
+ * @len: bytes, a multiple of the page size.
+ * @buf: the buffer.
+ * @pgoff: page of the buffer at @addr.
+ * @prot: current protection.
+ * @accmode: O_ACCMODE of the fd it was made from: what mprotect() allows.
+ */
+struct fz_map {
+	bool used;
+	uintptr_t addr;
+	size_t len;
+	int buf;
+	__u64 pgoff;
+	int prot;
+	int accmode;
+};
+
+/**
+ * struct fz_hold - a buffer the importer holds for us
+ * @handle: the importer's handle, 0 for a free slot.
+ * @buf: the buffer, or -1 for a foreign one.
+ */
+struct fz_hold {
+	__u32 handle;
+	int buf;
+};
+
+/**
+ * struct fz_inst - an instance of the driver under fuzzing
+ * @rel: what rel_instances() found.
+ * @fd: its device, open O_RDWR.
+ * @heap: its dma-heap, or -1.
+ */
+struct fz_inst {
+	struct rel_instance rel;
+	int fd;
+	int heap;
+};
+
+/**
+ * struct fz_expect - results an operation may have
+ * @errs: bit per errno it may fail with.
+ * @may_succeed: success is allowed.
+ * @why: the first reason that rules success out, for messages.
+ */
+struct fz_expect {
+	__u64 errs[3];
+	bool may_succeed;
+	const char *why;
+};
+
+/**
+ * struct fz_arena - memory the arguments live in
+ * @base: the whole mapping.
+ * @page: page size.
+ * @rw: %FZ_RW_PAGES read-write pages for structures.
+ * @ro: one read-only page.
+ * @names: %FZ_NAME_PAGES read-write pages for names.
+ * Between and after them are PROT_NONE guard pages.
+ */
+struct fz_arena {
+	__u8 *base;
+	size_t page;
+	__u8 *rw;
+	__u8 *ro;
+	__u8 *names;
+};
+
+#define FZ_RW_PAGES	5
+#define FZ_NAME_PAGES	2
+
+/**
+ * struct fz - the whole fuzzer
+ * @rng: the generator; everything random comes from it.
+ * @seed: the seed it started from.
+ * @op: number of the operation running.
+ * @verbose: describe every operation on stderr.
+ * @root: running with every capability.
+ * @page: page size.
+ * @inst: the instances.
+ * @ninst: entries in @inst.
+ * @imp: /dev/cmabuf_importer, or -1.
+ * @sysheap: /dev/dma_heap/system, or -1.
+ * @noexec: dma-buf files cannot be mapped executable (7.2's pseudo fs).
+ * @fds: the model of every fd number below %FZ_MAX_FDS.
+ * @open: dma-buf and sync-file fds open.
+ * @bufs: the buffers.
+ * @next_id: id of the next buffer.
+ * @maps: the mappings.
+ * @holds: the importer holds.
+ * @nholds: used entries of @holds.
+ * @arena: where arguments live.
+ * @ops: operations run, per category.
+ * @fails: failures, per category.
+ * @nfail_msgs: failures described.
+ * @kinds: failures seen, by their message's format and operation.
+ * @nkinds: entries in @kinds.
+ * @checkpoints: live-counter comparisons made.
+ * @jmp: where a fault on a mapping returns to.
+ * @what: description of the operation running.
+ */
+struct fz {
+	struct rel_rng rng;
+	__u64 seed;
+	__u64 op;
+	bool verbose;
+	bool root;
+	size_t page;
+	struct fz_inst inst[REL_MAX_INSTANCES];
+	unsigned int ninst;
+	int imp;
+	int sysheap;
+	bool noexec;
+	struct fz_fd fds[FZ_MAX_FDS];
+	unsigned int open;
+	struct fz_buf bufs[FZ_MAX_BUFS];
+	unsigned int next_id;
+	struct fz_map maps[FZ_MAX_MAPS];
+	struct fz_hold holds[FZ_MAX_HOLDS];
+	unsigned int nholds;
+	struct fz_arena arena;
+	__u64 ops[FZ_CATS];
+	__u64 fails[FZ_CATS];
+	unsigned int nfail_msgs;
+	struct {
+		const char *fmt;
+		char op[FZ_OP_NAME];
+		unsigned int count;
+	} kinds[FZ_MAX_KINDS];
+	unsigned int nkinds;
+	__u64 checkpoints;
+	sigjmp_buf jmp;
+	char what[256];
+};
+
+static inline size_t fz_min(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* fuzz_judge.c */
+void fz_expect_init(struct fz_expect *e);
+void fz_err(struct fz_expect *e, int err, const char *why);
+bool fz_has(const struct fz_expect *e, int err);
+bool fz_judge(struct fz *f, enum fz_cat cat, const struct fz_expect *e,
+	      int err);
+void fz_fail(struct fz *f, enum fz_cat cat, const char *fmt, ...)
+	__printf(3, 4);
+void fz_describe(struct fz *f, const char *fmt, ...)
+	__printf(2, 3);
+
+/* fuzz_arena.c */
+int fz_arena_init(struct fz_arena *a, size_t page);
+bool fz_readable(const struct fz *f, uintptr_t addr, size_t len);
+bool fz_writable(const struct fz *f, uintptr_t addr, size_t len);
+size_t fz_readable_prefix(const struct fz *f, uintptr_t addr, size_t len);
+uintptr_t fz_place(struct fz *f, const void *bytes, size_t len);
+uintptr_t fz_place_name(struct fz *f, const void *bytes, size_t len);
+uintptr_t fz_bad_pointer(struct fz *f);
+bool fz_intact(const struct fz *f, uintptr_t addr, size_t from, size_t len,
+	       const __u8 *orig);
+void fz_read_back(const struct fz *f, uintptr_t addr, void *out, size_t len);
+__u64 fz_boundary(struct fz *f);
+void fz_mutate(struct fz *f, __u8 *arg, size_t len, size_t ksize,
+	       size_t out_from);
+unsigned int fz_cmd(struct fz *f, unsigned int type, unsigned int nr,
+		    unsigned int ksize, unsigned int *dir, unsigned int *size);
+
+/* fuzz_state.c */
+int fz_buf_new(struct fz *f, int inst, __u64 size, __u32 strategy,
+	       __u32 align);
+void fz_buf_put(struct fz *f, int b);
+void fz_fd_set(struct fz *f, int fd, enum fz_fd_kind kind, int buf, int inst,
+	       int accmode);
+void fz_fd_closed(struct fz *f, int fd);
+int fz_pick_fd(struct fz *f, enum fz_fd_kind kind);
+int fz_pick_any_fd(struct fz *f);
+int fz_pick_buf(struct fz *f, bool foreign_ok);
+int fz_buf_fd(struct fz *f, int b);
+__u64 fz_page_word(const struct fz *f, const struct fz_buf *b, __u64 page);
+bool fz_mark(struct fz_buf *b, __u64 page, __u64 val);
+void fz_model_live(const struct fz *f, int inst, __u64 *buffers,
+		   __u64 *bytes);
+int fz_free_map_slot(const struct fz *f);
+void fz_map_remove(struct fz *f, int m);
+int fz_inst_maxchunk(struct fz *f, int inst, __u64 *pages);
+int fz_scan_open_fds(struct fz *f);
+void fz_release_all(struct fz *f);
+
+/* fuzz_cmabuf.c */
+void fz_op_alloc(struct fz *f);
+void fz_op_info(struct fz *f);
+void fz_op_bench(struct fz *f);
+void fz_op_phys(struct fz *f);
+void fz_op_unknown(struct fz *f);
+void fz_check_live(struct fz *f);
+bool fz_alloc_simple(struct fz *f, int inst, __u64 size, int *fd);
+
+/* fuzz_dmabuf.c */
+int fz_probe_noexec(struct fz *f);
+void fz_op_mmap(struct fz *f);
+void fz_op_munmap(struct fz *f);
+void fz_op_mprotect(struct fz *f);
+void fz_op_touch(struct fz *f);
+void fz_op_sync(struct fz *f);
+void fz_op_set_name(struct fz *f);
+void fz_op_sync_file(struct fz *f);
+void fz_op_seek_rw(struct fz *f);
+void fz_op_dup(struct fz *f);
+void fz_op_close(struct fz *f);
+void fz_op_fork(struct fz *f);
+
+/* fuzz_import.c */
+void fz_op_check(struct fz *f);
+void fz_op_hold(struct fz *f);
+void fz_op_release(struct fz *f);
+void fz_op_heap(struct fz *f);
+void fz_op_sysheap(struct fz *f);
+
+#endif /* FUZZ_H */

@@ -1,0 +1,821 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabuf_lifecycle: faults and lifecycle events, each repeated, each
+ * ending with every CMA area's used pages and every instance's live
+ * counters back where they were.
+ *
+ *  - a process killed while the driver zeroes a 1 GiB buffer;
+ *  - an area filled until ENOMEM, emptied, and filled again;
+ *  - a buffer's last fd closed while it is mapped, while the importer
+ *    holds an attachment or a mapping of it, and while the importer's own
+ *    fd is closed too;
+ *  - a process killed while it holds buffers, fds, mappings and holds;
+ *  - an instance unbound and bound again through sysfs while it has
+ *    buffers alive;
+ *  - rmmod while buffers are alive (refused), after they are gone (then
+ *    reloaded with heap=0), and rmmod of the importer while it holds
+ *    buffers.
+ *
+ * CMABUF_LIFECYCLE_REPEAT scales every repeat count (default 1.0 = as
+ * written below). The number of faults injected is printed at the end as
+ * "# record: faults injected=N". Output is TAP, from the kselftest harness.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <linux/cmabuf.h>
+
+#include "kselftest_harness.h"
+#include "cmabuf_importer.h"
+#include "reliability_util.h"
+
+#define SZ_1M		BIT_ULL(20)
+#define SZ_1G		BIT_ULL(30)
+#define SETTLE_MS	3000
+
+static unsigned long long *faults;
+
+static void __attribute__((constructor)) lc_faults_init(void)
+{
+	faults = mmap(NULL, sizeof(*faults), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (faults == MAP_FAILED)
+		faults = NULL;
+}
+
+/* Runs in the harness's own process only: its tests end with _exit(). */
+static void __attribute__((destructor)) lc_faults_report(void)
+{
+	if (faults)
+		printf("# record: faults injected=%llu\n", *faults);
+}
+
+static void lc_fault(void)
+{
+	if (faults)
+		__atomic_add_fetch(faults, 1, __ATOMIC_RELAXED);
+}
+
+/* A repeat count, scaled by CMABUF_LIFECYCLE_REPEAT. */
+static int lc_repeat(int n)
+{
+	const char *s = getenv("CMABUF_LIFECYCLE_REPEAT");
+	double scale = s ? atof(s) : 1.0;
+	int r = n * scale + 0.5;
+
+	return r > 0 ? r : 1;
+}
+
+static int lc_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+/**
+ * struct lc_ctx - what every test starts from
+ * @inst: the instances.
+ * @ninst: entries in @inst.
+ * @base: their counters before the test.
+ * @imp: /dev/cmabuf_importer, or -1.
+ */
+struct lc_ctx {
+	struct rel_instance inst[REL_MAX_INSTANCES];
+	unsigned int ninst;
+	struct rel_snapshot base;
+	int imp;
+};
+
+FIXTURE(lc) {
+	struct lc_ctx ctx;
+};
+
+FIXTURE_SETUP(lc)
+{
+	struct lc_ctx *ctx = &self->ctx;
+
+	ASSERT_EQ(0, rel_debugfs_mount());
+	ASSERT_EQ(0, rel_instances(ctx->inst, REL_MAX_INSTANCES,
+				   &ctx->ninst));
+	ASSERT_LT(0U, ctx->ninst);
+	ASSERT_EQ(0, rel_snapshot_take(ctx->inst, ctx->ninst, &ctx->base));
+	ctx->imp = open(REL_IMPORTER_DEV, O_RDWR | O_CLOEXEC);
+}
+
+FIXTURE_TEARDOWN(lc)
+{
+	struct lc_ctx *ctx = &self->ctx;
+
+	if (ctx->imp >= 0)
+		close(ctx->imp);
+}
+
+/* The instance called @name, or NULL. */
+static const struct rel_instance *lc_find(struct lc_ctx *ctx,
+					  const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->ninst; i++)
+		if (!strcmp(ctx->inst[i].name, name))
+			return &ctx->inst[i];
+	return NULL;
+}
+
+static int lc_open(const struct rel_instance *in)
+{
+	return rel_instance_open(in->name, O_RDWR);
+}
+
+/* Allocate @size bytes with @strategy; the fd, or -errno. */
+static int lc_alloc(int dev, __u64 size, __u32 strategy)
+{
+	struct cmabuf_alloc_data d = {
+		.size = size,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+		.flags = strategy,
+	};
+	int err = lc_ioctl(dev, CMABUF_IOC_ALLOC, &d);
+
+	return err ? -err : (int)d.fd;
+}
+
+static void lc_fill(__u8 *map, size_t len, __u64 seed)
+{
+	size_t off;
+
+	for (off = 0; off + 8 <= len; off += CMABUF_IMPORTER_PATTERN_STRIDE)
+		*(__u64 *)(map + off) = cmabuf_importer_pattern(seed, off);
+}
+
+static size_t lc_mismatches(const __u8 *map, size_t len, __u64 seed)
+{
+	size_t off, bad = 0;
+
+	for (off = 0; off + 8 <= len; off += CMABUF_IMPORTER_PATTERN_STRIDE)
+		bad += *(const __u64 *)(map + off) !=
+		       cmabuf_importer_pattern(seed, off);
+	return bad;
+}
+
+static unsigned long long lc_live(const struct rel_instance *in)
+{
+	unsigned long long v = ~0ULL;
+
+	rel_stat_read(in->name, "stats", "live_buffers", &v);
+	return v;
+}
+
+/* Wait until every counter is back at the fixture's baseline. */
+#define ASSERT_BASELINE() do {						\
+	struct rel_snapshot __now;					\
+	char __why[256];						\
+									\
+	if (rel_snapshot_settle(ctx->inst, ctx->ninst, &ctx->base,	\
+				SETTLE_MS, &__now, __why,		\
+				sizeof(__why)))				\
+		TH_LOG("not back at baseline: %s", __why);		\
+	ASSERT_TRUE(rel_snapshot_same(&ctx->base, &__now, __why,	\
+				      sizeof(__why)));			\
+} while (0)
+
+/* ---- SIGKILL while a 1 GiB buffer is zeroed ---- */
+
+/*
+ * The child allocates 1 GiB and reports through @pipe once the ioctl has
+ * returned. Returns its pid.
+ */
+static pid_t lc_spawn_big_alloc(const struct rel_instance *in,
+				__u32 strategy, int pipe_w)
+{
+	pid_t pid = fork();
+	int dev, fd;
+
+	if (pid)
+		return pid;
+	dev = lc_open(in);
+	fd = lc_alloc(dev, SZ_1G, strategy);
+	if (write(pipe_w, &fd, sizeof(fd)) != sizeof(fd))
+		_exit(2);
+	pause();
+	_exit(1);
+}
+
+/* Pages the area has handed out since boot, from its sysfs statistics. */
+static int lc_cma_allocated(const struct rel_instance *in,
+			    unsigned long long *pages)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/mm/cma/%s/alloc_pages_success", in->area);
+	return rel_read_ull(path, pages);
+}
+
+/*
+ * Wait until the CMA allocator has handed the 1 GiB out (it counts a
+ * success only once the range is the caller's): from then on the driver
+ * is zeroing it. False when the ioctl returned first, or never got there.
+ */
+static bool lc_wait_zeroing(const struct rel_instance *in,
+			    unsigned long long base, int pipe_r)
+{
+	struct pollfd pfd = { .fd = pipe_r, .events = POLLIN };
+	__u64 end = rel_now_ns() + 60 * 1000000000ULL;
+	unsigned long long done;
+
+	while (rel_now_ns() < end) {
+		if (!lc_cma_allocated(in, &done) &&
+		    done >= base + SZ_1G / in->page_size)
+			return poll(&pfd, 1, 0) == 0;
+		if (poll(&pfd, 1, 0) > 0)
+			return false;
+		usleep(200);
+	}
+	return false;
+}
+
+/*
+ * A fatal signal while the pages are cleared: the ioctl gives up, frees
+ * the 1 GiB and counts a failure; nothing is left behind. Every strategy
+ * the kernel has is tried in turn.
+ */
+TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
+{
+	struct lc_ctx *ctx = &self->ctx;
+
+	static const __u32 strategies[] = {
+		CMABUF_STRATEGY_AUTO, CMABUF_STRATEGY_FROZEN,
+		CMABUF_STRATEGY_LEGACY,
+	};
+	const struct rel_instance *in = lc_find(ctx, "cmabuf-large");
+	int i, n = lc_repeat(12), zeroing = 0, status, pipefd[2];
+	unsigned long long fail0, fail1, alloc0, alloc1, done0;
+	bool mid;
+	__u32 s;
+	pid_t pid;
+
+	if (!in)
+		SKIP(return, "no cmabuf-large");
+	for (i = 0; i < n; i++) {
+		s = strategies[i % 3];
+		if (!(in->strategies & CMABUF_STRATEGY_BIT(s)))
+			s = CMABUF_STRATEGY_AUTO;
+		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "failures",
+					   &fail0));
+		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "allocations",
+					   &alloc0));
+		ASSERT_EQ(0, lc_cma_allocated(in, &done0));
+		ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+
+		pid = lc_spawn_big_alloc(in, s, pipefd[1]);
+		ASSERT_LT(0, pid);
+		mid = lc_wait_zeroing(in, done0, pipefd[0]);
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		lc_fault();
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		ASSERT_BASELINE();
+
+		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "failures",
+					   &fail1));
+		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "allocations",
+					   &alloc1));
+		if (!mid) {
+			TH_LOG("strategy %u: the kill missed the zeroing", s);
+			continue;
+		}
+		/* Killed while zeroing: a failure, and no buffer handed out. */
+		zeroing++;
+		EXPECT_EQ(alloc0, alloc1);
+		EXPECT_EQ(fail0 + 1, fail1);
+	}
+	TH_LOG("%d of %d kills landed while 1 GiB was being zeroed", zeroing,
+	       n);
+	EXPECT_LT(n / 2, zeroing);
+}
+
+/* ---- exhaustion to ENOMEM and recovery ---- */
+
+/* Fill @in with @chunk-sized buffers until ENOMEM; returns how many. */
+static int lc_fill_area(struct __test_metadata *_metadata,
+			const struct rel_instance *in, int dev,
+			__u64 chunk, int *fds, int max)
+{
+	int n = 0, fd;
+
+	while (n < max) {
+		fd = lc_alloc(dev, chunk, CMABUF_STRATEGY_AUTO);
+		if (fd == -ENOMEM)
+			break;
+		EXPECT_LE(0, fd) {
+			TH_LOG("%s: ALLOC of %llu bytes: %s", in->name,
+			       (unsigned long long)chunk, rel_errname(-fd));
+			break;
+		}
+		fds[n++] = fd;
+	}
+	return n;
+}
+
+TEST_F_TIMEOUT(lc, exhaust_then_recover, 600)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in = lc_find(ctx, "cmabuf-general");
+	int i, r, n, n0 = -1, small, small0 = -1, dev, fds[512];
+	struct cmabuf_info info;
+
+	if (!in)
+		SKIP(return, "no cmabuf-general");
+	dev = lc_open(in);
+	ASSERT_LE(0, dev);
+	for (r = 0; r < lc_repeat(5); r++) {
+		n = lc_fill_area(_metadata, in, dev, 24 * SZ_1M, fds, 64);
+		small = lc_fill_area(_metadata, in, dev, SZ_1M, fds + n,
+				     512 - n);
+		lc_fault();
+		ASSERT_LT(0, n);
+		/* Full: not even one more page. */
+		EXPECT_EQ(-ENOMEM, lc_alloc(dev, in->page_size,
+					    CMABUF_STRATEGY_AUTO));
+		memset(&info, 0, sizeof(info));
+		ASSERT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
+		EXPECT_EQ((__u64)(n * 24 + small) * SZ_1M, info.live_bytes);
+		for (i = 0; i < n + small; i++)
+			close(fds[i]);
+		ASSERT_BASELINE();
+		/* Emptied, it takes exactly as much again. */
+		if (n0 >= 0) {
+			EXPECT_EQ(n0, n);
+			EXPECT_EQ(small0, small);
+		}
+		n0 = n;
+		small0 = small;
+	}
+	TH_LOG("%s held %d x 24 MiB + %d x 1 MiB each time", in->name, n0,
+	       small0);
+	close(dev);
+}
+
+/* ---- last fd closed while mapped or attached ---- */
+
+TEST_F(lc, close_fd_while_mapped)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	int i, dev, fd, n = lc_repeat(50);
+	const struct rel_instance *in;
+	size_t size;
+	__u8 *map;
+
+	for (i = 0; i < n; i++) {
+		in = &ctx->inst[i % ctx->ninst];
+		size = (1 + i % 16) * 16 * (size_t)in->page_size;
+		dev = lc_open(in);
+		ASSERT_LE(0, dev);
+		fd = lc_alloc(dev, size, CMABUF_STRATEGY_AUTO);
+		ASSERT_LE(0, fd);
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd, 0);
+		ASSERT_NE(MAP_FAILED, map);
+		lc_fill(map, size, i + 1);
+		ASSERT_EQ(0, close(fd));
+		close(dev);
+		lc_fault();
+		/* The mapping keeps the buffer, its pages and its data. */
+		EXPECT_EQ(ctx->base.inst[i % ctx->ninst].live_buffers + 1,
+			  lc_live(in));
+		EXPECT_EQ(0U, lc_mismatches(map, size, i + 1));
+		lc_fill(map, size, i + 2);
+		EXPECT_EQ(0U, lc_mismatches(map, size, i + 2));
+		ASSERT_EQ(0, munmap(map, size));
+		ASSERT_BASELINE();
+	}
+}
+
+/*
+ * The importer keeps an attachment (and with @map a DMA mapping) after
+ * every fd is gone; with @own_fd the hold is taken through an importer fd
+ * of its own, closed before the release.
+ */
+static void lc_close_while_held(struct __test_metadata *_metadata,
+				struct lc_ctx *ctx, __u32 flags,
+				bool own_fd)
+{
+	int i, dev, fd, imp, n = lc_repeat(30);
+	struct cmabuf_importer_check chk;
+	struct cmabuf_importer_hold hold;
+	struct cmabuf_importer_release rel;
+	const struct rel_instance *in;
+	size_t size;
+	__u8 *map;
+
+	if (ctx->imp < 0)
+		SKIP(return, "no %s", REL_IMPORTER_DEV);
+	for (i = 0; i < n; i++) {
+		in = &ctx->inst[i % ctx->ninst];
+		size = (1 + i % 8) * 64 * (size_t)in->page_size;
+		dev = lc_open(in);
+		ASSERT_LE(0, dev);
+		fd = lc_alloc(dev, size, CMABUF_STRATEGY_AUTO);
+		close(dev);
+		ASSERT_LE(0, fd);
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd, 0);
+		ASSERT_NE(MAP_FAILED, map);
+		lc_fill(map, size, i + 7);
+		ASSERT_EQ(0, munmap(map, size));
+
+		imp = own_fd ? open(REL_IMPORTER_DEV, O_RDWR | O_CLOEXEC) :
+			       ctx->imp;
+		ASSERT_LE(0, imp);
+		memset(&hold, 0, sizeof(hold));
+		hold.fd = fd;
+		hold.flags = flags;
+		ASSERT_EQ(0, lc_ioctl(imp, CMABUF_IMPORTER_IOC_HOLD, &hold));
+		/* Still checkable while held, through another attachment. */
+		memset(&chk, 0, sizeof(chk));
+		chk.fd = fd;
+		chk.flags = CMABUF_IMPORTER_CHECK_VERIFY;
+		chk.seed_in = i + 7;
+		ASSERT_EQ(0, lc_ioctl(ctx->imp, CMABUF_IMPORTER_IOC_CHECK,
+				      &chk));
+		EXPECT_EQ(0ULL, chk.mismatches);
+		ASSERT_EQ(0, close(fd));
+		if (own_fd)
+			ASSERT_EQ(0, close(imp));
+		lc_fault();
+		EXPECT_EQ(ctx->base.inst[i % ctx->ninst].live_buffers + 1,
+			  lc_live(in));
+
+		memset(&rel, 0, sizeof(rel));
+		rel.handle = hold.handle;
+		ASSERT_EQ(0, lc_ioctl(ctx->imp, CMABUF_IMPORTER_IOC_RELEASE,
+				      &rel));
+		ASSERT_BASELINE();
+	}
+}
+
+TEST_F(lc, close_fd_while_importer_attached)
+{
+	struct lc_ctx *ctx = &self->ctx;
+
+	lc_close_while_held(_metadata, ctx, 0, false);
+}
+
+TEST_F(lc, close_fd_while_importer_mapped)
+{
+	struct lc_ctx *ctx = &self->ctx;
+
+	lc_close_while_held(_metadata, ctx, CMABUF_IMPORTER_HOLD_MAP, false);
+}
+
+TEST_F(lc, close_fd_and_importer_fd_while_held)
+{
+	struct lc_ctx *ctx = &self->ctx;
+
+	lc_close_while_held(_metadata, ctx, CMABUF_IMPORTER_HOLD_MAP, true);
+}
+
+/* ---- the process holding buffers killed ---- */
+
+/*
+ * A child allocates on every instance, maps, duplicates and has the
+ * importer hold some of it, says how many holds it took, and is killed.
+ */
+static void lc_holder(struct lc_ctx *ctx, int pipe_w)
+{
+	struct cmabuf_importer_hold hold;
+	unsigned int i, k;
+	int dev, fd, held = 0;
+	__u32 handles[8];
+	size_t size;
+	void *map;
+
+	for (i = 0; i < ctx->ninst; i++) {
+		dev = lc_open(&ctx->inst[i]);
+		for (k = 0; k < 3; k++) {
+			size = (1 + k * 7) * 64 * (size_t)ctx->inst[i].page_size;
+			fd = lc_alloc(dev, size, CMABUF_STRATEGY_AUTO);
+			if (fd < 0)
+				_exit(1);
+			map = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, 0);
+			if (map != MAP_FAILED)
+				lc_fill(map, size, k + 1);
+			if (k == 1)
+				dup(fd);
+			if (k == 2 && ctx->imp >= 0 && held < 8) {
+				memset(&hold, 0, sizeof(hold));
+				hold.fd = fd;
+				hold.flags = CMABUF_IMPORTER_HOLD_MAP;
+				if (!lc_ioctl(ctx->imp,
+					      CMABUF_IMPORTER_IOC_HOLD, &hold))
+					handles[held++] = hold.handle;
+			}
+		}
+	}
+	if (write(pipe_w, &held, sizeof(held)) != sizeof(held) ||
+	    write(pipe_w, handles, held * sizeof(handles[0])) !=
+	    (ssize_t)(held * sizeof(handles[0])))
+		_exit(2);
+	pause();
+	_exit(3);
+}
+
+TEST_F(lc, process_killed_holding_buffers)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	struct cmabuf_importer_release rel = { 0 };
+	int i, j, held, status, pipefd[2];
+	__u32 handles[8];
+	pid_t pid;
+
+	for (i = 0; i < lc_repeat(20); i++) {
+		ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			lc_holder(ctx, pipefd[1]);
+		ASSERT_EQ((ssize_t)sizeof(held),
+			  read(pipefd[0], &held, sizeof(held)));
+		ASSERT_EQ((ssize_t)(held * sizeof(handles[0])),
+			  read(pipefd[0], handles, held * sizeof(handles[0])));
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		lc_fault();
+		EXPECT_TRUE(WIFSIGNALED(status));
+		/* What the importer holds outlives the process. */
+		for (j = 0; j < held; j++) {
+			rel.handle = handles[j];
+			EXPECT_EQ(0, lc_ioctl(ctx->imp,
+					      CMABUF_IMPORTER_IOC_RELEASE,
+					      &rel));
+		}
+		ASSERT_BASELINE();
+	}
+}
+
+/* ---- unbind and bind through sysfs while buffers are alive ---- */
+
+/* The platform device of an instance: its misc device's parent. */
+static int lc_platform_name(const char *misc, char *out, size_t size)
+{
+	char path[256], link[256];
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/misc/%s/device", misc);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return errno;
+	link[n] = '\0';
+	base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	if (strlen(base) >= size)
+		errno = ENAMETOOLONG;
+	else
+		memcpy(out, base, strlen(base) + 1);
+	return strlen(base) >= size ? errno : 0;
+}
+
+static bool lc_dev_exists(const char *name)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	return !stat(path, &st);
+}
+
+/* Bind @pdev if it is not bound; wait for its device node. */
+static int lc_bind(const char *pdev, const char *misc)
+{
+	__u64 end = rel_now_ns() + 5 * 1000000000ULL;
+	int ret = 0;
+
+	if (!lc_dev_exists(misc))
+		ret = rel_write_str(REL_PLATFORM_DRIVER "/bind", pdev);
+	while (!lc_dev_exists(misc) && rel_now_ns() < end)
+		usleep(1000);
+	return lc_dev_exists(misc) ? 0 : ret ? ret : ETIMEDOUT;
+}
+
+/*
+ * Buffers alive while their instance goes away stay usable, keep their
+ * pages until freed, and the area is whole again afterwards; the old fd
+ * of the device answers INFO and refuses to allocate.
+ */
+TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	struct cmabuf_importer_release rel = { 0 };
+	struct cmabuf_importer_hold hold;
+	struct cmabuf_bench bench = { 0 };
+	const struct rel_instance *in;
+	struct cmabuf_info info;
+	int i, dev, fd[2], other;
+	char pdev[64];
+	size_t size;
+	__u8 *map;
+
+	for (i = 0; i < lc_repeat(20); i++) {
+		in = &ctx->inst[i % ctx->ninst];
+		size = (4 + i) * (size_t)in->page_size;
+		ASSERT_EQ(0, lc_platform_name(in->name, pdev, sizeof(pdev)));
+		dev = lc_open(in);
+		ASSERT_LE(0, dev);
+		fd[0] = lc_alloc(dev, size, CMABUF_STRATEGY_AUTO);
+		fd[1] = lc_alloc(dev, size, CMABUF_STRATEGY_AUTO);
+		ASSERT_LE(0, fd[0]);
+		ASSERT_LE(0, fd[1]);
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd[0], 0);
+		ASSERT_NE(MAP_FAILED, map);
+		lc_fill(map, size, i + 3);
+		memset(&hold, 0, sizeof(hold));
+		hold.fd = fd[1];
+		hold.flags = CMABUF_IMPORTER_HOLD_MAP;
+		if (ctx->imp >= 0)
+			ASSERT_EQ(0, lc_ioctl(ctx->imp,
+					      CMABUF_IMPORTER_IOC_HOLD, &hold));
+
+		ASSERT_EQ(0, rel_write_str(REL_PLATFORM_DRIVER "/unbind",
+					   pdev));
+		lc_fault();
+		EXPECT_FALSE(lc_dev_exists(in->name));
+		EXPECT_EQ(-ENODEV, lc_alloc(dev, size, CMABUF_STRATEGY_AUTO));
+		bench.pages = 1;
+		bench.iterations = 1;
+		EXPECT_EQ(ENODEV, lc_ioctl(dev, CMABUF_IOC_BENCH, &bench));
+		memset(&info, 0, sizeof(info));
+		EXPECT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
+		EXPECT_EQ(2ULL, info.live_buffers);
+		EXPECT_EQ(0U, lc_mismatches(map, size, i + 3));
+		/* Still a cmabuf buffer, for any instance left. */
+		other = lc_open(&ctx->inst[(i + 1) % ctx->ninst]);
+		if (other >= 0) {
+			struct cmabuf_phys phys = { .fd = fd[0] };
+
+			EXPECT_EQ(0, lc_ioctl(other, CMABUF_IOC_PHYS, &phys));
+			EXPECT_EQ(size, phys.size);
+			close(other);
+		}
+
+		munmap(map, size);
+		close(fd[0]);
+		close(fd[1]);
+		if (ctx->imp >= 0) {
+			rel.handle = hold.handle;
+			EXPECT_EQ(0, lc_ioctl(ctx->imp,
+					      CMABUF_IMPORTER_IOC_RELEASE, &rel));
+		}
+		close(dev);
+		ASSERT_EQ(0, lc_bind(pdev, in->name));
+		ASSERT_BASELINE();
+	}
+}
+
+/* ---- rmmod ---- */
+
+/* A buffer pins the module: rmmod is refused and the buffer works on. */
+TEST_F(lc, rmmod_refused_while_buffers_alive)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in = &ctx->inst[0];
+	int i, dev, fd, err;
+	size_t size = 16 * (size_t)in->page_size;
+	__u8 *map;
+
+	for (i = 0; i < lc_repeat(20); i++) {
+		dev = lc_open(in);
+		ASSERT_LE(0, dev);
+		fd = lc_alloc(dev, size, CMABUF_STRATEGY_AUTO);
+		ASSERT_LE(0, fd);
+		close(dev);
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd, 0);
+		ASSERT_NE(MAP_FAILED, map);
+		lc_fill(map, size, i + 11);
+
+		err = rel_module_unload(REL_MODULE_NAME);
+		lc_fault();
+		EXPECT_TRUE(err == EAGAIN || err == EBUSY) {
+			TH_LOG("rmmod with a buffer alive: %s",
+			       rel_errname(err));
+		}
+		ASSERT_TRUE(rel_module_loaded(REL_MODULE_NAME));
+		EXPECT_EQ(0U, lc_mismatches(map, size, i + 11));
+		munmap(map, size);
+		close(fd);
+		ASSERT_BASELINE();
+	}
+}
+
+static bool lc_all_devices(struct lc_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->ninst; i++)
+		if (!lc_dev_exists(ctx->inst[i].name))
+			return false;
+	return true;
+}
+
+/* Load the module with @params and wait for every instance's node. */
+static int lc_reload(struct lc_ctx *ctx, const char *params)
+{
+	__u64 end;
+	int err;
+
+	err = rel_module_load(REL_MODULE_PATH, params);
+	if (err)
+		return err;
+	end = rel_now_ns() + 5 * 1000000000ULL;
+	while (!lc_all_devices(ctx) && rel_now_ns() < end)
+		usleep(1000);
+	return lc_all_devices(ctx) ? 0 : ETIMEDOUT;
+}
+
+/*
+ * Without buffers the module unloads, its devices go, and loaded again
+ * (heap=0, so that it stays unloadable) everything works as before.
+ */
+TEST_F_TIMEOUT(lc, rmmod_after_buffers_gone_and_reload, 300)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in = &ctx->inst[0];
+	int i, dev, fd;
+
+	if (rel_module_pinned())
+		SKIP(return, "%s", REL_PINNED_REASON);
+	for (i = 0; i < lc_repeat(20); i++) {
+		ASSERT_EQ(0, rel_module_unload(REL_MODULE_NAME));
+		lc_fault();
+		EXPECT_FALSE(rel_module_loaded(REL_MODULE_NAME));
+		EXPECT_FALSE(lc_dev_exists(in->name));
+		ASSERT_EQ(0, lc_reload(ctx, "heap=0"));
+		dev = lc_open(in);
+		ASSERT_LE(0, dev);
+		fd = lc_alloc(dev, 4 * (size_t)in->page_size,
+			      CMABUF_STRATEGY_AUTO);
+		EXPECT_LE(0, fd);
+		close(fd);
+		close(dev);
+		ASSERT_BASELINE();
+	}
+}
+
+/*
+ * Unloading the importer drops what it holds: the buffers are freed
+ * although no fd of them is left anywhere.
+ */
+TEST_F_TIMEOUT(lc, rmmod_importer_while_holding, 300)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	struct cmabuf_importer_hold hold;
+	const struct rel_instance *in;
+	int i, k, dev, fd, err;
+
+	if (ctx->imp < 0)
+		SKIP(return, "no %s", REL_IMPORTER_DEV);
+	for (i = 0; i < lc_repeat(20); i++) {
+		for (k = 0; k < 3; k++) {
+			in = &ctx->inst[(i + k) % ctx->ninst];
+			dev = lc_open(in);
+			ASSERT_LE(0, dev);
+			fd = lc_alloc(dev, (1 + k) * 32 * (size_t)in->page_size,
+				      CMABUF_STRATEGY_AUTO);
+			close(dev);
+			ASSERT_LE(0, fd);
+			memset(&hold, 0, sizeof(hold));
+			hold.fd = fd;
+			hold.flags = k ? CMABUF_IMPORTER_HOLD_MAP : 0;
+			ASSERT_EQ(0, lc_ioctl(ctx->imp,
+					      CMABUF_IMPORTER_IOC_HOLD, &hold));
+			close(fd);
+		}
+		close(ctx->imp);
+		ctx->imp = -1;
+		err = rel_module_unload(REL_IMPORTER_NAME);
+		lc_fault();
+		ASSERT_EQ(0, err);
+		ASSERT_BASELINE();
+		ASSERT_EQ(0, rel_module_load(REL_IMPORTER_PATH, NULL));
+		ctx->imp = open(REL_IMPORTER_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, ctx->imp);
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the reliability programs; see reliability_util.h.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/cmabuf.h>
+
+#include "reliability_util.h"
+
+#define CMA_DEBUGFS	"/sys/kernel/debug/cma"
+#define MISC_CLASS	"/sys/class/misc"
+
+int rel_read_ull(const char *path, unsigned long long *val)
+{
+	int ret = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return errno;
+	if (fscanf(f, "%llu", val) != 1)
+		ret = EIO;
+	fclose(f);
+	return ret;
+}
+
+int rel_write_str(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = write(fd, s, len);
+	if (n < 0)
+		ret = errno;
+	else if ((size_t)n != len)
+		ret = EIO;
+	close(fd);
+	return ret;
+}
+
+/* debugfs holds the CMA areas' page counts; mount it if nobody did. */
+int rel_debugfs_mount(void)
+{
+	struct stat st;
+
+	if (!stat(CMA_DEBUGFS, &st))
+		return 0;
+	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
+	    errno != EBUSY)
+		return errno;
+	return stat(CMA_DEBUGFS, &st) ? errno : 0;
+}
+
+/* A number from debugfs cma/<area>/<file>. */
+int rel_cma_read(const char *area, const char *file, unsigned long long *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), CMA_DEBUGFS "/%s/%s", area, file);
+	return rel_read_ull(path, val);
+}
+
+/*
+ * The first page frame of an area: 7.2 lists each range of an area under
+ * ranges/<n>/, older kernels have one base_pfn per area.
+ */
+int rel_cma_base_pfn(const char *area, unsigned long long *pfn)
+{
+	if (!rel_cma_read(area, "ranges/0/base_pfn", pfn))
+		return 0;
+	return rel_cma_read(area, "base_pfn", pfn);
+}
+
+/* Is @name a cmabuf instance's misc device (and not the importer's)? */
+static bool rel_is_instance(const char *name)
+{
+	if (strncmp(name, "cmabuf", 6))
+		return false;
+	return name[6] == '\0' || name[6] == '-';
+}
+
+static int rel_instance_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rel_instance *)a)->name,
+		      ((const struct rel_instance *)b)->name);
+}
+
+static int rel_instance_describe(struct rel_instance *in)
+{
+	struct cmabuf_info info = { 0 };
+	int fd, ret = 0;
+
+	fd = rel_instance_open(in->name, O_RDWR);
+	if (fd < 0)
+		return errno;
+	info.area_name_ptr = (uintptr_t)in->area;
+	info.area_name_size = sizeof(in->area);
+	if (ioctl(fd, CMABUF_IOC_INFO, &info))
+		ret = errno;
+	close(fd);
+	if (ret)
+		return ret;
+
+	in->page_size = info.page_size;
+	in->strategies = info.strategies;
+	in->min_order = info.min_compound_order;
+	in->max_order = info.max_compound_order;
+	if (info.flags & CMABUF_INFO_AREA_STATS)
+		in->total_pages = info.total_bytes / info.page_size;
+	if (rel_cma_base_pfn(in->area, &in->base_pfn))
+		in->base_pfn = 0;
+	return 0;
+}
+
+/*
+ * Every bound instance, from /sys/class/misc, sorted by name so that runs
+ * are reproducible whatever order the directory lists them in.
+ */
+int rel_instances(struct rel_instance *inst, unsigned int max,
+		  unsigned int *count)
+{
+	struct dirent *de;
+	unsigned int n = 0, i;
+	DIR *dir;
+	int ret;
+
+	dir = opendir(MISC_CLASS);
+	if (!dir)
+		return errno;
+	while ((de = readdir(dir)) && n < max) {
+		if (!rel_is_instance(de->d_name))
+			continue;
+		memset(&inst[n], 0, sizeof(inst[n]));
+		snprintf(inst[n].name, sizeof(inst[n].name), "%.63s",
+			 de->d_name);
+		n++;
+	}
+	closedir(dir);
+	qsort(inst, n, sizeof(*inst), rel_instance_cmp);
+
+	rel_debugfs_mount();
+	for (i = 0; i < n; i++) {
+		ret = rel_instance_describe(&inst[i]);
+		if (ret)
+			return ret;
+	}
+	*count = n;
+	return 0;
+}
+
+int rel_instance_open(const char *name, int flags)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	return open(path, flags | O_CLOEXEC);
+}
+
+/* A counter of sysfs misc/<name>/<group>/, group "stats" for the total. */
+int rel_stat_read(const char *name, const char *group, const char *counter,
+		  unsigned long long *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), MISC_CLASS "/%s/%s/%s", name, group,
+		 counter);
+	return rel_read_ull(path, val);
+}
+
+static int rel_counts_take(const struct rel_instance *in, struct rel_counts *c)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} files[] = {
+		{ "allocations", offsetof(struct rel_counts, allocations) },
+		{ "frees", offsetof(struct rel_counts, frees) },
+		{ "failures", offsetof(struct rel_counts, failures) },
+		{ "live_buffers", offsetof(struct rel_counts, live_buffers) },
+		{ "live_bytes", offsetof(struct rel_counts, live_bytes) },
+	};
+	unsigned int i;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", in->name);
+	snprintf(c->area, sizeof(c->area), "%s", in->area);
+	ret = rel_cma_read(in->area, "used", &c->used_pages);
+	if (ret)
+		return ret;
+
+	c->present = true;
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		ret = rel_stat_read(in->name, "stats", files[i].name,
+				    (void *)((char *)c + files[i].offset));
+		if (ret == ENOENT) {
+			/* Unbound: no counters, the area is still there. */
+			c->present = false;
+			return 0;
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The counters of every instance in @inst and the use of their areas. */
+int rel_snapshot_take(const struct rel_instance *inst, unsigned int count,
+		      struct rel_snapshot *s)
+{
+	unsigned int i;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < count && i < REL_MAX_INSTANCES; i++) {
+		ret = rel_counts_take(&inst[i], &s->inst[i]);
+		if (ret)
+			return ret;
+	}
+	s->count = i;
+	return 0;
+}
+
+const struct rel_counts *rel_snapshot_find(const struct rel_snapshot *s,
+					   const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++)
+		if (!strcmp(s->inst[i].name, name))
+			return &s->inst[i];
+	return NULL;
+}
+
+/*
+ * Do @a and @b agree on what must come back: the pages each area has
+ * allocated and the live buffers and bytes of each instance? Allocation,
+ * free and failure totals only grow and are not compared. @why says what
+ * differs.
+ */
+bool rel_snapshot_same(const struct rel_snapshot *a,
+		       const struct rel_snapshot *b, char *why, size_t size)
+{
+	const struct rel_counts *x, *y;
+	unsigned int i;
+
+	if (a->count != b->count) {
+		snprintf(why, size, "%u instances, then %u", a->count,
+			 b->count);
+		return false;
+	}
+	for (i = 0; i < a->count; i++) {
+		x = &a->inst[i];
+		y = &b->inst[i];
+		if (x->used_pages != y->used_pages) {
+			snprintf(why, size, "area %s: %llu pages used, then %llu",
+				 x->area, x->used_pages, y->used_pages);
+			return false;
+		}
+		if (x->present != y->present) {
+			snprintf(why, size, "%s: %s, then %s", x->name,
+				 x->present ? "bound" : "unbound",
+				 y->present ? "bound" : "unbound");
+			return false;
+		}
+		if (x->live_buffers != y->live_buffers ||
+		    x->live_bytes != y->live_bytes) {
+			snprintf(why, size,
+				 "%s: %llu live buffers (%llu bytes), then %llu (%llu bytes)",
+				 x->name, x->live_buffers, x->live_bytes,
+				 y->live_buffers, y->live_bytes);
+			return false;
+		}
+	}
+	if (size)
+		why[0] = '\0';
+	return true;
+}
+
+/*
+ * Wait up to @timeout_ms for the counters to come back to @base: a process
+ * that has just been reaped has released everything, but a dma-buf whose
+ * last reference went away in a kernel thread (a socket's in-flight fds,
+ * for instance) is freed from a workqueue.
+ */
+int rel_snapshot_settle(const struct rel_instance *inst, unsigned int count,
+			const struct rel_snapshot *base, unsigned int timeout_ms,
+			struct rel_snapshot *now, char *why, size_t size)
+{
+	__u64 end = rel_now_ns() + (__u64)timeout_ms * 1000000;
+	int ret;
+
+	for (;;) {
+		ret = rel_snapshot_take(inst, count, now);
+		if (ret) {
+			snprintf(why, size, "cannot read counters: %s",
+				 rel_errname(ret));
+			return ret;
+		}
+		if (rel_snapshot_same(base, now, why, size))
+			return 0;
+		if (rel_now_ns() >= end)
+			break;
+		usleep(10000);
+	}
+	ret = EAGAIN;
+	return ret;
+}
+
+int rel_module_load(const char *path, const char *params)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ret = syscall(SYS_finit_module, fd, params ? params : "", 0) ?
+	      errno : 0;
+	close(fd);
+	return ret;
+}
+
+int rel_module_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? errno : 0;
+}
+
+bool rel_module_loaded(const char *name)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
+	return !stat(path, &st);
+}
+
+/*
+ * A module that registered a dma-heap took a reference on itself that it
+ * never drops (dma-heaps cannot be removed): it can never be unloaded.
+ */
+bool rel_module_pinned(void)
+{
+	char val[8] = "";
+	struct dirent *de;
+	bool heap = false;
+	FILE *f;
+	DIR *dir;
+
+	f = fopen("/sys/module/" REL_MODULE_NAME "/parameters/heap", "re");
+	if (!f)
+		return false;
+	if (!fgets(val, sizeof(val), f))
+		val[0] = '\0';
+	fclose(f);
+	if (val[0] != 'Y')
+		return false;
+
+	dir = opendir("/dev/dma_heap");
+	if (!dir)
+		return false;
+	while ((de = readdir(dir)))
+		if (rel_is_instance(de->d_name))
+			heap = true;
+	closedir(dir);
+	return heap;
+}
+
+/* Offset of the first non-zero byte of @buf, @len when there is none. */
+size_t rel_first_nonzero(const void *buf, size_t len)
+{
+	const __u64 *word = buf;
+	const unsigned char *byte = buf;
+	size_t i, j, words = len / sizeof(*word);
+
+	/* One branch per 512 bytes: OR the words of a block together. */
+	for (i = 0; i + 64 <= words; i += 64) {
+		__u64 acc = 0;
+
+		for (j = 0; j < 64; j++)
+			acc |= word[i + j];
+		if (acc)
+			break;
+	}
+	for (i *= sizeof(*word); i < len; i++)
+		if (byte[i])
+			return i;
+	return len;
+}
+
+/* "EINVAL" for EINVAL, "0" for success. */
+const char *rel_errname(int err)
+{
+	const char *name;
+
+	if (!err)
+		return "0";
+	name = strerrorname_np(err);
+	return name ? name : "E?";
+}
+
+__u64 rel_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+__u64 rel_rand(struct rel_rng *rng)
+{
+	__u64 z = (rng->state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, @n), 0 when @n is 0. */
+__u64 rel_below(struct rel_rng *rng, __u64 n)
+{
+	return n ? rel_rand(rng) % n : 0;
+}
+
+bool rel_chance(struct rel_rng *rng, unsigned int percent)
+{
+	return rel_below(rng, 100) < percent;
+}
+
+/* A seed for runs that were not given one: time and pid. */
+__u64 rel_seed_default(void)
+{
+	struct rel_rng rng = {
+		.state = rel_now_ns() ^ ((__u64)getpid() << 32),
+	};
+
+	return rel_rand(&rng) & 0xffffffffffffULL;
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fuzz: cmabuf_fuzz (tests/fuzz/) against every instance, the test
+# importer and the dma-heaps, as TAP.
+#
+#   CMABUF_FUZZ_OPS      operations to run (default 100000; "make soak"
+#                        asks for 10000000)
+#   CMABUF_FUZZ_SECONDS  time budget; fewer operations than asked fail the
+#                        run (default: 600 on the debug kernel, 300
+#                        elsewhere, none when more than the default
+#                        operations are asked for)
+#   CMABUF_FUZZ_SEED     replay a seed (default: a new one, printed)
+#
+# The program prints "# record: fuzz ops=N seed=S".
+
+ops=${CMABUF_FUZZ_OPS:-100000}
+case $CMABUF_KERNEL in
+*-debug) budget=600 ;;
+*) budget=300 ;;
+esac
+[ "$ops" -gt 100000 ] && budget=0
+seconds=${CMABUF_FUZZ_SECONDS:-$budget}
+
+if ! command -v cmabuf_fuzz >/dev/null ||
+   ! command -v cmabuf-with-importer >/dev/null; then
+	echo "TAP version 13"
+	echo "Bail out! cmabuf_fuzz is not installed"
+	exit 1
+fi
+
+set -- --ops "$ops" --min-ops "$ops" --seconds "$seconds"
+[ -n "$CMABUF_FUZZ_SEED" ] && set -- "$@" --seed "$CMABUF_FUZZ_SEED"
+start=$(date +%s)
+cmabuf-with-importer cmabuf_fuzz "$@"
+rc=$?
+echo "# fuzz suite: $(($(date +%s) - start)) s"
+exit $rc

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Stress: cmabuf_stress (tests/stress/), processes x threads allocating,
+# mapping, checking, sharing with the test importer and with each other
+# and closing at once, as TAP.
+#
+#   CMABUF_STRESS_SECONDS  how long the workers run (default 30, 60 on the
+#                          debug kernel)
+#   CMABUF_STRESS_PROCS    processes (default 3)
+#   CMABUF_STRESS_THREADS  threads per process (default 3)
+#
+# The program prints "# record: stress seconds=S ops=N enomem=E".
+
+case $CMABUF_KERNEL in
+*-debug) seconds=60 ;;
+*) seconds=30 ;;
+esac
+
+if ! command -v cmabuf_stress >/dev/null ||
+   ! command -v cmabuf-with-importer >/dev/null; then
+	echo "TAP version 13"
+	echo "Bail out! cmabuf_stress is not installed"
+	exit 1
+fi
+
+start=$(date +%s)
+cmabuf-with-importer cmabuf_stress \
+	--seconds "${CMABUF_STRESS_SECONDS:-$seconds}" \
+	--procs "${CMABUF_STRESS_PROCS:-3}" \
+	--threads "${CMABUF_STRESS_THREADS:-3}"
+rc=$?
+echo "# stress suite: $(($(date +%s) - start)) s"
+exit $rc
