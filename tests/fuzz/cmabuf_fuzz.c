@@ -274,11 +274,17 @@ static void fz_print_counts(const struct fz *f, __u64 ops, __u64 ms)
 {
 	ksft_print_msg("%llu operations in %llu ms\n", (unsigned long long)ops,
 		       (unsigned long long)ms);
-	ksft_print_msg("ioctl %llu, dma-buf %llu, importer %llu, heap %llu, data %llu, live %llu\n",
+	ksft_print_msg("ioctl %llu (%llu ok), dma-buf %llu (%llu ok)\n",
 		       (unsigned long long)f->ops[FZ_IOCTL],
+		       (unsigned long long)f->oks[FZ_IOCTL],
 		       (unsigned long long)f->ops[FZ_DMABUF],
+		       (unsigned long long)f->oks[FZ_DMABUF]);
+	ksft_print_msg("importer %llu (%llu ok), heap %llu (%llu ok)\n",
 		       (unsigned long long)f->ops[FZ_IMPORT],
+		       (unsigned long long)f->oks[FZ_IMPORT],
 		       (unsigned long long)f->ops[FZ_HEAP],
+		       (unsigned long long)f->oks[FZ_HEAP]);
+	ksft_print_msg("contents checked %llu times, live counters %llu times\n",
 		       (unsigned long long)f->ops[FZ_DATA],
 		       (unsigned long long)f->ops[FZ_LIVE]);
 }

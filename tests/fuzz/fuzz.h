@@ -231,6 +231,7 @@ struct fz_arena {
  * @nholds: used entries of @holds.
  * @arena: where arguments live.
  * @ops: operations run, per category.
+ * @oks: of those, the ones that succeeded.
  * @fails: failures, per category.
  * @nfail_msgs: failures described.
  * @kinds: failures seen, by their message's format and operation.
@@ -260,6 +261,7 @@ struct fz {
 	unsigned int nholds;
 	struct fz_arena arena;
 	__u64 ops[FZ_CATS];
+	__u64 oks[FZ_CATS];
 	__u64 fails[FZ_CATS];
 	unsigned int nfail_msgs;
 	struct {

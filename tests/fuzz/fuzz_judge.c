@@ -127,6 +127,7 @@ bool fz_judge(struct fz *f, enum fz_cat cat, const struct fz_expect *e,
 	char want[160];
 
 	f->ops[cat]++;
+	f->oks[cat] += !err;
 	if (!err && e->may_succeed)
 		return true;
 	if (err && fz_has(e, err))

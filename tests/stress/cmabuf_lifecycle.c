@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/cmabuf.h>
+#include <linux/dma-heap.h>
 
 #include "kselftest_harness.h"
 #include "cmabuf_importer.h"
@@ -613,6 +614,30 @@ static int lc_bind(const char *pdev, const char *misc)
 }
 
 /*
+ * Allocate @size from the instance's dma-heap and free it at once: 0, the
+ * errno, or -1 when the instance has no heap (6.12).
+ */
+static int lc_heap_alloc(const struct rel_instance *in, __u64 size)
+{
+	struct dma_heap_allocation_data h = {
+		.len = size,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	char path[128];
+	int heap, err;
+
+	snprintf(path, sizeof(path), "/dev/dma_heap/%s", in->name);
+	heap = open(path, O_RDONLY | O_CLOEXEC);
+	if (heap < 0)
+		return -1;
+	err = lc_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &h);
+	if (!err)
+		close(h.fd);
+	close(heap);
+	return err;
+}
+
+/*
  * Buffers alive while their instance goes away stay usable, keep their
  * pages until freed, and the area is whole again afterwards; the old fd
  * of the device answers INFO and refuses to allocate.
@@ -625,7 +650,7 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 	struct cmabuf_bench bench = { 0 };
 	const struct rel_instance *in;
 	struct cmabuf_info info;
-	int i, dev, fd[2], other;
+	int i, dev, fd[2], other, err;
 	char pdev[64];
 	size_t size;
 	__u8 *map;
@@ -662,6 +687,10 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		memset(&info, 0, sizeof(info));
 		EXPECT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
 		EXPECT_EQ(2ULL, info.live_buffers);
+		/* Its dma-heap stays, and refuses until it is bound again. */
+		err = lc_heap_alloc(in, in->page_size);
+		if (err >= 0)
+			EXPECT_EQ(ENODEV, err);
 		EXPECT_EQ(0U, lc_mismatches(map, size, i + 3));
 		/* Still a cmabuf buffer, for any instance left. */
 		other = lc_open(&ctx->inst[(i + 1) % ctx->ninst]);
@@ -683,6 +712,9 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		}
 		close(dev);
 		ASSERT_EQ(0, lc_bind(pdev, in->name));
+		err = lc_heap_alloc(in, in->page_size);
+		if (err >= 0)
+			EXPECT_EQ(0, err);
 		ASSERT_BASELINE();
 	}
 }
