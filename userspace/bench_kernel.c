@@ -16,8 +16,6 @@
 #include "msg.h"
 #include "parse.h"
 
-#define CMA_DEBUGFS	"/sys/kernel/debug/cma"
-
 static void kernel_stats(struct stats *st, const struct cmabuf_bench_stats *k)
 {
 	st->n = k->samples;

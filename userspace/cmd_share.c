@@ -25,9 +25,10 @@
 #include "parse.h"
 #include "share.h"
 
-/* Every importer; the importer module's entry goes here too. */
+/* Every importer, in the order they run. */
 static const struct share_importer *const importers[] = {
 	&share_vgem,
+	&share_importer,
 };
 
 #define NR_IMPORTERS	ARRAY_SIZE(importers)
@@ -48,23 +49,80 @@ bool share_check(struct share_result *res, bool ok, const char *fmt, ...)
 	return ok;
 }
 
-static int share_fill(int fd, __u64 size, __u8 pattern)
+void share_skip(const char *fmt, ...)
 {
-	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
+	va_list ap;
+
+	printf("  %-4s ", "skip");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* Record why the importer is not there; returns -ENODEV for run(). */
+int share_absent(struct share_result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(res->why, sizeof(res->why), fmt, ap);
+	va_end(ap);
+	return -ENODEV;
+}
+
+static int share_sync(int fd, __u64 flags)
+{
+	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_RW };
+	int ret;
+
+	do {
+		ret = ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync);
+	} while (ret < 0 && (errno == EINTR || errno == EAGAIN));
+	return ret < 0 ? -errno : 0;
+}
+
+/*
+ * Map @size bytes of the dma-buf @fd read-write and begin CPU access to
+ * them; share_unmap() ends it. Return: 0 or -errno, with nothing mapped.
+ */
+int share_map(int fd, __u64 size, void **map)
+{
 	void *p;
-	int ret = 0;
+	int ret;
 
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync))
-		ret = -errno;
-	memset(p, pattern, size);
-	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
-	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) && !ret)
-		ret = -errno;
-	munmap(p, size);
+	ret = share_sync(fd, DMA_BUF_SYNC_START);
+	if (ret) {
+		munmap(p, size);
+		return ret;
+	}
+	*map = p;
+	return 0;
+}
+
+/* End CPU access and unmap; the error of ending the access, or 0. */
+int share_unmap(int fd, void *map, __u64 size)
+{
+	int ret = share_sync(fd, DMA_BUF_SYNC_END);
+
+	munmap(map, size);
 	return ret;
+}
+
+/* Write @pattern into every byte of the dma-buf @fd through mmap. */
+int share_fill(int fd, __u64 size, __u8 pattern)
+{
+	void *p;
+	int ret;
+
+	ret = share_map(fd, size, &p);
+	if (ret)
+		return ret;
+	memset(p, pattern, size);
+	return share_unmap(fd, p, size);
 }
 
 /* A new buffer like @buf, from @dev_fd, holding @buf->pattern. */
@@ -188,10 +246,18 @@ static void share_usage(FILE *fp)
 		"\n"
 		"Allocate a buffer of SIZE (default 1M), write a pattern into it through\n"
 		"mmap, hand it to each importer and print what was checked for each.\n"
+		"An importer that is not there (driver not loaded) is skipped, unless\n"
+		"--importer names it: then it is an error.\n"
 		"\nimporters:\n");
 	for (i = 0; i < NR_IMPORTERS; i++)
 		fprintf(fp, "  %-8s %s\n", importers[i]->name, importers[i]->help);
 	fprintf(fp,
+		"\n"
+		"The importer module's run checks every step of a device driver's use\n"
+		"(attach, map, vmap, CPU access, unmap, detach), the DMA segment, the\n"
+		"pattern both ways, and that a buffer it holds after our fd is closed\n"
+		"keeps its CMA pages until released. Comparing the DMA address with the\n"
+		"physical one needs CAP_SYS_RAWIO; the CMA counters need debugfs.\n"
 		"\n"
 		"  -i, --importer NAME  only this importer (default: all)\n"
 		"  -s, --strategy S     auto (default), compound, frozen or legacy\n"
@@ -251,12 +317,41 @@ static int share_parse(int argc, char **argv, struct share_buf *buf,
 	return 0;
 }
 
+/*
+ * Run one importer and print its summary line. Return: 0 when every check
+ * passed, 1 when one failed or a named importer is not there, -ENODEV when
+ * an importer the user did not name is not there (skipped).
+ */
+static int share_one(const struct share_importer *imp,
+		     const struct share_buf *buf, bool named)
+{
+	struct share_result res = { 0 };
+	int ret;
+
+	printf("%s:\n", imp->name);
+	fflush(stdout);
+	ret = imp->run(buf, &res);
+	if (ret == -ENODEV && !named) {
+		share_skip("%s", res.why);
+		printf("%s: skipped, not available\n", imp->name);
+		return ret;
+	}
+	if (ret < 0) {
+		fflush(stdout);
+		msg_err("share: %s: %s", imp->name,
+			res.why[0] ? res.why : strerror(-ret));
+	}
+	printf("%s: %u checks passed, %u failed\n", imp->name, res.passed,
+	       res.failed);
+	return ret < 0 || res.failed;
+}
+
 static int share_run(struct share_buf *buf, const char *importer)
 {
-	struct share_result res;
-	unsigned int i;
+	bool named = strcmp(importer, "all");
+	unsigned int i, ran = 0;
 	char sz[FMT_LEN];
-	int status = 0;
+	int status = 0, ret;
 
 	for (i = 0; i < NR_IMPORTERS; i++) {
 		if (!strcmp(importer, "all") || !strcmp(importer, importers[i]->name))
@@ -278,17 +373,18 @@ static int share_run(struct share_buf *buf, const char *importer)
 	       fmt_size(buf->size, sz, sizeof(sz)), strategy_name(buf->strategy),
 	       buf->pattern, buf->dev_path);
 	for (i = 0; i < NR_IMPORTERS; i++) {
-		if (strcmp(importer, "all") && strcmp(importer, importers[i]->name))
+		if (named && strcmp(importer, importers[i]->name))
 			continue;
-		memset(&res, 0, sizeof(res));
-		printf("%s:\n", importers[i]->name);
+		ret = share_one(importers[i], buf, named);
+		if (ret == -ENODEV)
+			continue;
+		ran++;
+		status |= ret;
+	}
+	if (!ran) {
 		fflush(stdout);
-		if (importers[i]->run(buf, &res) < 0)
-			status = 1;
-		printf("%s: %u checks passed, %u failed\n", importers[i]->name,
-		       res.passed, res.failed);
-		if (res.failed)
-			status = 1;
+		msg_err("share: no importer is available (try 'cmabufctl share --help')");
+		status = 1;
 	}
 	close(buf->fd);
 	close(buf->dev_fd);

@@ -59,7 +59,8 @@ int dev_open(const char *path)
 	return -err;
 }
 
-static int dev_ioctl(int fd, unsigned long cmd, void *arg)
+/* ioctl() restarted on EINTR; 0 or -errno. Also for other drivers' devices. */
+int dev_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	int ret;
 
@@ -130,4 +131,27 @@ int dev_list(char paths[][PATH_MAX], int max)
 	closedir(dir);
 	qsort(paths, n, PATH_MAX, cmp_path);
 	return n;
+}
+
+/*
+ * A number from the CMA debugfs file @file of the area @area, such as
+ * "used" (pages allocated from it). Return: 0 or -errno.
+ */
+int dev_area_read(const char *area, const char *file, __u64 *val)
+{
+	char path[PATH_MAX];
+	unsigned long long v;
+	FILE *fp;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", CMA_DEBUGFS, area, file);
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	if (fscanf(fp, "%llu", &v) == 1)
+		*val = v;
+	else
+		ret = -EIO;
+	fclose(fp);
+	return ret;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The cmabuf device: naming, opening, and one wrapper per ioctl.
+ * The cmabuf device: naming, opening, one wrapper per ioctl, and the
+ * debugfs counters of its CMA area.
  *
  * The wrappers return 0 or a negative errno and print nothing, except
  * dev_open() which prints the one error line that explains the failure.
@@ -16,6 +17,7 @@
 #define DEV_DEFAULT		"/dev/cmabuf"
 #define DEV_AREA_NAME_MAX	64
 #define DEV_LIST_MAX		16
+#define CMA_DEBUGFS		"/sys/kernel/debug/cma"
 
 /**
  * struct dev_info - what CMABUF_IOC_INFO tells about an instance
@@ -29,11 +31,13 @@ struct dev_info {
 
 const char *dev_resolve(const char *arg, char *buf, size_t len);
 int dev_open(const char *path);
+int dev_ioctl(int fd, unsigned long cmd, void *arg);
 int dev_info(int fd, struct dev_info *di);
 const char *dev_strerror(int err);
 int dev_alloc(int fd, struct cmabuf_alloc_data *data);
 int dev_bench(int fd, struct cmabuf_bench *bench);
 int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys);
 int dev_list(char paths[][PATH_MAX], int max);
+int dev_area_read(const char *area, const char *file, __u64 *val);
 
 #endif /* CMABUFCTL_DEV_H */

@@ -18,7 +18,6 @@
 
 #include <xf86drm.h>
 
-#include "msg.h"
 #include "share.h"
 
 #define DRI_DIR		"/dev/dri"
@@ -104,8 +103,8 @@ static void vgem_check_attached(struct share_result *res, ino_t ino,
 	int n = vgem_attachments(ino);
 
 	if (n < 0)
-		printf("  skip attachments %s: %s not readable or buffer not listed\n",
-		       when, BUFINFO);
+		share_skip("attachments %s: %s not readable or buffer not listed",
+			   when, BUFINFO);
 	else
 		share_check(res, n == expected, "%s: %d attachment(s) in %s, expected %d",
 			    when, n, BUFINFO, expected);
@@ -154,11 +153,9 @@ static int vgem_run(const struct share_buf *buf, struct share_result *res)
 	ino_t ino = vgem_ino(buf->fd);
 
 	fd1 = vgem_open(path, sizeof(path));
-	if (fd1 < 0) {
-		msg_err("share: vgem: no DRM device with driver vgem in %s (CONFIG_DRM_VGEM)",
-			DRI_DIR);
-		return fd1;
-	}
+	if (fd1 < 0)
+		return share_absent(res, "no DRM device with driver vgem in %s (CONFIG_DRM_VGEM)",
+				    DRI_DIR);
 	share_check(res, true, "%s is driven by vgem (drmGetVersion)", path);
 
 	ret = drmPrimeFDToHandle(fd1, buf->fd, &h1);

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # cmabufctl in the guest, as TAP: info, alloc with verify, the error lines
-# and exit codes, share through vgem, and short runs of every workload
-# kind. Busybox sh; needs cmabuf.ko loaded and root. Kernel-agnostic: what a
-# kernel lacks (frozen, compound) is read from "cmabufctl info".
+# and exit codes, share through vgem and through the importer module
+# (loaded for those tests, unloaded after), and short runs of every
+# workload kind. Busybox sh; needs cmabuf.ko loaded and root.
+# Kernel-agnostic: what a kernel lacks (frozen, compound) is read from
+# "cmabufctl info".
 
 n=0
 failed=0
@@ -39,7 +41,7 @@ lines() {
 }
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..25"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -80,9 +82,66 @@ run cmabufctl alloc 64G
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ]
 r=$?; ok $r "alloc 64G: refused with one error line, exit 1"; diag $r
 
+# share, first without the importer module (another suite may have left it).
+ko=/lib/modules/cmabuf/cmabuf_importer.ko
+imp_missing="/dev/cmabuf_importer not found: cmabuf_importer.ko is not loaded"
+[ ! -d /sys/module/cmabuf_importer ] || rmmod cmabuf_importer
+
 run cmabufctl share
-[ $rc -eq 0 ] && has "^vgem: [0-9]* checks passed, 0 failed" && ! has "FAIL"
-r=$?; ok $r "share: every vgem check passed"; diag $r
+[ $rc -eq 0 ] && has "^vgem: [0-9]* checks passed, 0 failed" && ! has "FAIL" &&
+	has "^  skip $imp_missing" && has "^importer: skipped, not available"
+r=$?; ok $r "share without the importer module: every vgem check passed, importer skipped"
+diag $r
+
+run cmabufctl share --importer importer
+[ $rc -eq 1 ] && has "share: importer: $imp_missing" && ! has "^vgem:"
+r=$?; ok $r "share --importer importer without the module: an error, exit 1"; diag $r
+
+insmod "$ko"
+r=$?; ok $r "insmod cmabuf_importer.ko"
+
+# The whole output of this run goes into the TAP as diagnostics.
+run cmabufctl share
+echo "$out" | sed 's/^/# /'
+[ $rc -eq 0 ] && has "^vgem: [0-9]* checks passed, 0 failed" &&
+	has "^importer: [0-9]* checks passed, 0 failed" && ! has "FAIL" &&
+	! has "^  skip"
+r=$?; ok $r "share with the importer module: every vgem and importer check passed"
+
+r=0
+for step in "attach (dma_buf_attach)" "map (dma_buf_map_attachment)" \
+	"vmap (dma_buf_vmap)" "begin CPU access (dma_buf_begin_cpu_access)" \
+	"verify our pattern through the vmap" \
+	"write the importer's pattern through the vmap" \
+	"end CPU access (dma_buf_end_cpu_access)" "vunmap (dma_buf_vunmap)" \
+	"unmap (dma_buf_unmap_attachment)" "detach (dma_buf_detach)"; do
+	has "^  ok   $step: ok$" || { r=1; echo "# no 'ok' line for step: $step"; }
+done
+ok $r "share: the importer reports every step of CHECK, each ok"
+
+has "^  ok   1 DMA segment covering 1048576 bytes at 0x[0-9a-f]* (the whole buffer)$" &&
+	has "^  ok   DMA address 0x[0-9a-f]* equals the physical address from CMABUF_IOC_PHYS"
+r=$?; ok $r "share: one DMA segment over the whole 1 MiB, at the physical address"
+
+has "^  ok   pattern: 16384 words verified, 0 differ$" &&
+	has "^  ok   importer's pattern seen through mmap: ok (16384 words)$"
+r=$?; ok $r "share: our pattern read by the importer, its pattern read through mmap"
+
+has "^  ok   hold (CMABUF_IMPORTER_IOC_HOLD, attached and mapped): handle [0-9]" &&
+	has "^  ok   allocated: CMA area .* start [0-9]* + 256$" &&
+	has "^  ok   our fd closed, the importer's hold is the last user: CMA area .* start [0-9]* + 256$" &&
+	has "^  ok   after release: CMA area .* back at the start value"
+r=$?; ok $r "share: the held buffer keeps its 256 CMA pages until released, then the area is back at the start"
+
+run cmabufctl share 3M --device general --importer importer
+[ $rc -eq 0 ] && ! has "^vgem:" && has "^importer: [0-9]* checks passed, 0 failed" &&
+	! has "FAIL" && has "^  ok   1 DMA segment covering 3145728 bytes" &&
+	has "start [0-9]* + 768$"
+r=$?; ok $r "share 3M --device general --importer importer: only the importer, every check passed"
+diag $r
+
+rmmod cmabuf_importer
+r=$?; ok $r "rmmod cmabuf_importer: nothing left attached"
 
 run cmabufctl bench contig-64m --iterations 2 --json --strategy legacy,cma-debugfs
 [ $rc -eq 0 ] && [ "$(lines '"n": 2')" -eq 4 ] &&
