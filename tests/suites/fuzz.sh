@@ -20,19 +20,14 @@ case $CMABUF_KERNEL in
 *) budget=300 ;;
 esac
 [ "$ops" -gt 100000 ] && budget=0
-seconds=${CMABUF_FUZZ_SECONDS:-$budget}
 
-if ! command -v cmabuf_fuzz >/dev/null ||
-   ! command -v cmabuf-with-importer >/dev/null; then
+if ! command -v cmabuf_fuzz >/dev/null || ! command -v cmabuf-run >/dev/null
+then
 	echo "TAP version 13"
 	echo "Bail out! cmabuf_fuzz is not installed"
 	exit 1
 fi
 
-set -- --ops "$ops" --min-ops "$ops" --seconds "$seconds"
+set -- --ops "$ops" --min-ops "$ops" --seconds "${CMABUF_FUZZ_SECONDS:-$budget}"
 [ -n "$CMABUF_FUZZ_SEED" ] && set -- "$@" --seed "$CMABUF_FUZZ_SEED"
-start=$(date +%s)
-cmabuf-with-importer cmabuf_fuzz "$@"
-rc=$?
-echo "# fuzz suite: $(($(date +%s) - start)) s"
-exit $rc
+exec cmabuf-run --importer --time fuzz cmabuf_fuzz "$@"

@@ -7,43 +7,32 @@
 # unbinds and binds instances, and unloads the modules.
 #
 # Unloading cmabuf is only possible while it has registered no dma-heap
-# (dma-heaps cannot be removed): the rmmod-and-reload test skips on a
-# kernel where the module was loaded with heap=1 and registered one. When
-# it runs, it reloads with heap=0; the module is loaded back with its
-# default parameters here at the end.
+# (dma-heaps cannot be removed): the rmmod-and-reload test skips where the
+# module was loaded with heap=1 and registered one. Where it runs it
+# reloads with heap=0; cmabuf is loaded back afterwards with the
+# parameters it had before the suite (init's defaults, normally).
 #
 #   CMABUF_LIFECYCLE_REPEAT  scales every repeat count (default 1)
 #
 # The program prints "# record: faults injected=N".
 
-ko=/lib/modules/cmabuf/cmabuf.ko
-
 if ! command -v cmabuf_lifecycle >/dev/null ||
-   ! command -v cmabuf-with-importer >/dev/null; then
+   ! command -v cmabuf-run >/dev/null; then
 	echo "TAP version 13"
 	echo "Bail out! cmabuf_lifecycle is not installed"
 	exit 1
 fi
 
-start=$(date +%s)
-cmabuf-with-importer cmabuf_lifecycle
-rc=$?
+# Every instance must be there afterwards, as before.
+nodes() {
+	ls -d /dev/cmabuf /dev/cmabuf-* 2>/dev/null | tr '\n' ' '
+}
 
-# Back to what init loaded: default parameters.
-if [ ! -d /sys/module/cmabuf ]; then
-	echo "# cmabuf was left unloaded: loading it back"
-	insmod "$ko" || rc=1
-elif [ "$(cat /sys/module/cmabuf/parameters/heap)" = N ]; then
-	if ! rmmod cmabuf || ! insmod "$ko"; then
-		echo "# could not load cmabuf back with its default parameters"
-		rc=1
-	fi
+before=$(nodes)
+cmabuf-run --importer --restore --time lifecycle cmabuf_lifecycle
+rc=$?
+if [ "$(nodes)" != "$before" ]; then
+	echo "# device nodes before the suite: $before, after: $(nodes)"
+	rc=1
 fi
-for dev in cmabuf cmabuf-general cmabuf-large; do
-	if [ ! -c "/dev/$dev" ]; then
-		echo "# /dev/$dev is missing after the suite"
-		rc=1
-	fi
-done
-echo "# lifecycle suite: $(($(date +%s) - start)) s"
 exit $rc

@@ -8,36 +8,16 @@
 #
 # The mode parameter is checked by reloading the module, which is only
 # possible while it has registered no dma-heap: that test skips where the
-# module was loaded with heap=1 and registered one. When it runs, the
-# module is loaded back with its default parameters here at the end.
+# module was loaded with heap=1 and registered one. cmabuf is loaded back
+# afterwards with the parameters it had before the suite.
 #
 #   CMABUF_SECURITY_CYCLES  stale-data cycles per strategy (default 1000)
 
-ko=/lib/modules/cmabuf/cmabuf.ko
-
-if ! command -v cmabuf_security >/dev/null; then
+if ! command -v cmabuf_security >/dev/null ||
+   ! command -v cmabuf-run >/dev/null; then
 	echo "TAP version 13"
 	echo "Bail out! cmabuf_security is not installed"
 	exit 1
 fi
 
-[ -d /sys/kernel/debug/cma ] ||
-	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-
-start=$(date +%s)
-cmabuf_security
-rc=$?
-
-# Back to what init loaded: default parameters.
-if [ ! -d /sys/module/cmabuf ]; then
-	echo "# cmabuf was left unloaded: loading it back"
-	insmod "$ko" || rc=1
-elif [ "$(cat /sys/module/cmabuf/parameters/heap)" = N ] ||
-     [ "$(cat /sys/module/cmabuf/parameters/mode)" != 384 ]; then
-	if ! rmmod cmabuf || ! insmod "$ko"; then
-		echo "# could not load cmabuf back with its default parameters"
-		rc=1
-	fi
-fi
-echo "# security suite: $(($(date +%s) - start)) s"
-exit $rc
+exec cmabuf-run --restore --time security cmabuf_security

@@ -17,18 +17,14 @@ case $CMABUF_KERNEL in
 *) seconds=30 ;;
 esac
 
-if ! command -v cmabuf_stress >/dev/null ||
-   ! command -v cmabuf-with-importer >/dev/null; then
+if ! command -v cmabuf_stress >/dev/null || ! command -v cmabuf-run >/dev/null
+then
 	echo "TAP version 13"
 	echo "Bail out! cmabuf_stress is not installed"
 	exit 1
 fi
 
-start=$(date +%s)
-cmabuf-with-importer cmabuf_stress \
+exec cmabuf-run --importer --time stress cmabuf_stress \
 	--seconds "${CMABUF_STRESS_SECONDS:-$seconds}" \
 	--procs "${CMABUF_STRESS_PROCS:-3}" \
 	--threads "${CMABUF_STRESS_THREADS:-3}"
-rc=$?
-echo "# stress suite: $(($(date +%s) - start)) s"
-exit $rc
