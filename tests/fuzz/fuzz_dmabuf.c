@@ -133,7 +133,8 @@ static void fz_touch(struct fz *f, int m)
 	}
 }
 
-void fz_op_touch(struct fz *f)
+/* A random mapping, -1 when there is none. */
+static int fz_pick_map(struct fz *f)
 {
 	unsigned int seen = 0;
 	int m, pick = -1;
@@ -141,6 +142,13 @@ void fz_op_touch(struct fz *f)
 	for (m = 0; m < FZ_MAX_MAPS; m++)
 		if (f->maps[m].used && !rel_below(&f->rng, ++seen))
 			pick = m;
+	return pick;
+}
+
+void fz_op_touch(struct fz *f)
+{
+	int pick = fz_pick_map(f);
+
 	if (pick < 0)
 		return;
 	fz_describe(f, "touch mapping %d of buffer %u", pick,
@@ -293,16 +301,12 @@ void fz_op_mmap(struct fz *f)
 
 void fz_op_munmap(struct fz *f)
 {
-	unsigned int seen = 0;
+	int pick = fz_pick_map(f);
 	struct fz_map *map;
 	struct fz_expect e;
 	size_t pages, cut;
-	int m, pick = -1;
 	uintptr_t addr;
 
-	for (m = 0; m < FZ_MAX_MAPS; m++)
-		if (f->maps[m].used && !rel_below(&f->rng, ++seen))
-			pick = m;
 	if (pick < 0)
 		return;
 	map = &f->maps[pick];
@@ -341,14 +345,10 @@ void fz_op_mprotect(struct fz *f)
 		PROT_READ, PROT_READ | PROT_WRITE, PROT_NONE, PROT_WRITE,
 		PROT_READ | PROT_EXEC,
 	};
-	unsigned int seen = 0;
+	int pick = fz_pick_map(f), prot, err;
 	struct fz_expect e;
 	struct fz_map *map;
-	int m, pick = -1, prot, err;
 
-	for (m = 0; m < FZ_MAX_MAPS; m++)
-		if (f->maps[m].used && !rel_below(&f->rng, ++seen))
-			pick = m;
 	if (pick < 0)
 		return;
 	map = &f->maps[pick];

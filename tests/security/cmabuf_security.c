@@ -234,7 +234,7 @@ TEST_F_TIMEOUT(stale, no_stale_data, 1500)
 		ASSERT_NE(MAP_FAILED, map);
 
 		/* Every byte, not a sample. */
-		bad = rel_first_nonzero(map, size);
+		bad = cmabuf_first_nonzero(map, size);
 		EXPECT_EQ(size, bad) {
 			TH_LOG("cycle %d: byte %zu of %llu on %s is %#x", c, bad,
 			       (unsigned long long)size, in->name, map[bad]);

@@ -192,7 +192,7 @@ static size_t st_mismatches(const __u8 *map, size_t len, __u64 seed)
 	size_t off, bad = 0;
 
 	if (!seed)
-		return rel_first_nonzero(map, len) != len;
+		return cmabuf_first_nonzero(map, len) != len;
 	for (off = 0; off + 8 <= len; off += CMABUF_IMPORTER_PATTERN_STRIDE)
 		if (*(const __u64 *)(map + off) !=
 		    cmabuf_importer_pattern(seed, off))

@@ -381,28 +381,6 @@ bool rel_module_pinned(void)
 	return heap;
 }
 
-/* Offset of the first non-zero byte of @buf, @len when there is none. */
-size_t rel_first_nonzero(const void *buf, size_t len)
-{
-	const __u64 *word = buf;
-	const unsigned char *byte = buf;
-	size_t i, j, words = len / sizeof(*word);
-
-	/* One branch per 512 bytes: OR the words of a block together. */
-	for (i = 0; i + 64 <= words; i += 64) {
-		__u64 acc = 0;
-
-		for (j = 0; j < 64; j++)
-			acc |= word[i + j];
-		if (acc)
-			break;
-	}
-	for (i *= sizeof(*word); i < len; i++)
-		if (byte[i])
-			return i;
-	return len;
-}
-
 /* "EINVAL" for EINVAL, "0" for success. */
 const char *rel_errname(int err)
 {

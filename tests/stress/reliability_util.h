@@ -120,7 +120,13 @@ int rel_module_unload(const char *name);
 bool rel_module_loaded(const char *name);
 bool rel_module_pinned(void);
 
-size_t rel_first_nonzero(const void *buf, size_t len);
+/*
+ * From the selftest's helpers (tests/selftests/cmabuf_test_util.c, linked
+ * in): the offset of the first non-zero byte of @buf, @len when there is
+ * none. Declared here because that header's size macros clash with the
+ * sharing test's, which some programs use too.
+ */
+size_t cmabuf_first_nonzero(const void *buf, size_t len);
 const char *rel_errname(int err);
 __u64 rel_now_ns(void);
 
