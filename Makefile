@@ -9,6 +9,9 @@
 #   make check               build everything, boot every kernel, run every test
 #   make shell KERNEL=7.2    interactive console of a test-bed guest
 #   make lint                checkpatch --strict, sparse and W=1 on both kernels
+#   make bench               before (6.12) / after (7.2) report in build/bench/
+#   make demo                boot 7.2, allocate, share, short bench against 6.12
+#   make soak                the fuzzer for 10 000 000 operations on 7.2-debug
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KERNEL ?= 7.2
@@ -20,7 +23,7 @@ BUILD := $(CURDIR)/build
 # kernels never share object files.
 MODULE_SRCS := $(wildcard Kbuild drivers include tests/importer tests/kunit)
 
-.PHONY: all modules clean module kernels userspace check shell lint bench demo deps
+.PHONY: all modules clean module kernels userspace check shell lint bench demo soak deps
 
 all: modules
 
@@ -65,3 +68,6 @@ bench:
 
 demo:
 	bash tests/qemu/bench.sh --demo
+
+soak:
+	bash tests/qemu/soak.sh

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# boot.sh [--shell] [--suites "A B"] [--timeout SECONDS] KERNEL
+# boot.sh [--shell] [--suites "A B"] [--timeout SECONDS] [--env NAME=VALUE]... KERNEL
 #
 # Boot the test-bed kernel KERNEL under QEMU with the generated device tree
 # and a fresh initramfs. Without --shell the guest runs the suites (by
 # default those tests/suites/SUITES lists for KERNEL) and powers off; the
 # console goes to build/logs/KERNEL/console.log and the suites' TAP to
 # build/logs/KERNEL/results.log. Exit status: 0 when the guest finished,
-# 124 on a time-out, 1 when it stopped early.
+# 124 on a time-out, 1 when it stopped early. --env passes a variable to
+# the guest's init, and so to every suite (no spaces in VALUE).
 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,11 +20,13 @@ top=$(cd "$here/../.." && pwd)
 mode=run
 suites=
 timeout=
+env=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--shell) mode=shell ;;
 	--suites) suites=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
+	--env) env="$env $2"; shift ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -70,7 +73,7 @@ mkdir -p "$logs"
 rm -f "$logs/console.log" "$logs/results.log" "$logs/status"
 
 append="$QEMU_CMDLINE CMABUF_KERNEL=$kernel CMABUF_MODE=$mode"
-append="$append CMABUF_SUITES=$(echo $suites | tr ' ' ',')"
+append="$append CMABUF_SUITES=$(echo $suites | tr ' ' ',')$env"
 qemu=("$QEMU" "${QEMU_MACHINE[@]}" -no-reboot
 	-kernel "$image" -initrd "$initrd" -dtb "$dtb" -append "$append"
 	-device virtio-serial-device
