@@ -503,6 +503,11 @@ void fz_op_info(struct fz *f)
 	fz_call_prepare(f, &c, _IOC_NR(CMABUF_IOC_INFO), sizeof(d), &d);
 	fz_mutate(f, c.arg, c.size, sizeof(d),
 		  offsetof(struct cmabuf_info, area_name_len));
+	/*
+	 * The name pointer stays as placed: mutated, it could point at any
+	 * memory of this process, which the kernel would then write to.
+	 */
+	memcpy(c.arg, &name, fz_min(c.size, sizeof(name)));
 	fz_call_place(f, &c);
 	memset(&d, 0, sizeof(d));
 	memcpy(&d, c.arg, fz_min(c.in, sizeof(d)));
