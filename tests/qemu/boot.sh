@@ -36,12 +36,22 @@ kernel=${1:?usage: boot.sh [--shell] [--suites \"A B\"] [--timeout S] KERNEL}
 
 # The suites SUITES lists for a kernel: lines "name [kernel...]".
 default_suites() {
-	awk -v k="$1" '!/^#/ && NF { if (NF == 1) print $1;
+	awk -v k="$1" '!/^[#@]/ && NF { if (NF == 1) print $1;
 		else for (i = 2; i <= NF; i++) if ($i == k) print $1 }' \
 		"$top/tests/suites/SUITES"
 }
 
-[ -n "$suites" ] || suites=$(default_suites "$kernel" | tr '\n' ' ')
+# The module parameters SUITES asks for: "@insmod ARG...".
+default_module_args() {
+	awk '$1 == "@insmod" { for (i = 2; i <= NF; i++) printf "%s%s", (i > 2 ? "," : ""), $i }' \
+		"$top/tests/suites/SUITES"
+}
+
+if [ -z "$suites" ]; then
+	suites=$(default_suites "$kernel" | tr '\n' ' ')
+	args=$(default_module_args)
+	[ -n "$args" ] && env="$env CMABUF_MODULE_ARGS=$args"
+fi
 if [ -z "$timeout" ]; then
 	case $kernel in
 	*-debug) timeout=3000 ;;

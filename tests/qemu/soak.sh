@@ -23,7 +23,7 @@ make -s -C "$top" userspace
 make -s -C "$top" module KERNEL="$kernel"
 
 rc=0
-bash "$here/boot.sh" --suites "$suites" --timeout 86400 \
+bash "$here/boot.sh" --suites "$suites" --timeout 86400 --env CMABUF_TIMEOUT=86400 \
 	--env CMABUF_FUZZ_OPS="$ops" "$kernel" || rc=$?
 results=$CMABUF_BUILD/results-soak
 rm -rf "$results"
