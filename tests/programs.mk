@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Included by the Makefile of every test program: where things are, the
+# compiler for ARCH and the flags they all build with.
+#
+#   ARCH=arm64 (default)  static binaries for the guest, in build/arm64/bin
+#   ARCH=host             for this machine, in build/host/bin
+#
+# The kselftest harness is used where it lives, in the extracted 7.2 kernel
+# tree; libdrm is Debian's (libdrm-dev, and libdrm-dev:arm64 for the guest).
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+ARCH ?= arm64
+CROSS_COMPILE ?= aarch64-linux-gnu-
+HOSTCC ?= gcc
+KSRC ?= $(TOP)/build/src/7.2
+SELFTESTS := $(KSRC)/tools/testing/selftests
+UAPI := $(TOP)/include/uapi/linux/cmabuf.h
+IMPORTER_H := $(TOP)/tests/importer/cmabuf_importer.h
+
+ifeq ($(ARCH),arm64)
+CC := $(CROSS_COMPILE)gcc
+OUT := $(TOP)/build/arm64/bin
+LIBDRM := /usr/lib/aarch64-linux-gnu/libdrm.a
+else
+CC := $(HOSTCC)
+OUT := $(TOP)/build/host/bin
+LIBDRM := /usr/lib/x86_64-linux-gnu/libdrm.a
+endif
+
+CFLAGS := -static -Wall -Wextra -O2 -I$(TOP)/include/uapi -I$(SELFTESTS)
+DRM_CFLAGS := -I/usr/include/libdrm
+
+.PHONY: all clean
+
+# The default goal; each Makefile gives it its programs.
+all:
+
+# What a program depends on from outside the repository, with the fix when
+# it is missing (these rules run only then).
+$(SELFTESTS)/%.h:
+	@echo "no $@: run 'make kernels' to unpack the 7.2 tree"; exit 1
+$(LIBDRM):
+	@echo "no $@: install libdrm-dev (make deps)"; exit 1
