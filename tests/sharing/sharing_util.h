@@ -15,9 +15,10 @@
 
 #include "cmabuf_importer.h"
 
-#define SZ_4K		4096ULL
-#define SZ_1M		(1024 * SZ_4K / 4)
-#define SZ_64M		(64 * SZ_1M)
+/* Spelled as in cmabuf_test_util.h, so that both headers can be included. */
+#define SZ_4K	0x00001000ULL
+#define SZ_1M	0x00100000ULL
+#define SZ_64M	0x04000000ULL
 #define PAGE_SZ		SZ_4K
 
 #define IMPORTER_DEV	"/dev/cmabuf_importer"
