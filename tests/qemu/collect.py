@@ -161,13 +161,23 @@ def judge(tap_path):
     return tap
 
 
+def seconds(tap_path):
+    """How long a guest suite ran, when the guest said so."""
+    path = tap_path[:-4] + ".seconds"
+    if not os.path.exists(path):
+        return ""
+    with open(path) as f:
+        return f.read().strip()
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
 
 
 def split_results(results_log):
-    """Yield (suite, lines, rc or None) from the guest's results channel."""
+    """Yield (suite, lines, rc or None, seconds or None) from the guest's
+    results channel."""
     current = None
     lines = []
     with open(results_log, errors="replace") as f:
@@ -176,12 +186,12 @@ def split_results(results_log):
             m = re.match(r"^### cmabuf-suite-begin (\S+)", line)
             if m:
                 if current:
-                    yield current, lines, None
+                    yield current, lines, None, None
                 current, lines = m.group(1), []
                 continue
-            m = re.match(r"^### cmabuf-suite-end (\S+) rc=(\d+)", line)
+            m = re.match(r"^### cmabuf-suite-end (\S+) rc=(\d+)(?: seconds=(\d+))?", line)
             if m and current == m.group(1):
-                yield current, lines, m.group(2)
+                yield current, lines, m.group(2), m.group(3)
                 current, lines = None, []
                 continue
             if line.startswith("### cmabuf-"):
@@ -189,22 +199,24 @@ def split_results(results_log):
             if current:
                 lines.append(line)
     if current:
-        yield current, lines, None
+        yield current, lines, None, None
 
 
 def collect_guest(results_dir, log_dir):
     os.makedirs(results_dir, exist_ok=True)
     for old in os.listdir(results_dir):
-        if old.endswith((".tap", ".rc")):
+        if old.endswith((".tap", ".rc", ".seconds")):
             os.unlink(os.path.join(results_dir, old))
     results_log = os.path.join(log_dir, "results.log")
     console_log = os.path.join(log_dir, "console.log")
     done = False
     if os.path.exists(results_log):
-        for suite, lines, rc in split_results(results_log):
+        for suite, lines, rc, seconds in split_results(results_log):
             write(os.path.join(results_dir, suite + ".tap"), "\n".join(lines) + "\n")
             write(os.path.join(results_dir, suite + ".rc"),
                   (rc if rc is not None else "unfinished") + "\n")
+            if seconds is not None:
+                write(os.path.join(results_dir, suite + ".seconds"), seconds + "\n")
         with open(results_log, errors="replace") as f:
             done = any(l.startswith("### cmabuf-guest-done") for l in f)
 
@@ -252,17 +264,18 @@ def summary(root):
             continue
         for fname in sorted(os.listdir(tdir)):
             if fname.endswith(".tap"):
-                rows.append((target, fname[:-4], judge(os.path.join(tdir, fname))))
+                path = os.path.join(tdir, fname)
+                rows.append((target, fname[:-4], judge(path), seconds(path)))
     total = Tap()
-    width = max([len(t) for t, _, _ in rows] + [6])
-    swidth = max([len(s) for _, s, _ in rows] + [5])
-    print("%-*s  %-*s  %6s  %6s  %7s  %s" % (width, "target", swidth, "suite",
-                                             "passed", "failed", "skipped", "verdict"))
-    for target, suite, tap in rows:
+    width = max([len(r[0]) for r in rows] + [6])
+    swidth = max([len(r[1]) for r in rows] + [5])
+    print("%-*s  %-*s  %6s  %6s  %7s  %7s  %s" % (width, "target", swidth, "suite", "passed",
+                                                  "failed", "skipped", "seconds", "verdict"))
+    for target, suite, tap, secs in rows:
         bad = tap.failed or tap.problems
         verdict = "FAIL" if bad else "ok"
-        print("%-*s  %-*s  %6d  %6d  %7d  %s" % (width, target, swidth, suite, tap.passed,
-                                                tap.failed, tap.skipped, verdict))
+        print("%-*s  %-*s  %6d  %6d  %7d  %7s  %s" % (width, target, swidth, suite, tap.passed,
+                                                      tap.failed, tap.skipped, secs, verdict))
         total.passed += tap.passed
         total.skipped += tap.skipped
         # A broken stream (no plan, crash, exit status) counts as a failure
