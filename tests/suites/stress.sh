@@ -5,17 +5,13 @@
 # mapping, checking, sharing with the test importer and with each other
 # and closing at once, as TAP.
 #
-#   CMABUF_STRESS_SECONDS  how long the workers run (default 30, 60 on the
-#                          debug kernel)
+#   CMABUF_STRESS_SECONDS  how long the workers run (default 30)
 #   CMABUF_STRESS_PROCS    processes (default 3)
 #   CMABUF_STRESS_THREADS  threads per process (default 3)
 #
 # The program prints "# record: stress seconds=S ops=N enomem=E".
 
-case $CMABUF_KERNEL in
-*-debug) seconds=60 ;;
-*) seconds=30 ;;
-esac
+seconds=30
 
 if ! command -v cmabuf_stress >/dev/null || ! command -v cmabuf-run >/dev/null
 then
