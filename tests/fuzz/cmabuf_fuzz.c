@@ -331,8 +331,9 @@ int main(int argc, char **argv)
 				  sizeof(why));
 
 	fz_print_counts(f, ops, ms);
-	printf("# record: fuzz ops=%llu seed=%llu\n", (unsigned long long)ops,
-	       (unsigned long long)o.seed);
+	printf("# record: fuzz ops=%llu seed=%llu pages_lost=%lld\n",
+	       (unsigned long long)ops, (unsigned long long)o.seed,
+	       rel_snapshot_pages_lost(&base, &now));
 	ksft_test_result(ops >= o.min_ops,
 			 "ran %llu operations (at least %llu) with seed %llu\n",
 			 (unsigned long long)ops,

@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# boot.sh [--shell] [--suites "A B"] [--timeout SECONDS] [--env NAME=VALUE]... KERNEL
+# boot.sh [--shell | --list] [--suites "A B" | --except "A B"]
+#         [--timeout SECONDS] [--env NAME=VALUE]... KERNEL
 #
 # Boot the test-bed kernel KERNEL under QEMU with the generated device tree
 # and a fresh initramfs. Without --shell the guest runs the suites (by
 # default those tests/suites/SUITES lists for KERNEL) and powers off; the
 # console goes to build/logs/KERNEL/console.log and the suites' TAP to
 # build/logs/KERNEL/results.log. Exit status: 0 when the guest finished,
-# 124 on a time-out, 1 when it stopped early. --env passes a variable to
-# the guest's init, and so to every suite (no spaces in VALUE).
+# 124 on a time-out, 1 when it stopped early. --except runs the default
+# suites but those; --list prints the suites and boots nothing. --env passes a variable to the guest's init, and so to
+# every suite (no spaces in VALUE).
+#
+# Guests of different kernels may run at once, except where a suite that
+# SUITES marks "@alone" (it measures time) runs: that guest waits for the
+# machine to itself, and the others wait for it.
 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,12 +25,15 @@ top=$(cd "$here/../.." && pwd)
 
 mode=run
 suites=
+except=
 timeout=
 env=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--shell) mode=shell ;;
 	--suites) suites=$2; shift ;;
+	--except) except=$2; shift ;;
+	--list) mode=list ;;
 	--timeout) timeout=$2; shift ;;
 	--env) env="$env $2"; shift ;;
 	-*) die "unknown option $1" ;;
@@ -32,7 +41,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-kernel=${1:?usage: boot.sh [--shell] [--suites \"A B\"] [--timeout S] KERNEL}
+kernel=${1:?usage: boot.sh [--shell] [--suites \"A B\" | --except \"A B\"] [--timeout S] KERNEL}
 
 # The suites SUITES lists for a kernel: lines "name [kernel...]".
 default_suites() {
@@ -47,8 +56,15 @@ default_module_args() {
 		"$top/tests/suites/SUITES"
 }
 
+# The suites that must have the machine to themselves: "@alone NAME...".
+alone_suites() {
+	awk '$1 == "@alone" { for (i = 2; i <= NF; i++) print $i }' \
+		"$top/tests/suites/SUITES"
+}
+
 if [ -z "$suites" ]; then
-	suites=$(default_suites "$kernel" | tr '\n' ' ')
+	suites=$(default_suites "$kernel" |
+		 { grep -vxF -f <(printf '%s\n' $except) || true; } | tr '\n' ' ')
 	args=$(default_module_args)
 	[ -n "$args" ] && env="$env CMABUF_MODULE_ARGS=$args"
 fi
@@ -62,18 +78,35 @@ fi
 image=$(kernel_out_dir "$kernel")/arch/arm64/boot/Image
 [ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
 
-# One guest at a time: two would share two cores, and the device tree,
-# the initramfs and the logs of a kernel would be written by both.
-mkdir -p "$CMABUF_BUILD/guest"
-exec 9>"$CMABUF_BUILD/guest/.lock"
-if ! flock -n 9; then
-	log "waiting for another guest to finish"
-	flock 9
+if [ "$mode" = list ]; then
+	echo $suites
+	exit 0
 fi
 
+# One guest per kernel at a time: its initramfs and logs are its own. A
+# guest that runs an "@alone" suite (or a shell, where anything may be
+# measured) takes the machine: the lock is exclusive for it, shared for the
+# others, which then run side by side on the two cores.
+mkdir -p "$CMABUF_BUILD/guest"
+share=-s
+for s in $suites; do
+	alone_suites | grep -qxF "$s" && share=-x
+done
+[ "$mode" = shell ] && share=-x
+exec 8>"$CMABUF_BUILD/guest/.lock-$kernel"
+exec 9>"$CMABUF_BUILD/guest/.lock"
+if ! flock -n 8 || ! flock -n $share 9; then
+	log "waiting for another guest to finish"
+	flock 8
+	flock $share 9
+fi
+
+# Written to a temporary name first: a guest of another kernel may be
+# reading it.
 dtb=$CMABUF_BUILD/guest/cmabuf-virt.dtb
 if [ ! -f "$dtb" ] || [ "$here/cmabuf-regions.dtsi" -nt "$dtb" ] || [ "$here/qemu.sh" -nt "$dtb" ]; then
-	bash "$here/mkdtb.sh" "$dtb"
+	bash "$here/mkdtb.sh" "$dtb.$kernel.tmp"
+	mv "$dtb.$kernel.tmp" "$dtb"
 fi
 initrd=$CMABUF_BUILD/guest/initramfs-$kernel.cpio.gz
 bash "$here/mkinitramfs.sh" "$kernel" "$initrd"

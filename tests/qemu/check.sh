@@ -77,9 +77,52 @@ host_suite runner bash "$here/test-runner.sh"
 host_suite cmabufctl make -s --no-print-directory -C "$top/userspace" unit
 host_suite bench-report python3 "$top/tests/bench/test_report.py"
 
+# The guests. Most suites keep one vCPU busy, so two guests share the
+# two cores well; only the speedup measurements need the machine alone.
+# So: first each kernel's speedup suite in a guest of its own, one after
+# the other; then the debug kernel's guest beside the others, which run
+# one after the other. The speedup guests' results join their kernel's as
+# speedup.tap and guest-speedup.tap.
+timed=()
 for k in "${booted[@]}"; do
-	bash "$here/boot.sh" "$k"
-	python3 "$here/collect.py" guest "$results/$k" "$logs/$k"
+	case " $(bash "$here/boot.sh" --list "$k") " in
+	*" speedup "*) timed+=("$k") ;;
+	esac
+done
+for k in "${timed[@]}"; do
+	CMABUF_LOGS=$logs/$k-speedup bash "$here/boot.sh" --suites speedup "$k"
+	python3 "$here/collect.py" guest "$results/.$k-speedup" "$logs/$k-speedup"
+done
+
+# boot_all KERNEL...: every other suite, one kernel after the other.
+boot_all() {
+	local k
+	for k in "$@"; do
+		bash "$here/boot.sh" --except speedup "$k"
+		python3 "$here/collect.py" guest "$results/$k" "$logs/$k"
+	done
+}
+debug=() others=()
+for k in "${booted[@]}"; do
+	case $k in
+	*-debug) debug+=("$k") ;;
+	*) others+=("$k") ;;
+	esac
+done
+boot_all "${debug[@]}" &
+debug_pid=$!
+boot_all "${others[@]}"
+wait $debug_pid
+
+for k in "${timed[@]}"; do
+	d=$results/.$k-speedup
+	mkdir -p "$results/$k"
+	for f in "$d"/speedup.*; do
+		[ -e "$f" ] && mv "$f" "$results/$k/"
+	done
+	mv "$d/guest.tap" "$results/$k/guest-speedup.tap"
+	mv "$d/guest.rc" "$results/$k/guest-speedup.rc"
+	rm -rf "$d"
 done
 
 # The speedup checks compare the 6.12 and 7.2 guests of this run.

@@ -60,7 +60,7 @@ expect() {
 }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..14"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -105,6 +105,29 @@ d=$(make_log timeout_fails)
 sed -i '/cmabuf-suite-end/d; /cmabuf-guest-done/d' "$d/results.log"
 echo "timeout after 1500s" >"$d/status"
 expect timeout_fails fail "guest ran every suite"
+
+# make check boots the speedup suite alone, then every other suite: the
+# two lists must split the kernel's suites between them.
+n=$((n + 1))
+all=$(bash "$here/boot.sh" --list 7.2)
+rest=$(bash "$here/boot.sh" --list --except speedup 7.2)
+if [ "$rest" = "$(printf '%s\n' $all | grep -vx speedup | xargs)" ] &&
+   [ "$all" != "$rest" ]; then
+	echo "ok $n except_drops_only_that_suite"
+else
+	echo "not ok $n except_drops_only_that_suite # '$all' / '$rest'"
+	fails=$((fails + 1))
+fi
+
+# The speedup suite must take the machine for itself, and the others not.
+n=$((n + 1))
+alone=$(awk '$1 == "@alone"' "$top/tests/suites/SUITES")
+if [[ " $alone " == *" speedup "* && " $alone " != *" fuzz "* ]]; then
+	echo "ok $n speedup_runs_alone"
+else
+	echo "not ok $n speedup_runs_alone # '$alone'"
+	fails=$((fails + 1))
+fi
 
 # A real boot that cannot finish in time must come back as a time-out.
 n=$((n + 1))

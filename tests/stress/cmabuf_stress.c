@@ -742,8 +742,9 @@ int main(int argc, char **argv)
 
 	if (st->first_taken)
 		ksft_print_msg("first problem: %s\n", st->first);
-	printf("# record: stress seconds=%llu ops=%llu enomem=%llu\n",
-	       (unsigned long long)(ms + 500) / 1000, st->n[ST_OPS], st->n[ST_ENOMEM]);
+	printf("# record: stress seconds=%llu ops=%llu enomem=%llu pages_lost=%lld\n",
+	       (unsigned long long)(ms + 500) / 1000, st->n[ST_OPS],
+	       st->n[ST_ENOMEM], rel_snapshot_pages_lost(&base, &now));
 	ksft_test_result(!crashed && st->n[ST_OPS],
 			 "%d processes x %d threads ran %llu ms: %llu operations, %llu allocations\n",
 			 o.procs, o.threads, (unsigned long long)ms, st->n[ST_OPS],

@@ -249,6 +249,27 @@ const struct rel_counts *rel_snapshot_find(const struct rel_snapshot *s,
 }
 
 /*
+ * The CMA pages the areas of @base hold in @now beyond what they held in
+ * @base, summed over every instance that is in both: what a run lost, for
+ * the record (negative if something else let pages go meanwhile).
+ */
+long long rel_snapshot_pages_lost(const struct rel_snapshot *base,
+				  const struct rel_snapshot *now)
+{
+	const struct rel_counts *c;
+	long long lost = 0;
+	unsigned int i;
+
+	for (i = 0; i < base->count; i++) {
+		c = rel_snapshot_find(now, base->inst[i].name);
+		if (c)
+			lost += (long long)(c->used_pages -
+					    base->inst[i].used_pages);
+	}
+	return lost;
+}
+
+/*
  * Do @a and @b agree on what must come back: the pages each area has
  * allocated and the live buffers and bytes of each instance? Allocation,
  * free and failure totals only grow and are not compared. @why says what

@@ -114,6 +114,8 @@ int rel_snapshot_settle(const struct rel_instance *inst, unsigned int count,
 			struct rel_snapshot *now, char *why, size_t size);
 const struct rel_counts *rel_snapshot_find(const struct rel_snapshot *s,
 					   const char *name);
+long long rel_snapshot_pages_lost(const struct rel_snapshot *base,
+				  const struct rel_snapshot *now);
 
 int rel_module_load(const char *path, const char *params);
 int rel_module_unload(const char *name);

@@ -12,7 +12,7 @@
 #                        operations are asked for)
 #   CMABUF_FUZZ_SEED     replay a seed (default: a new one, printed)
 #
-# The program prints "# record: fuzz ops=N seed=S".
+# The program prints "# record: fuzz ops=N seed=S pages_lost=P".
 
 ops=${CMABUF_FUZZ_OPS:-100000}
 case $CMABUF_KERNEL in
