@@ -48,6 +48,11 @@ module:
 		--relative $(MODULE_SRCS) $(BUILD)/module/$(KERNEL)/
 	$(MAKE) -C $(BUILD)/kernel/$(KERNEL) M=$(BUILD)/module/$(KERNEL) \
 		ARCH=arm64 CROSS_COMPILE=$(CROSS_COMPILE) W=1 modules
+	# And as a user of the stock kernel (no export patches) would build
+	# it, where that kernel exports enough (7.2, not 6.12).
+	bash kernel/build-stock-module.sh $(KERNEL) $(BUILD)/module-stock/$(KERNEL) \
+		>$(BUILD)/module-stock-$(KERNEL).log 2>&1 || test $$? -eq 2 || \
+		{ cat $(BUILD)/module-stock-$(KERNEL).log; exit 1; }
 
 userspace:
 	$(MAKE) -C userspace

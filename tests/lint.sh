@@ -5,6 +5,11 @@
 #  - checkpatch.pl --strict (from the 7.2 tree) on every C file and header;
 #  - the module built with sparse (C=2, through sparse-compat.sh) and W=1
 #    against 7.2 and 6.12, which must print no warning at all;
+#  - the module built with W=1 against 7.2 as if it were Debian's kernel
+#    without our export patches (kernel/build-stock-module.sh: stock 7.2 exports
+#    cma_alloc and cma_release, not the frozen API nor the area
+#    statistics): it must build warning-free in its reduced mode, LEGACY
+#    only, and need no symbol that only the patched kernel exports;
 #  - the DT binding against the dt-schema meta-schema, and the generated
 #    device tree against the binding, where Debian's dt-schema runs here.
 
@@ -13,18 +18,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/kernel/common.sh"
 
 src=$CMABUF_BUILD/src/7.2
-n=0
-fails=0
-
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		fails=$((fails + 1))
-	fi
-}
+. "$top/tests/suites/tap-lib.sh"
 
 echo "TAP version 13"
 kernels=()
@@ -32,7 +26,9 @@ for k in 7.2 6.12; do
 	[ -f "$CMABUF_BUILD/kernel/$k/Module.symvers" ] && kernels+=("$k")
 done
 binding=$top/Documentation/devicetree/bindings/misc/linux,cmabuf.yaml
-echo "1..$((1 + ${#kernels[@]} + 1))"
+reduced=0
+[ -f "$CMABUF_BUILD/kernel/7.2/Module.symvers" ] && reduced=1
+echo "1..$((1 + ${#kernels[@]} + reduced + 1))"
 
 # checkpatch: every C source and header we wrote. Userspace programs call
 # libdrm (drmGetVersion, ...), whose names are CamelCase, and have no
@@ -48,7 +44,7 @@ ufiles=$(cd "$top" && git ls-files '*.[ch]' | grep -v -e '^drivers/' -e '^includ
 	-e '^tests/kunit/' -e '^tests/importer/')
 out=$(checkpatch "" $kfiles; checkpatch CAMELCASE,PREFER_DEFINED_ATTRIBUTE_MACRO $ufiles)
 [ -z "$out" ]
-result $? "checkpatch --strict on $(echo $kfiles $ufiles | wc -w) files"
+ok $? "checkpatch --strict on $(echo $kfiles $ufiles | wc -w) files"
 [ -n "$out" ] && sed 's/^/# /' <<<"$out"
 
 # sparse and W=1: a full rebuild of the module, warnings only.
@@ -64,22 +60,41 @@ for k in "${kernels[@]}"; do
 	rc=$?
 	warnings=$(grep -E 'warning:|error:' <<<"$out")
 	[ $rc -eq 0 ] && [ -z "$warnings" ]
-	result $? "sparse and W=1 clean on $k"
+	ok $? "sparse and W=1 clean on $k"
 	if [ $rc -ne 0 ] || [ -n "$warnings" ]; then
 		sed 's/^/# /' <<<"${warnings:-$out}" | head -n 40
 	fi
 done
 
+# The reduced mode: the 7.2 tree with the symbols our patches export
+# taken out of the Module.symvers the build reads (CMABUF_SYMVERS, Kbuild).
+if [ $reduced -eq 1 ]; then
+	mod=$CMABUF_BUILD/lint/7.2-stock
+	rm -rf "$mod"
+	out=$(bash "$top/kernel/build-stock-module.sh" 7.2 "$mod" 2>&1)
+	rc=$?
+	warnings=$(grep -E 'warning:|error:' <<<"$out")
+	# What the module needs that only the patched kernel exports.
+	needs=$(${CROSS_COMPILE}nm -u "$mod/cmabuf.ko" 2>/dev/null | awk '{ print $2 }' |
+		grep -vxF -f <(awk '{ print $2 }' "$mod/stock.symvers") || true)
+	[ $rc -eq 0 ] && [ -z "$warnings" ] && [ -z "$needs" ] &&
+		${CROSS_COMPILE}nm -u "$mod/cmabuf.ko" | grep -qw cma_alloc
+	ok $? "W=1 clean without the export patches (stock 7.2: LEGACY only)"
+	[ -n "$warnings$needs" ] && sed 's/^/# /' <<<"$warnings${needs:+
+needs $needs}" | head -n 40
+	[ $rc -ne 0 ] && [ -z "$warnings" ] && tail -n 20 <<<"$out" | sed 's/^/# /'
+fi
+
 # The DT binding.
 if [ ! -f "$binding" ]; then
-	result 1 "DT binding exists"
+	ok 1 "DT binding exists"
 elif ! command -v dt-doc-validate >/dev/null; then
 	echo "ok $((n + 1)) DT binding validates # SKIP dt-schema is not installed"
 	n=$((n + 1))
 else
 	out=$(dt-doc-validate -u "$top/Documentation/devicetree/bindings" "$binding" 2>&1)
 	[ $? -eq 0 ] && [ -z "$out" ]
-	result $? "DT binding validates against the dt-schema meta-schema"
+	ok $? "DT binding validates against the dt-schema meta-schema"
 	[ -n "$out" ] && sed 's/^/# /' <<<"$out"
 fi
 [ $fails -eq 0 ]

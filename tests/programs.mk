@@ -28,7 +28,8 @@ OUT := $(TOP)/build/host/bin
 LIBDRM := /usr/lib/x86_64-linux-gnu/libdrm.a
 endif
 
-CFLAGS := -static -Wall -Wextra -O2 -I$(TOP)/include/uapi -I$(SELFTESTS)
+# Warnings are errors: the compiler is the one install-deps.sh installs.
+CFLAGS := -static -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi -I$(SELFTESTS)
 DRM_CFLAGS := -I/usr/include/libdrm
 
 .PHONY: all clean

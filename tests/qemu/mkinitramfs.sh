@@ -40,6 +40,12 @@ trap 'rm -f "$list"' EXIT
 				echo "file /lib/modules/cmabuf/$(basename "$ko") $ko 0644 0 0"
 			done
 	fi
+	# The module as built for the stock kernel (kernel/build-stock-module.sh).
+	stock=$CMABUF_BUILD/module-stock/$kernel/cmabuf.ko
+	if [ -f "$stock" ]; then
+		echo "dir /lib/modules/cmabuf-stock 0755 0 0"
+		echo "file /lib/modules/cmabuf-stock/cmabuf.ko $stock 0644 0 0"
+	fi
 	for f in "$top"/tests/suites/*; do
 		echo "file /suites/$(basename "$f") $f 0755 0 0"
 	done

@@ -8,18 +8,7 @@
 # Kernel-agnostic: what a kernel lacks (frozen, compound) is read from
 # "cmabufctl info".
 
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+. /suites/tap-lib.sh
 
 # run CMD...: output in $out (stdout and stderr), exit status in $rc.
 run() {
@@ -179,4 +168,4 @@ run cmabufctl info --json
 [ $rc -eq 0 ] && [ "$(lines '"live_buffers": 0,')" -eq "$devices" ]
 r=$?; ok $r "no buffer left behind on any instance"; diag $r
 
-[ $failed -eq 0 ]
+[ $fails -eq 0 ]

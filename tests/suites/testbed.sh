@@ -5,18 +5,7 @@
 # regions from the generated device tree and, on the debug kernel, the
 # checkers that have to watch everything else.
 
-n=0
-fails=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		fails=$((fails + 1))
-	fi
-}
+. /suites/tap-lib.sh
 
 check() {
 	name=$1

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# stock-symvers.sh KERNEL OUT: write to OUT the Module.symvers of the built
+# test-bed kernel KERNEL without the symbols that kernel/patches/<series>/
+# exports, i.e. what Debian's own kernel of that series exports. Building
+# the module with CMABUF_SYMVERS=OUT (see Kbuild) gives the module a user
+# of the stock kernel gets: the reduced mode.
+
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+kernel=${1:?usage: stock-symvers.sh KERNEL OUT}
+out=${2:?usage: stock-symvers.sh KERNEL OUT}
+symvers=$(kernel_out_dir "$kernel")/Module.symvers
+[ -f "$symvers" ] || die "kernel $kernel is not built"
+
+# "+EXPORT_SYMBOL_GPL(name);" lines of the patches.
+added=$(sed -n 's/^+EXPORT_SYMBOL\(_GPL\)\{0,1\}(\([a-z_0-9]*\));$/\2/p' \
+	"$CMABUF_TOP/kernel/patches/$(kernel_series "$kernel")"/*.patch | sort -u)
+[ -n "$added" ] || die "no exports found in the $kernel patches"
+awk -v added="$added" 'BEGIN { n = split(added, a, "\n"); for (i = 1; i <= n; i++) drop[a[i]] = 1 }
+	!($2 in drop)' "$symvers" >"$out"
