@@ -9,7 +9,9 @@
  * Each thread holds a few buffers of every size on every instance, big
  * enough now and then to fill an area: the only error any call may return
  * is ENOMEM from CMABUF_IOC_ALLOC, and then the thread lets something go
- * and carries on. Every buffer is checked zero when it arrives and its
+ * and carries on. Should no area have filled up by half time, the threads
+ * turn to the smallest area with big buffers until one does: a run always
+ * goes through exhaustion and recovery. Every buffer is checked zero when it arrives and its
  * pattern is checked by userspace, by the importer (which writes a new one
  * that userspace checks in turn) and by the next process, which receives
  * it over a unix socket. When everything has exited, each CMA area's used
@@ -50,6 +52,7 @@ enum st_count {
 	ST_OPS,		/* operations */
 	ST_ALLOCS,	/* successful allocations */
 	ST_ENOMEM,	/* allocations that found the area full */
+	ST_SQUEEZED,	/* allocations aimed at filling the smallest area */
 	ST_UNEXPECTED,	/* calls that failed with anything but that ENOMEM */
 	ST_VERIFIED,	/* buffers whose contents were checked */
 	ST_MISMATCHES,	/* checks that found something else */
@@ -102,6 +105,8 @@ struct st_msg {
  * @threads: workers.
  * @holds: importer holds each worker may take.
  * @deadline: CLOCK_MONOTONIC ns at which to stop.
+ * @squeeze: CLOCK_MONOTONIC ns from which, while no allocation has found
+ *	an area full, allocations aim to fill the smallest area.
  * @seed: seed of the run.
  * @inst: the instances.
  * @ninst: entries in @inst.
@@ -115,6 +120,7 @@ struct st_proc {
 	int threads;
 	int holds;
 	__u64 deadline;
+	__u64 squeeze;
 	__u64 seed;
 	const struct rel_instance *inst;
 	unsigned int ninst;
@@ -262,14 +268,27 @@ static void st_drop(struct st_worker *w, int i)
 	*b = w->bufs[--w->nbufs];
 }
 
+/* The instance whose area has the fewest pages. */
+static unsigned int st_smallest(const struct st_proc *p)
+{
+	unsigned int i, min = 0;
+
+	for (i = 1; i < p->ninst; i++)
+		if (p->inst[i].total_pages < p->inst[min].total_pages)
+			min = i;
+	return min;
+}
+
 static void st_alloc(struct st_worker *w)
 {
 	struct st_proc *p = w->p;
 	unsigned int i = rel_below(&w->rng, p->ninst);
-	const struct rel_instance *in = &p->inst[i];
+	const struct rel_instance *in;
 	struct cmabuf_alloc_data d = {
 		.fd_flags = O_RDWR | O_CLOEXEC,
 	};
+	bool squeeze = rel_now_ns() >= p->squeeze &&
+		       !__atomic_load_n(&st->n[ST_ENOMEM], __ATOMIC_RELAXED);
 	struct st_buf *b;
 	int err;
 
@@ -277,7 +296,13 @@ static void st_alloc(struct st_worker *w)
 		st_drop(w, rel_below(&w->rng, w->nbufs));
 		return;
 	}
-	d.size = st_size(w, in->page_size);
+	if (squeeze) {
+		i = st_smallest(p);
+		st_add(ST_SQUEEZED);
+	}
+	in = &p->inst[i];
+	d.size = squeeze ? (size_t)(16 + rel_below(&w->rng, 17)) << 20 :
+			   st_size(w, in->page_size);
 	d.flags = st_strategy(w, in, d.size);
 	err = st_ioctl(p->dev[i], CMABUF_IOC_ALLOC, &d);
 	if (err == ENOMEM) {
@@ -717,6 +742,7 @@ int main(int argc, char **argv)
 
 	start = rel_now_ns();
 	p.deadline = start + o.seconds * 1000000000ULL;
+	p.squeeze = start + o.seconds * 500000000ULL;
 	ret = st_spawn(&p, o.procs, pids);
 	if (ret)
 		ksft_exit_fail_msg("spawn: %s\n", rel_errname(ret));
@@ -742,6 +768,9 @@ int main(int argc, char **argv)
 
 	if (st->first_taken)
 		ksft_print_msg("first problem: %s\n", st->first);
+	if (st->n[ST_SQUEEZED])
+		ksft_print_msg("no area full by half time: %llu allocations aimed at %s\n",
+			       st->n[ST_SQUEEZED], inst[st_smallest(&p)].area);
 	printf("# record: stress seconds=%llu ops=%llu enomem=%llu pages_lost=%lld\n",
 	       (unsigned long long)(ms + 500) / 1000, st->n[ST_OPS],
 	       st->n[ST_ENOMEM], rel_snapshot_pages_lost(&base, &now));
