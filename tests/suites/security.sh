@@ -11,6 +11,8 @@
 # module was loaded with heap=1 and registered one. cmabuf is loaded back
 # afterwards with the parameters it had before the suite.
 #
+# Arguments go to cmabuf_security: security-heap.sh runs one case here.
+#
 #   CMABUF_SECURITY_CYCLES  stale-data cycles per strategy (default 1000;
 #                           300 on the debug kernel, where KASAN makes each
 #                           cycle ~10x slower: the 1000 run on 7.2 and 6.12,
@@ -28,4 +30,4 @@ case $CMABUF_KERNEL in
 esac
 [ -n "$CMABUF_SECURITY_CYCLES" ] && export CMABUF_SECURITY_CYCLES
 
-exec cmabuf-run --restore --time security cmabuf_security
+exec cmabuf-run --restore --time "${CMABUF_SUITE:-security}" cmabuf_security "$@"
