@@ -75,10 +75,10 @@ if [ $reduced -eq 1 ]; then
 	rc=$?
 	warnings=$(grep -E 'warning:|error:' <<<"$out")
 	# What the module needs that only the patched kernel exports.
-	needs=$(${CROSS_COMPILE}nm -u "$mod/cmabuf.ko" 2>/dev/null | awk '{ print $2 }' |
-		grep -vxF -f <(awk '{ print $2 }' "$mod/stock.symvers") || true)
+	undefined=$(${CROSS_COMPILE}nm -u "$mod/cmabuf.ko" 2>/dev/null | awk '{ print $2 }')
+	needs=$(grep -vxF -f <(awk '{ print $2 }' "$mod/stock.symvers") <<<"$undefined" || true)
 	[ $rc -eq 0 ] && [ -z "$warnings" ] && [ -z "$needs" ] &&
-		${CROSS_COMPILE}nm -u "$mod/cmabuf.ko" | grep -qw cma_alloc
+		grep -qx cma_alloc <<<"$undefined"
 	ok $? "W=1 clean without the export patches (stock 7.2: LEGACY only)"
 	[ -n "$warnings$needs" ] && sed 's/^/# /' <<<"$warnings${needs:+
 needs $needs}" | head -n 40

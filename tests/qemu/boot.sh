@@ -10,8 +10,9 @@
 # console goes to build/logs/KERNEL/console.log and the suites' TAP to
 # build/logs/KERNEL/results.log. Exit status: 0 when the guest finished,
 # 124 on a time-out, 1 when it stopped early. --except runs the default
-# suites but those; --list prints the suites and boots nothing. --env passes a variable to the guest's init, and so to
-# every suite (no spaces in VALUE).
+# suites but those; --list prints the suites and boots nothing. --env
+# passes a variable to the guest's init, and so to every suite (no spaces
+# in VALUE).
 #
 # Guests of different kernels may run at once, except where a suite that
 # SUITES marks "@alone" (it measures time) runs: that guest waits for the
@@ -89,8 +90,9 @@ fi
 # others, which then run side by side on the two cores.
 mkdir -p "$CMABUF_BUILD/guest"
 share=-s
+alone=$(alone_suites)
 for s in $suites; do
-	alone_suites | grep -qxF "$s" && share=-x
+	grep -qxF "$s" <<<"$alone" && share=-x
 done
 [ "$mode" = shell ] && share=-x
 exec 8>"$CMABUF_BUILD/guest/.lock-$kernel"
