@@ -139,9 +139,9 @@ run cmabufctl bench contig-64m --iterations 2 --json --strategy legacy,cma-debug
 r=$?; ok $r "bench contig-64m: legacy and cma-debugfs, alloc and free, n=2"; diag $r
 
 run cmabufctl bench e2e-64m --iterations 1 --strategy legacy --json
-[ $rc -eq 0 ] && [ "$(lines '"path": "cmabuf-legacy"')" -eq 5 ] &&
-	has '"phase": "touch"' && has '"phase": "munmap"'
-r=$?; ok $r "bench e2e-64m: five phases"; diag $r
+[ $rc -eq 0 ] && [ "$(lines '"path": "cmabuf-legacy"')" -eq 6 ] &&
+	has '"phase": "touch"' && has '"phase": "munmap"' && has '"phase": "cycle"'
+r=$?; ok $r "bench e2e-64m: five phases and the whole cycle"; diag $r
 
 run cmabufctl bench blocks-2m --iterations 1 --strategy legacy
 [ $rc -eq 0 ] && has "^cmabuf-legacy *alloc *512 " && has "^cmabuf-legacy *free *512 "
