@@ -63,6 +63,13 @@
 /* &cmabuf_info.flags */
 #define CMABUF_INFO_AREA_STATS		(1U << 0)	/* total and free are known */
 
+/* &cmabuf_info.version: the driver's version, major.minor.patch. */
+#define CMABUF_VERSION_NUMBER(major, minor, patch) \
+	(((major) << 16) | ((minor) << 8) | (patch))
+#define CMABUF_VERSION_MAJOR(v)		((v) >> 16)
+#define CMABUF_VERSION_MINOR(v)		(((v) >> 8) & 0xff)
+#define CMABUF_VERSION_PATCH(v)		((v) & 0xff)
+
 /* &cmabuf_bench.flags: none yet. */
 #define CMABUF_BENCH_VALID_FLAGS	0U
 
@@ -115,7 +122,8 @@ struct cmabuf_alloc_data {
  * @flags: out: %CMABUF_INFO_* bits.
  * @min_compound_order: out: smallest page order COMPOUND accepts; 0 when
  *	COMPOUND is unavailable.
- * @pad: must be zero.
+ * @version: out: the driver's version, CMABUF_VERSION_NUMBER(); 0 from
+ *	drivers that predate this field (it was a pad).
  */
 struct cmabuf_info {
 	__u64 area_name_ptr;
@@ -131,7 +139,7 @@ struct cmabuf_info {
 	__u32 strategies;
 	__u32 flags;
 	__u32 min_compound_order;
-	__u32 pad;
+	__u32 version;
 };
 
 /**
