@@ -123,7 +123,7 @@ $files"
 
 bin=$root/usr/bin/cmabufctl
 [ -x "$bin" ] && "$bin" --version | grep -qx "cmabufctl $version" &&
-	! grep -q cmabuf_importer "$bin"
+	! grep -q /dev/cmabuf_importer "$bin"
 r=$?; ok $r "cmabufctl runs, says $version, holds no test importer code"
 
 man=$root/usr/share/man/man1/cmabufctl.1
