@@ -459,12 +459,12 @@ static void fz_info_check(struct fz *f, int inst,
 	if (FZ_HAS(flags) && o->strategies != in->rel.strategies)
 		fz_fail(f, FZ_IOCTL, "strategies changed to %#x",
 			o->strategies);
-	if (FZ_HAS(pad) &&
+	if (FZ_HAS(version) &&
 	    o->min_compound_order != in->rel.min_order)
 		fz_fail(f, FZ_IOCTL, "min_compound_order changed to %u",
 			o->min_compound_order);
-	if (out >= sizeof(*o) && o->pad)
-		fz_fail(f, FZ_IOCTL, "pad %u written back", o->pad);
+	if (out >= sizeof(*o) && !o->version)
+		fz_fail(f, FZ_IOCTL, "no driver version written back");
 }
 
 /* The name INFO wrote: the area's, cut to fit, NUL-terminated, no more. */
