@@ -315,12 +315,14 @@ static void bench_loop(struct bench_path *paths, int n, struct bench_ctx *c)
 static void bench_pick_device(const struct bench_opts *o, struct bench_ctx *c)
 {
 	static char paths[DEV_LIST_MAX][PATH_MAX];
+	char own[PATH_MAX];
 	__u64 best_bytes = 0;
 	struct dev_info di;
 	int i, n, fd;
 
-	dev_resolve(o->wl->device, c->dev_path, sizeof(c->dev_path));
-	if (!access(c->dev_path, F_OK))
+	dev_resolve(o->wl->device, own, sizeof(own));
+	memcpy(c->dev_path, own, sizeof(c->dev_path));
+	if (!access(own, F_OK))
 		return;
 	n = dev_list(paths, DEV_LIST_MAX);
 	for (i = 0; i < n; i++) {
@@ -334,8 +336,10 @@ static void bench_pick_device(const struct bench_opts *o, struct bench_ctx *c)
 		}
 		close(fd);
 	}
-	msg_warn("bench: no %s here, using %s (--device to choose)",
-		 o->wl->device, c->dev_path);
+	/* None to open: dev_open() then says which there are. */
+	if (best_bytes)
+		msg_warn("bench: no %s here, using %s (--device to choose)", own,
+			 c->dev_path);
 }
 
 /*

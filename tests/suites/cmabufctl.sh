@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..34"
+echo "1..37"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -244,6 +244,30 @@ run cmabufctl bench blocks-2m --iterations 1 --strategy legacy --device default
 [ $rc -eq 0 ] && has "warning: bench: .* free on /dev/cmabuf: [0-9]* KiB per allocation instead of 2 MiB (--size to choose)" &&
 	has "^cmabuf-legacy *alloc *512 "
 r=$?; ok $r "bench blocks-2m on a small area: shrunk to fit, said, and run"; diag $r
+
+# A board without the test bed's labelled instances: they are unbound,
+# and the workloads made for them run on what is left, at sizes it holds.
+driver=/sys/bus/platform/drivers/cmabuf
+pdevs=
+for m in cmabuf-general cmabuf-large; do
+	pdevs="$pdevs $(basename "$(readlink /sys/class/misc/$m/device)")"
+	echo "${pdevs##* }" >$driver/unbind
+done
+run cmabufctl bench contig-64m --iterations 1 --strategy legacy
+[ $rc -eq 0 ] && has "warning: bench: no /dev/cmabuf-general here, using /dev/cmabuf (--device to choose)" &&
+	has "^cmabuf-legacy *free *1 "
+r=$?; ok $r "bench contig-64m without /dev/cmabuf-general: runs on /dev/cmabuf, says so"; diag $r
+run cmabufctl bench gigantic-1g --iterations 1 --strategy legacy
+[ $rc -eq 0 ] && has "using /dev/cmabuf " &&
+	has "free on /dev/cmabuf: [0-9]* MiB per allocation instead of 1 GiB" &&
+	has "^cmabuf-legacy *free *1 "
+r=$?; ok $r "bench gigantic-1g without /dev/cmabuf-large: a size the default area holds"; diag $r
+r=0
+for p in $pdevs; do
+	echo "$p" >$driver/bind || r=1
+done
+[ $r -eq 0 ] && [ -c /dev/cmabuf-general ] && [ -c /dev/cmabuf-large ]
+ok $? "the labelled instances bound again ($pdevs)"
 
 run cmabufctl info --json
 [ $rc -eq 0 ] && [ "$(count '"live_buffers": 0,')" -eq "$devices" ]
