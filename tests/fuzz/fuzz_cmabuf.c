@@ -175,10 +175,10 @@ static void fz_model_nomem(struct fz *f, int inst, const struct fz_req *rq,
 }
 
 /*
- * The caller's copy-in, as cmabuf's structure rules say: the structure
- * must be readable (else nothing else can be judged), and the bytes past
- * the kernel's structure must be zero; those are checked in order, so a
- * non-zero byte before a hole is EINVAL, a hole before any is EFAULT.
+ * The caller's copy-in, as copy_struct_from_user() does it: first the
+ * bytes past the kernel's structure must be zero, checked in order, so a
+ * non-zero byte before a hole is EINVAL and a hole before any is EFAULT;
+ * then the structure must be readable (else nothing else can be judged).
  */
 static bool fz_model_copy_in(struct fz *f, const struct fz_call *c,
 			     unsigned int ksize, unsigned int out_from,
@@ -186,18 +186,22 @@ static bool fz_model_copy_in(struct fz *f, const struct fz_call *c,
 {
 	unsigned int n = fz_min(c->in, ksize), tail = 0;
 
-	if (c->placed && !fz_readable(f, c->ptr, n)) {
-		fz_err(e, EFAULT, "argument not readable");
-		return false;
-	}
 	if (c->in > ksize) {
 		tail = c->in - ksize;
 		if (c->placed)
 			tail = fz_readable_prefix(f, c->ptr + ksize, tail);
-		if (!fz_zero(c->arg + ksize, tail))
+		if (!fz_zero(c->arg + ksize, tail)) {
 			fz_err(e, EINVAL, "non-zero bytes past the structure");
-		else if (tail < c->in - ksize)
+			return false;
+		}
+		if (tail < c->in - ksize) {
 			fz_err(e, EFAULT, "bytes past the structure not readable");
+			return false;
+		}
+	}
+	if (c->placed && !fz_readable(f, c->ptr, n)) {
+		fz_err(e, EFAULT, "argument not readable");
+		return false;
 	}
 	if (out_from < n && !fz_zero(c->arg + out_from, n - out_from))
 		fz_err(e, EINVAL, "output field or pad not zero");
