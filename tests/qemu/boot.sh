@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # boot.sh [--shell | --list] [--suites "A B" | --except "A B"]
-#         [--timeout SECONDS] [--env NAME=VALUE]... KERNEL
+#         [--timeout SECONDS] [--env NAME=VALUE]... [--append "ARGS"]
+#         [--smp N] KERNEL
 #
 # Boot the test-bed kernel KERNEL under QEMU with the generated device tree
 # and a fresh initramfs. Without --shell the guest runs the suites (by
@@ -12,7 +13,9 @@
 # 124 on a time-out, 1 when it stopped early. --except runs the default
 # suites but those; --list prints the suites and boots nothing. --env
 # passes a variable to the guest's init, and so to every suite (no spaces
-# in VALUE).
+# in VALUE). --append adds kernel parameters (default: those SUITES gives
+# the kernel with "@cmdline KERNEL ARGS...", when the default suites run);
+# --smp sets the number of vCPUs (default 2).
 #
 # Guests of different kernels may run at once, except where a suite that
 # SUITES marks "@alone" (it measures time) runs: that guest waits for the
@@ -22,13 +25,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/kernel/common.sh"
-. "$here/qemu.sh"
 
 mode=run
 suites=
 except=
 timeout=
 env=
+cmdline=
+smp=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--shell) mode=shell ;;
@@ -37,12 +41,16 @@ while [ $# -gt 0 ]; do
 	--list) mode=list ;;
 	--timeout) timeout=$2; shift ;;
 	--env) env="$env $2"; shift ;;
+	--append) cmdline="$cmdline $2"; shift ;;
+	--smp) smp=$2; shift ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
 	shift
 done
 kernel=${1:?usage: boot.sh [--shell] [--suites \"A B\" | --except \"A B\"] [--timeout S] KERNEL}
+[ -n "$smp" ] && export QEMU_SMP=$smp
+. "$here/qemu.sh"
 
 # The suites SUITES lists for a kernel: lines "name [kernel...]".
 default_suites() {
@@ -57,6 +65,12 @@ default_module_args() {
 		"$top/tests/suites/SUITES"
 }
 
+# Kernel parameters SUITES asks for on a kernel: "@cmdline KERNEL ARG...".
+default_cmdline() {
+	awk -v k="$1" '$1 == "@cmdline" && $2 == k { for (i = 3; i <= NF; i++) printf " %s", $i }' \
+		"$top/tests/suites/SUITES"
+}
+
 # The suites that must have the machine to themselves: "@alone NAME...".
 alone_suites() {
 	awk '$1 == "@alone" { for (i = 2; i <= NF; i++) print $i }' \
@@ -68,6 +82,7 @@ if [ -z "$suites" ]; then
 		 { grep -vxF -f <(printf '%s\n' $except) || true; } | tr '\n' ' ')
 	args=$(default_module_args)
 	[ -n "$args" ] && env="$env CMABUF_MODULE_ARGS=$args"
+	[ -n "$cmdline" ] || cmdline=$(default_cmdline "$kernel")
 fi
 if [ -z "$timeout" ]; then
 	case $kernel in
@@ -105,7 +120,7 @@ fi
 
 # Written to a temporary name first: a guest of another kernel may be
 # reading it.
-dtb=$CMABUF_BUILD/guest/cmabuf-virt.dtb
+dtb=$CMABUF_BUILD/guest/cmabuf-virt-smp$QEMU_SMP.dtb
 if [ ! -f "$dtb" ] || [ "$here/cmabuf-regions.dtsi" -nt "$dtb" ] || [ "$here/qemu.sh" -nt "$dtb" ]; then
 	bash "$here/mkdtb.sh" "$dtb.$kernel.tmp"
 	mv "$dtb.$kernel.tmp" "$dtb"
@@ -117,7 +132,7 @@ logs=${CMABUF_LOGS:-$CMABUF_BUILD/logs/$kernel}
 mkdir -p "$logs"
 rm -f "$logs/console.log" "$logs/results.log" "$logs/status"
 
-append="$QEMU_CMDLINE CMABUF_KERNEL=$kernel CMABUF_MODE=$mode"
+append="$QEMU_CMDLINE$cmdline CMABUF_KERNEL=$kernel CMABUF_MODE=$mode"
 append="$append CMABUF_SUITES=$(echo $suites | tr ' ' ',')$env"
 qemu=("$QEMU" "${QEMU_MACHINE[@]}" -no-reboot
 	-kernel "$image" -initrd "$initrd" -dtb "$dtb" -append "$append"
@@ -129,7 +144,7 @@ if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -nographic
 fi
 
-log "booting $kernel: suites $suites (time-out ${timeout}s)"
+log "booting $kernel: suites $suites (${QEMU_SMP} vCPUs,${cmdline:- no extra parameters}; time-out ${timeout}s)"
 start=$(date +%s)
 rc=0
 timeout -k 10 "$timeout" "${qemu[@]}" -display none -monitor none \

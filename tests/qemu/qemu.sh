@@ -3,7 +3,7 @@
 
 QEMU=${QEMU:-qemu-system-aarch64}
 QEMU_MEM=4G
-QEMU_SMP=2
+QEMU_SMP=${QEMU_SMP:-2}
 # pauth-impdef: the architected pointer-authentication algorithm costs a lot
 # under TCG; the implementation-defined one behaves the same for the guest.
 QEMU_MACHINE=(-M virt -cpu max,pauth-impdef=on -smp "$QEMU_SMP" -m "$QEMU_MEM" -nic none)
