@@ -175,6 +175,23 @@ static void info_print_text(const struct info_inst *in)
 		printf("  compound    unavailable\n");
 	info_strategies(strategies, sizeof(strategies), i->strategies);
 	printf("  strategies  %s\n", strategies);
+	printf("  clearing    %s\n", i->flags & CMABUF_INFO_ALLOCATOR_ZEROES ?
+	       "by the page allocator (init_on_alloc), not again by cmabuf" :
+	       "by cmabuf, on every CPU of the area's node");
+	printf("  mapping     %s\n", !(i->flags & CMABUF_INFO_MMAP_PMD) ?
+	       "one page per entry" : i->flags & CMABUF_INFO_MMAP_PLACED ?
+	       "2 MiB entries; mmap() picks addresses that line up" :
+	       "2 MiB entries where the address lines up");
+}
+
+/* A flag INFO gave, or null where only sysfs was read. */
+static void info_json_flag(struct json *j, const struct info_inst *in,
+			   const char *key, __u32 flag)
+{
+	if (in->ioctl)
+		json_bool(j, key, in->di.info.flags & flag);
+	else
+		json_null(j, key);
 }
 
 /* A number INFO gave, or null where only sysfs was read. */
@@ -224,6 +241,9 @@ static void info_json_one(struct json *j, const struct info_inst *in)
 		json_null(j, "strategies");
 		json_null(j, "driver_version");
 	}
+	info_json_flag(j, in, "allocator_zeroes", CMABUF_INFO_ALLOCATOR_ZEROES);
+	info_json_flag(j, in, "mmap_pmd", CMABUF_INFO_MMAP_PMD);
+	info_json_flag(j, in, "mmap_placed", CMABUF_INFO_MMAP_PLACED);
 	json_close(j);
 }
 

@@ -50,14 +50,19 @@ run cmabufctl info --json
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	echo "$out" | grep -q '^{"format": 1, ' &&
 	[ "$(count '"area": ')" -eq "$devices" ] &&
-	[ "$(count '"strategies": \["auto", ')" -eq "$devices" ]
-r=$?; ok $r "info --json: one document, format 1, an array of $devices instances, strategies an array"
+	[ "$(count '"strategies": \["auto", ')" -eq "$devices" ] &&
+	[ "$(count '"allocator_zeroes": [tf]')" -eq "$devices" ] &&
+	[ "$(count '"mmap_placed": [tf]')" -eq "$devices" ]
+r=$?; ok $r "info --json: one document, format 1, an array of $devices instances, strategies an array, INFO's flags"
 diag $r
 
 run cmabufctl info --device default
 strategies=$(echo "$out" | sed -n 's/^  strategies  //p')
-[ $rc -eq 0 ] && [ -n "$strategies" ]
-r=$?; ok $r "info --device default: strategies '$strategies'"; diag $r
+clearing=$(echo "$out" | sed -n 's/^  clearing    //p')
+# Booted with init_on_alloc=0, the page allocator clears nothing.
+[ $rc -eq 0 ] && [ -n "$strategies" ] && [ -n "$clearing" ] &&
+	{ ! grep -qw init_on_alloc=0 /proc/cmdline || [ "${clearing#by cmabuf}" != "$clearing" ]; }
+r=$?; ok $r "info --device default: strategies '$strategies', clearing '$clearing'"; diag $r
 
 version=$(cat /sys/module/cmabuf/version)
 driver=$(echo "$out" | sed -n 's/^  driver *//p')
