@@ -2,7 +2,18 @@
 #
 # cmabuf: physically contiguous dma-bufs from CMA.
 #
-#   make                     build cmabuf.ko against KDIR (the running kernel)
+# On the machine, or for the board, that runs the driver:
+#   make                     build cmabuf.ko against KDIR (default: the
+#                            running kernel's headers; KERNEL_SRC as Yocto
+#                            sets it); TESTS=1 adds the test modules
+#   make modules_install     install it under INSTALL_MOD_PATH, run depmod
+#   make install             cmabufctl, its man page, the uapi header, the
+#                            udev rule and the modprobe.d example under
+#                            DESTDIR, PREFIX (/usr/local) and SYSCONFDIR (/etc)
+#   make uninstall           remove what make install installed
+#   dkms add .               the same through DKMS (dkms.conf)
+#
+# The test bed (QEMU arm64, kernels built here):
 #   make module KERNEL=7.2   build the modules for a test-bed kernel
 #   make kernels             fetch, patch and build the test-bed kernels
 #   make userspace           cmabufctl and the test programs, host and arm64
@@ -13,25 +24,65 @@
 #   make demo                boot 7.2, allocate, share, short bench against 6.12
 #   make soak                the fuzzer for 10 000 000 operations on 7.2-debug
 
-KDIR ?= /lib/modules/$(shell uname -r)/build
+KDIR ?= $(or $(KERNEL_SRC),/lib/modules/$(shell uname -r)/build)
 KERNEL ?= 7.2
 KERNELS ?= 7.2 6.12 7.2-debug
 CROSS_COMPILE ?= aarch64-linux-gnu-
 BUILD := $(CURDIR)/build
+DEPMOD ?= depmod
+
+PREFIX ?= /usr/local
+INCLUDEDIR ?= $(PREFIX)/include
+DOCDIR ?= $(PREFIX)/share/doc/cmabuf
+SYSCONFDIR ?= /etc
+UDEVRULESDIR ?= $(SYSCONFDIR)/udev/rules.d
+MODPROBEDIR ?= $(SYSCONFDIR)/modprobe.d
+export PREFIX
 
 # The module sources: copied per kernel so that builds for different
 # kernels never share object files.
-MODULE_SRCS := $(wildcard Kbuild drivers include tests/importer tests/kunit)
+MODULE_SRCS := $(wildcard VERSION Kbuild drivers include tests/importer tests/kunit)
 
-.PHONY: all modules clean module kernels userspace check shell lint bench demo soak deps
+# One line that says how to get a kernel build tree, instead of make's own.
+kdir = $(if $(wildcard $(KDIR)/Makefile),$(KDIR),$(error cmabuf: no kernel \
+	build tree at $(KDIR): install the running kernel's headers (Debian: \
+	linux-headers-$(shell uname -r)) or set KDIR to your board's kernel build tree))
+
+.PHONY: all modules modules_install install uninstall clean module kernels \
+	userspace check shell lint bench demo soak deps
 
 all: modules
 
 modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(kdir) M=$(CURDIR) modules
+
+# The kernel runs depmod only when its tree has a System.map, which headers
+# packages lack; Yocto and Buildroot want the module found by modprobe.
+modules_install:
+	$(MAKE) -C $(kdir) M=$(CURDIR) modules_install
+	$(DEPMOD) -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) \
+		$(shell cat $(KDIR)/include/config/kernel.release)
+
+install:
+	$(MAKE) -C userspace install
+	install -D -m 0644 include/uapi/linux/cmabuf.h $(DESTDIR)$(INCLUDEDIR)/linux/cmabuf.h
+	install -D -m 0644 config/udev/60-cmabuf.rules $(DESTDIR)$(UDEVRULESDIR)/60-cmabuf.rules
+	install -D -m 0644 config/modprobe.d/cmabuf.conf $(DESTDIR)$(MODPROBEDIR)/cmabuf.conf
+	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -D -m 0644 CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md
+	install -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
+
+uninstall:
+	$(MAKE) -C userspace uninstall
+	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/cmabuf.h \
+		$(DESTDIR)$(UDEVRULESDIR)/60-cmabuf.rules \
+		$(DESTDIR)$(MODPROBEDIR)/cmabuf.conf \
+		$(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md \
+		$(DESTDIR)$(DOCDIR)/LICENSE
+	-rmdir $(DESTDIR)$(DOCDIR)
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
 	$(MAKE) -C userspace clean
 
 deps:
@@ -40,6 +91,7 @@ deps:
 kernels:
 	bash tests/qemu/build-kernels.sh $(KERNELS)
 
+# The test bed always builds the test modules, and checks it did.
 module:
 	@test -f $(BUILD)/kernel/$(KERNEL)/Module.symvers || \
 		{ echo "kernel $(KERNEL) is not built: run 'make kernels'"; exit 1; }
@@ -47,7 +99,9 @@ module:
 	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--relative $(MODULE_SRCS) $(BUILD)/module/$(KERNEL)/
 	$(MAKE) -C $(BUILD)/kernel/$(KERNEL) M=$(BUILD)/module/$(KERNEL) \
-		ARCH=arm64 CROSS_COMPILE=$(CROSS_COMPILE) W=1 modules
+		ARCH=arm64 CROSS_COMPILE=$(CROSS_COMPILE) W=1 TESTS=1 modules
+	test -f $(BUILD)/module/$(KERNEL)/tests/kunit/cmabuf_kunit.ko
+	test -f $(BUILD)/module/$(KERNEL)/tests/importer/cmabuf_importer.ko
 	# And as a user of the stock kernel (no export patches) would build
 	# it, where that kernel exports enough (7.2, not 6.12).
 	bash kernel/build-stock-module.sh $(KERNEL) $(BUILD)/module-stock/$(KERNEL) \
@@ -55,8 +109,8 @@ module:
 		{ cat $(BUILD)/module-stock-$(KERNEL).log; exit 1; }
 
 userspace:
-	$(MAKE) -C userspace
-	$(MAKE) -C userspace ARCH=arm64
+	$(MAKE) -C userspace TESTS=1
+	$(MAKE) -C userspace TESTS=1 ARCH=arm64
 	$(MAKE) -C tests ARCH=arm64
 
 check:

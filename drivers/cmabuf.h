@@ -14,7 +14,10 @@
  *
  * Capabilities of the kernel are found at build time in its Module.symvers
  * (see Kbuild): CMABUF_HAVE_FROZEN (cma_alloc_frozen*), CMABUF_HAVE_AREA_STATS
- * (cma_get_size, cma_get_available_pages), CMABUF_HAVE_HEAP (dma_heap_add).
+ * (cma_get_size, cma_get_available_pages), CMABUF_HAVE_HEAP (dma_heap_add),
+ * CMABUF_HAVE_FD_INSTALL (dma_buf_fd_install). Kbuild also passes the
+ * version from the file VERSION: CMABUF_VERSION ("0.1.0") and
+ * CMABUF_VERSION_CODE (its CMABUF_VERSION_NUMBER()).
  */
 #ifndef _CMABUF_H
 #define _CMABUF_H

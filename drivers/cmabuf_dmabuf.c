@@ -341,8 +341,13 @@ static struct dma_buf *cmabuf_dmabuf_export(struct cmabuf_buffer *buffer,
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
 
-	/* exp_info.owner is THIS_MODULE: every buffer pins the module. */
-	exp_info.exp_name = "cmabuf";
+	/*
+	 * exp_info.owner is THIS_MODULE: every buffer pins the module. The
+	 * exporter is named after the instance ("cmabuf-general"), so that
+	 * bufinfo and fdinfo tell instances apart; the name lives as long as
+	 * the instance, which the buffer holds until its release.
+	 */
+	exp_info.exp_name = buffer->cdev->name;
 	exp_info.ops = &cmabuf_dmabuf_ops;
 	exp_info.size = buffer->range.count << PAGE_SHIFT;
 	exp_info.flags = fd_flags;

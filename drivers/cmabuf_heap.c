@@ -14,10 +14,10 @@
  *    created once and reattached when an instance of the same name binds
  *    again, so no name is ever registered twice;
  *  - while no instance is attached, allocations fail with -ENODEV;
- *  - once the first heap exists, the module takes a reference on itself
- *    that it never drops: rmmod is refused rather than leaving the core
- *    with ops pointing into freed module text. Load with heap=0 to keep
- *    the module unloadable.
+ *  - before the first heap is added, the module takes a reference on
+ *    itself that it never drops: rmmod is refused rather than leaving the
+ *    core with ops pointing into freed module text. Load with heap=0 to
+ *    keep the module unloadable.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -52,7 +52,7 @@ struct cmabuf_heap {
 
 static LIST_HEAD(cmabuf_heaps);
 static DEFINE_MUTEX(cmabuf_heap_lock);
-static bool cmabuf_heap_pinned;
+static bool cmabuf_heap_pinned;	/* protected by cmabuf_heap_lock */
 
 static struct dma_buf *cmabuf_heap_allocate(struct dma_heap *heap,
 					    unsigned long len, u32 fd_flags,
@@ -119,6 +119,7 @@ static struct cmabuf_heap *cmabuf_heap_create(const char *name)
 {
 	struct dma_heap_export_info exp_info = {};
 	struct cmabuf_heap *h;
+	bool pin;
 	int ret;
 
 	lockdep_assert_held(&cmabuf_heap_lock);
@@ -134,23 +135,34 @@ static struct cmabuf_heap *cmabuf_heap_create(const char *name)
 		goto free_heap;
 	}
 
+	/*
+	 * The heap's ops must never point into unloaded text: pin the module
+	 * before the heap exists. try_module_get() fails once rmmod has
+	 * begun, and a probe then racing it gets no heap.
+	 */
+	pin = !cmabuf_heap_pinned;
+	if (pin && !try_module_get(THIS_MODULE)) {
+		ret = -ENODEV;
+		goto free_name;
+	}
+
 	exp_info.name = h->name;
 	exp_info.ops = &cmabuf_heap_ops;
 	exp_info.priv = h;
 	h->heap = dma_heap_add(&exp_info);
 	if (IS_ERR(h->heap)) {
 		ret = PTR_ERR(h->heap);
-		goto free_name;
+		goto put_module;
 	}
 
 	/* From here on the heap and @h live as long as the system. */
-	if (!cmabuf_heap_pinned) {
-		__module_get(THIS_MODULE);
-		cmabuf_heap_pinned = true;
-	}
+	cmabuf_heap_pinned = true;
 	list_add(&h->node, &cmabuf_heaps);
 	return h;
 
+put_module:
+	if (pin)
+		module_put(THIS_MODULE);
 free_name:
 	kfree(h->name);
 free_heap:

@@ -48,23 +48,32 @@ static int cmabuf_copy_in(unsigned int ucmd, unsigned int kcmd,
 {
 	unsigned int ksize = _IOC_SIZE(kcmd);
 	unsigned int usize = _IOC_SIZE(ucmd);
-	unsigned int in_size = (ucmd & IOC_IN) ? usize : 0;
 	int ret;
 
 	ua->ptr = (void __user *)arg;
 	ua->out_size = (ucmd & IOC_OUT) ? min(usize, ksize) : 0;
 
-	memset(kdata, 0, ksize);
-	if (copy_from_user(kdata, ua->ptr, min(in_size, ksize)))
-		return -EFAULT;
-	if (in_size > ksize) {
-		ret = check_zeroed_user(ua->ptr + ksize, in_size - ksize);
-		if (ret <= 0)
-			return ret ?: -EINVAL;
-	}
+	ret = copy_struct_from_user(kdata, ksize, ua->ptr,
+				    (ucmd & IOC_IN) ? usize : 0);
+	/* Our ABI says -EINVAL for unknown non-zero bytes, not -E2BIG. */
+	if (ret)
+		return ret == -E2BIG ? -EINVAL : ret;
 	if (memchr_inv(kdata + out_from, 0, ksize - out_from))
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * Publish a reserved fd. dma_buf_fd_install() also emits the dma-buf fd
+ * trace event; kernels that do not export it (6.12) get fd_install().
+ */
+static void cmabuf_fd_install(struct dma_buf *dmabuf, int fd)
+{
+#ifdef CMABUF_HAVE_FD_INSTALL
+	dma_buf_fd_install(dmabuf, fd);
+#else
+	fd_install(fd, dmabuf->file);
+#endif
 }
 
 static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
@@ -125,7 +134,7 @@ static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, unsigned int cmd,
 		goto put_fd;
 
 	/* Only now may the fd go live: nothing can fail any more. */
-	fd_install(fd, dmabuf->file);
+	cmabuf_fd_install(dmabuf, fd);
 	return 0;
 
 put_fd:
@@ -174,6 +183,7 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 	if (info->max_compound_order)
 		info->min_compound_order = lim.min_compound_order;
 	info->strategies = lim.strategies;
+	info->version = CMABUF_VERSION_CODE;
 }
 
 /*

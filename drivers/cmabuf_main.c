@@ -46,7 +46,12 @@ MODULE_PARM_DESC(default_instance,
 
 unsigned short cmabuf_mode = 0600;
 module_param_named(mode, cmabuf_mode, ushort, 0444);
-MODULE_PARM_DESC(mode, "Permissions of the device nodes (default: 0600)");
+/*
+ * Only the misc devices: the dma-heap core creates /dev/dma_heap/<name>
+ * itself, 0600 root, and a udev rule (config/udev/60-cmabuf.rules) sets both.
+ */
+MODULE_PARM_DESC(mode,
+		 "Permissions of /dev/cmabuf* (default: 0600; not the /dev/dma_heap nodes, see the udev rule)");
 
 bool cmabuf_heap_enabled = true;
 module_param_named(heap, cmabuf_heap_enabled, bool, 0444);
@@ -287,5 +292,6 @@ static void __exit cmabuf_exit(void)
 module_exit(cmabuf_exit);
 
 MODULE_DESCRIPTION("Physically contiguous dma-bufs from CMA");
+MODULE_VERSION(CMABUF_VERSION);
 MODULE_LICENSE("GPL");
 CMABUF_IMPORT_NS("DMA_BUF");

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: per-instance counters
+ * cmabuf: per-instance sysfs files, world-readable so that anyone can see
+ * what an instance is and holds without opening its device node
+ * (Documentation/ABI/testing/sysfs-class-misc-cmabuf):
  *
- * The counters are read-only sysfs files on the instance's misc device:
+ *   /sys/class/misc/<name>/area                       the CMA area's name
+ *
+ * and the counters:
  *
  *   /sys/class/misc/<name>/stats/<counter>            all strategies
  *   /sys/class/misc/<name>/stats_compound/<counter>   COMPOUND only
@@ -28,6 +32,7 @@
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/atomic.h>
+#include <linux/cma.h>
 #include <linux/device.h>
 #include <linux/miscdevice.h>
 #include <linux/stddef.h>
@@ -172,7 +177,27 @@ static const struct attribute_group cmabuf_stat_legacy_group = {
 	.attrs = cmabuf_stat_legacy_attrs,
 };
 
+static ssize_t area_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+	struct cmabuf_dev *cdev = container_of(misc, struct cmabuf_dev, misc);
+
+	return sysfs_emit(buf, "%s\n", cma_get_name(cdev->cma));
+}
+static DEVICE_ATTR_RO(area);
+
+static struct attribute *cmabuf_dev_attrs[] = {
+	&dev_attr_area.attr,
+	NULL,
+};
+
+static const struct attribute_group cmabuf_dev_group = {
+	.attrs = cmabuf_dev_attrs,
+};
+
 const struct attribute_group *cmabuf_stats_groups[] = {
+	&cmabuf_dev_group,
 	&cmabuf_stat_all_group,
 	&cmabuf_stat_compound_group,
 	&cmabuf_stat_frozen_group,

@@ -52,11 +52,11 @@ for k in "${kernels[@]}"; do
 	mod=$CMABUF_BUILD/lint/$k
 	rm -rf "$mod"
 	mkdir -p "$mod"
-	(cd "$top" && rsync -a --relative Kbuild drivers include \
+	(cd "$top" && rsync -a --relative VERSION Kbuild drivers include \
 		$(ls -d tests/importer tests/kunit 2>/dev/null) "$mod/")
 	out=$(make -C "$CMABUF_BUILD/kernel/$k" M="$mod" ARCH=arm64 \
 		CROSS_COMPILE="$CROSS_COMPILE" CHECK="$top/tests/sparse-compat.sh" \
-		C=2 W=1 modules 2>&1)
+		C=2 W=1 TESTS=1 modules 2>&1)
 	rc=$?
 	warnings=$(grep -E 'warning:|error:' <<<"$out")
 	[ $rc -eq 0 ] && [ -z "$warnings" ]

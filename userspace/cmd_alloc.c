@@ -17,7 +17,9 @@
 
 #include "cmd.h"
 #include "dev.h"
+#include "explain.h"
 #include "fmt.h"
+#include "json.h"
 #include "msg.h"
 #include "parse.h"
 
@@ -31,6 +33,7 @@
  * @fill: byte to write into every byte of the buffer
  * @do_fill: @fill was given
  * @verify: check the buffer reads zero, and reads @fill after filling
+ * @json: print one JSON document instead of text
  */
 struct alloc_opts {
 	char device[PATH_MAX];
@@ -41,17 +44,24 @@ struct alloc_opts {
 	__u8 fill;
 	bool do_fill;
 	bool verify;
+	bool json;
+};
+
+/* What alloc_touch() found; -1 where it did not look. */
+struct alloc_checks {
+	int zeroed;
+	int fill_read_back;
 };
 
 static void alloc_usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: cmabufctl alloc SIZE [--strategy S] [--align A] [--hold SECONDS]\n"
-		"                      [--fill BYTE] [--verify] [--device DEV]\n"
+		"                      [--fill BYTE] [--verify] [--device DEV] [--json]\n"
 		"\n"
 		"Allocate one physically contiguous dma-buf and print its fd, size and\n"
-		"strategy (and its physical address when allowed). SIZE and A take the\n"
-		"suffixes K, M, G (binary): 4K, 64M, 1G.\n"
+		"strategy (and its physical address when allowed). SIZE and A are bytes\n"
+		"with binary units, as cmabufctl prints them: 4K, 64M, 64MiB, '1.50 GiB'.\n"
 		"\n"
 		"  -s, --strategy S   auto (default), compound, frozen or legacy\n"
 		"  -a, --align A      physical alignment, a power of two (default: the\n"
@@ -60,7 +70,8 @@ static void alloc_usage(FILE *fp)
 		"  -f, --fill BYTE    write BYTE (0-255 or 0x00-0xff) into every byte\n"
 		"  -v, --verify       check the new buffer reads as zero, and reads BYTE\n"
 		"                     back after --fill\n"
-		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n");
+		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
+		"  -j, --json         one JSON document instead of text\n");
 }
 
 /* Offset of the first byte of @p that differs from @val, or @len. */
@@ -92,21 +103,23 @@ static int alloc_sync(int fd, __u64 flags)
 }
 
 static int alloc_check(const unsigned char *p, size_t len, __u8 val,
-		       const char *what)
+		       const char *what, bool quiet)
 {
 	size_t off = alloc_mismatch(p, len, val);
 
 	if (off < len) {
 		msg_err("verify: %s: byte at offset %zu is 0x%02x, not 0x%02x",
 			what, off, p[off], val);
-		return -1;
+		return 0;
 	}
-	printf("verify: %s: all %zu bytes are 0x%02x: ok\n", what, len, val);
-	return 0;
+	if (!quiet)
+		printf("verify: %s: all %zu bytes are 0x%02x: ok\n", what, len, val);
+	return 1;
 }
 
 /* Zero check, fill and read-back through a shared mapping. */
-static int alloc_touch(int buf_fd, size_t len, const struct alloc_opts *o)
+static int alloc_touch(int buf_fd, size_t len, const struct alloc_opts *o,
+		       struct alloc_checks *chk)
 {
 	unsigned char *p;
 	int ret = -1;
@@ -118,14 +131,22 @@ static int alloc_touch(int buf_fd, size_t len, const struct alloc_opts *o)
 	}
 	if (alloc_sync(buf_fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
 		goto unmap;
-	if (o->verify && alloc_check(p, len, 0, "zeroed on allocation"))
-		goto end_sync;
+	if (o->verify) {
+		chk->zeroed = alloc_check(p, len, 0, "zeroed on allocation", o->json);
+		if (!chk->zeroed)
+			goto end_sync;
+	}
 	if (o->do_fill) {
 		memset(p, o->fill, len);
-		printf("fill: wrote 0x%02x to %zu bytes\n", o->fill, len);
+		if (!o->json)
+			printf("fill: wrote 0x%02x to %zu bytes\n", o->fill, len);
 	}
-	if (o->verify && o->do_fill && alloc_check(p, len, o->fill, "fill read back"))
-		goto end_sync;
+	if (o->verify && o->do_fill) {
+		chk->fill_read_back = alloc_check(p, len, o->fill, "fill read back",
+						  o->json);
+		if (!chk->fill_read_back)
+			goto end_sync;
+	}
 	ret = 0;
 end_sync:
 	if (alloc_sync(buf_fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
@@ -135,38 +156,96 @@ unmap:
 	return ret;
 }
 
-static void alloc_print(int dev_fd, const struct cmabuf_alloc_data *d)
+static void alloc_print(const struct cmabuf_alloc_data *d, int phys_ret,
+			const struct cmabuf_phys *phys)
 {
-	struct cmabuf_phys phys;
 	char sz[FMT_LEN];
-	int ret;
 
 	printf("fd %u, size %s (%llu bytes), strategy %s\n", d->fd,
 	       fmt_size(d->alloc_size, sz, sizeof(sz)), d->alloc_size,
 	       strategy_name(d->strategy));
-	ret = dev_phys(dev_fd, d->fd, &phys);
-	if (!ret)
-		printf("phys 0x%llx\n", phys.phys);
-	else if (ret == -EPERM)
+	if (!phys_ret)
+		printf("phys 0x%llx\n", phys->phys);
+	else if (phys_ret == -EPERM)
 		printf("phys unknown (needs CAP_SYS_RAWIO)\n");
 }
 
-static void alloc_explain(const struct alloc_opts *o, int err)
+/* -1 (not looked at) is null, else true or false. */
+static void alloc_json_check(struct json *j, const char *key, int val)
 {
-	char sz[FMT_LEN];
+	if (val < 0)
+		json_null(j, key);
+	else
+		json_bool(j, key, val);
+}
+
+static void alloc_print_json(const struct alloc_opts *o,
+			     const struct cmabuf_alloc_data *d, int phys_ret,
+			     const struct cmabuf_phys *phys,
+			     const struct alloc_checks *chk)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_str(&j, "device", o->device);
+	json_u64(&j, "pid", getpid());
+	json_u64(&j, "fd", d->fd);
+	json_u64(&j, "size_bytes", d->alloc_size);
+	json_str(&j, "strategy", strategy_name(d->strategy));
+	if (!phys_ret)
+		json_u64(&j, "phys", phys->phys);
+	else
+		json_null(&j, "phys");
+	alloc_json_check(&j, "zeroed", chk->zeroed);
+	if (o->do_fill)
+		json_u64(&j, "fill", o->fill);
+	else
+		json_null(&j, "fill");
+	alloc_json_check(&j, "fill_read_back", chk->fill_read_back);
+	json_u64(&j, "hold_seconds", o->hold);
+	json_end(&j);
+}
+
+/* The largest free range of @area in bytes, 0 when debugfs will not say. */
+static __u64 alloc_largest_free(const struct dev_info *di)
+{
+	__u64 pages;
+
+	if (dev_area_read(di->area, "maxchunk", &pages))
+		return 0;
+	return pages * di->info.page_size;
+}
+
+/* One line that says what was wrong with the request and what would do. */
+static void alloc_explain(int dev_fd, const struct alloc_opts *o, int err)
+{
+	char why[512], sz[FMT_LEN];
+	struct dev_info di;
 
 	fmt_size(o->size, sz, sizeof(sz));
+	if ((err == -EINVAL || err == -ENOMEM) && dev_info(dev_fd, &di)) {
+		msg_err("alloc: %s: %s of %s with strategy %s: %s", o->device,
+			err == -ENOMEM ? "no room for" : "the driver refused", sz,
+			strategy_name(o->strategy), strerror(-err));
+		return;
+	}
 	switch (err) {
 	case -EOPNOTSUPP:
-		msg_err("alloc: strategy %s is not supported by this kernel",
+		msg_err("alloc: strategy %s is not supported by this kernel (see 'cmabufctl info')",
 			strategy_name(o->strategy));
 		break;
 	case -ENOMEM:
-		msg_err("alloc: %s: no free contiguous range of %s", o->device, sz);
+		explain_enomem(&di.info, o->size, alloc_largest_free(&di), why,
+			       sizeof(why));
+		msg_err("alloc: %s (area %s): %s", o->device, di.area, why);
 		break;
 	case -EINVAL:
-		msg_err("alloc: %s rejected %s with strategy %s (size, alignment or strategy invalid)",
-			o->device, sz, strategy_name(o->strategy));
+		explain_einval(&di.info, o->size, o->align, o->strategy, why,
+			       sizeof(why));
+		msg_err("alloc: %s: %s", o->device, why);
+		break;
+	case -ENODEV:
+		msg_err("alloc: %s: the instance has been unbound", o->device);
 		break;
 	default:
 		msg_err("alloc: %s: %s", o->device, strerror(-err));
@@ -181,22 +260,31 @@ static int alloc_run(const struct alloc_opts *o)
 		.fd_flags = O_RDWR | O_CLOEXEC,
 		.flags = o->strategy,
 	};
-	int dev_fd, ret, status = 1;
+	struct alloc_checks chk = { -1, -1 };
+	int dev_fd, ret, phys_ret, status = 1;
+	struct cmabuf_phys phys;
 
 	dev_fd = dev_open(o->device);
 	if (dev_fd < 0)
 		return 1;
 	ret = dev_alloc(dev_fd, &d);
 	if (ret) {
-		alloc_explain(o, ret);
+		alloc_explain(dev_fd, o, ret);
 		goto close_dev;
 	}
-	alloc_print(dev_fd, &d);
-	fflush(stdout);
-	if ((o->verify || o->do_fill) && alloc_touch(d.fd, d.alloc_size, o))
+	phys_ret = dev_phys(dev_fd, d.fd, &phys);
+	if (!o->json) {
+		alloc_print(&d, phys_ret, &phys);
+		fflush(stdout);
+	}
+	if ((o->verify || o->do_fill) && alloc_touch(d.fd, d.alloc_size, o, &chk))
 		goto close_buf;
+	if (o->json)
+		alloc_print_json(o, &d, phys_ret, &phys, &chk);
 	if (o->hold) {
-		printf("holding for %u s (pid %d, fd %u)\n", o->hold, getpid(), d.fd);
+		if (!o->json)
+			printf("holding for %u s (pid %d, fd %u)\n", o->hold,
+			       getpid(), d.fd);
 		fflush(stdout);
 		sleep(o->hold);
 	}
@@ -217,13 +305,14 @@ static int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 		{ "fill", required_argument, NULL, 'f' },
 		{ "verify", no_argument, NULL, 'v' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	const char *device = NULL;
 	int c, s, ret;
 
-	while ((c = getopt_long(argc, argv, "s:a:H:f:vd:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:a:H:f:vd:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
@@ -260,6 +349,9 @@ static int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 		case 'd':
 			device = optarg;
 			break;
+		case 'j':
+			o->json = true;
+			break;
 		case 'h':
 			alloc_usage(stdout);
 			return -1;
@@ -274,7 +366,7 @@ static int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 	}
 	ret = parse_size(argv[optind], &o->size);
 	if (ret || !o->size) {
-		msg_err("alloc: bad size '%s': %s (e.g. 4K, 64M, 1G)", argv[optind],
+		msg_err("alloc: bad size '%s': %s (e.g. 4K, 64M, 64MiB, 1G)", argv[optind],
 			ret ? parse_strerror(ret) : "must not be zero");
 		return EXIT_USAGE;
 	}

@@ -4,6 +4,7 @@
  * the iterations of the paths interleaved.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,16 @@
 
 #include "bench.h"
 #include "cmd.h"
+#include "fmt.h"
 #include "msg.h"
 #include "parse.h"
 
 #define BENCH_MAX_PATHS		8
 #define BENCH_MAX_ITERATIONS	100000
+
+/* Long options without a short one: -H is alloc's --hold. */
+#define BENCH_OPT_SIZE		0x100
+#define BENCH_OPT_HEAP		0x101
 
 static const struct bench_workload workloads[] = {
 	{ "contig-64m", "general", 64ULL << 20, 1, 20, false, false,
@@ -39,16 +45,20 @@ static const struct bench_workload workloads[] = {
  * struct bench_opts - the command line
  * @wl: the workload
  * @paths: the --strategy list
- * @device: --device, or NULL for the workload's default
+ * @device: --device, or NULL to pick one
  * @iterations: --iterations, 0 for the workload's default
+ * @size: --size, 0 for the workload's or what fits
  * @json: --json
+ * @picked: the workload as run, when its size was changed
  */
 struct bench_opts {
 	const struct bench_workload *wl;
 	const char *paths;
 	const char *device;
 	__u32 iterations;
+	__u64 size;
 	int json;
+	struct bench_workload picked;
 };
 
 static void bench_usage(FILE *fp)
@@ -57,12 +67,12 @@ static void bench_usage(FILE *fp)
 
 	fprintf(fp,
 		"usage: cmabufctl bench WORKLOAD [--strategy S[,S...]|all] [--iterations N]\n"
-		"                       [--json] [--device DEV] [--heap NAME]\n"
+		"                       [--json] [--device DEV] [--size SIZE] [--heap NAME]\n"
 		"\n"
 		"Time WORKLOAD through several paths, iteration i of every path before\n"
 		"iteration i + 1 of any. Reports median, min, max, mean, n and spread\n"
 		"((max - min) / median) of every phase.\n"
-		"\nworkloads (default device, iterations):\n");
+		"\nworkloads (preferred instance, iterations):\n");
 	for (i = 0; i < ARRAY_SIZE(workloads); i++)
 		fprintf(fp, "  %-12s %s (%s, %u)\n", workloads[i].name, workloads[i].help,
 			workloads[i].device, workloads[i].iterations);
@@ -79,13 +89,19 @@ static void bench_usage(FILE *fp)
 		"  -s, --strategy LIST  comma-separated paths, or all\n"
 		"  -n, --iterations N   iterations of every path\n"
 		"  -j, --json           one JSON object per path and phase\n"
-		"  -d, --device DEV     a path, a label or 'default'\n"
-		"  -H, --heap NAME      the CMA heap to use (default: the heap of the\n"
+		"  -d, --device DEV     a path, a label or 'default' (default: the\n"
+		"                       workload's preferred instance when there is one,\n"
+		"                       else the instance with the largest area)\n"
+		"      --size SIZE      bytes per allocation (default: the workload's, or\n"
+		"                       the largest power of two that fits the area's\n"
+		"                       free bytes when it does not)\n"
+		"      --heap NAME      the CMA heap to use (default: the heap of the\n"
 		"                       device's area, else of the default area)\n"
 		"\nPhases: in-kernel alloc, free (and zero-1cpu, zero-all for the zero\n"
 		"workloads); end-to-end alloc, mmap, touch, munmap, close, and cycle,\n"
 		"all five.\n"
-		"Needs root (CAP_SYS_ADMIN for the BENCH ioctl, debugfs).\n");
+		"In-kernel workloads need CAP_SYS_ADMIN (BENCH ioctl) and root (debugfs).\n"
+		"Exits 1 when no path measured anything.\n");
 }
 
 static struct bench_path *path_add(struct bench_path *paths, int *n,
@@ -309,7 +325,76 @@ static void bench_loop(struct bench_path *paths, int n, struct bench_ctx *c)
 		fprintf(stderr, "\r\033[K");
 }
 
-static int bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
+/*
+ * Without --device: the workload's preferred instance when this machine
+ * has it, else the instance with the largest area (the first one when no
+ * area tells its size), so that any board with cmabuf can run it.
+ */
+static void bench_pick_device(const struct bench_opts *o, struct bench_ctx *c)
+{
+	static char paths[DEV_LIST_MAX][PATH_MAX];
+	char own[PATH_MAX];
+	__u64 best_bytes = 0;
+	struct dev_info di;
+	int i, n, fd;
+
+	dev_resolve(o->wl->device, own, sizeof(own));
+	memcpy(c->dev_path, own, sizeof(c->dev_path));
+	if (!access(own, F_OK))
+		return;
+	n = dev_list(paths, DEV_LIST_MAX);
+	for (i = 0; i < n; i++) {
+		fd = dev_try_open(paths[i], O_RDONLY);
+		if (fd < 0)
+			continue;
+		if (!dev_info(fd, &di) &&
+		    (!best_bytes || di.info.total_bytes > best_bytes)) {
+			best_bytes = di.info.total_bytes ?: 1;
+			memcpy(c->dev_path, paths[i], sizeof(c->dev_path));
+		}
+		close(fd);
+	}
+	/* None to open: dev_open() then says which there are. */
+	if (best_bytes)
+		msg_warn("bench: no %s here, using %s (--device to choose)", own,
+			 c->dev_path);
+}
+
+/*
+ * --size, or the workload's size where it fits: on its own instance
+ * unless it exceeds the whole area (the test bed's are made for them),
+ * elsewhere unless it exceeds what is free. Else the largest power of two
+ * whose blocks fill at most half of what is free (a whole free area is
+ * rarely one free range).
+ */
+static void bench_pick_size(struct bench_opts *o, struct bench_ctx *c)
+{
+	const struct cmabuf_info *in = &c->dev.info;
+	__u64 size = o->size ? o->size : o->wl->size;
+	char a[FMT_LEN], b[FMT_LEN], d[FMT_LEN];
+	char own[PATH_MAX];
+	__u64 room;
+
+	dev_resolve(o->wl->device, own, sizeof(own));
+	room = strcmp(own, c->dev_path) ? in->free_bytes : in->total_bytes;
+	if (!o->size && (in->flags & CMABUF_INFO_AREA_STATS) &&
+	    size * o->wl->blocks > room) {
+		while (size > c->page_size &&
+		       size * o->wl->blocks > in->free_bytes / 2)
+			size /= 2;
+		msg_warn("bench: %s free on %s: %s per allocation instead of %s (--size to choose)",
+			 fmt_size(in->free_bytes, a, sizeof(a)), c->dev_path,
+			 fmt_size(size, b, sizeof(b)),
+			 fmt_size(o->wl->size, d, sizeof(d)));
+	}
+	if (size == o->wl->size)
+		return;
+	o->picked = *o->wl;
+	o->picked.size = size;
+	c->wl = &o->picked;
+}
+
+static int bench_ctx_init(struct bench_ctx *c, struct bench_opts *o)
 {
 	int ret;
 
@@ -317,8 +402,10 @@ static int bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 	c->iterations = o->iterations ? o->iterations : o->wl->iterations;
 	c->cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uname(&c->uts);
-	dev_resolve(o->device ? o->device : o->wl->device, c->dev_path,
-		    sizeof(c->dev_path));
+	if (o->device)
+		dev_resolve(o->device, c->dev_path, sizeof(c->dev_path));
+	else
+		bench_pick_device(o, c);
 	c->dev_fd = dev_open(c->dev_path);
 	if (c->dev_fd < 0)
 		return c->dev_fd;
@@ -329,6 +416,8 @@ static int bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 		goto close_dev;
 	}
 	c->page_size = c->dev.info.page_size;
+	if (c->page_size)
+		bench_pick_size(o, c);
 	if (!c->page_size || c->wl->size % c->page_size) {
 		msg_err("%s: page size %u does not divide %llu", c->dev_path,
 			c->page_size, c->wl->size);
@@ -341,10 +430,10 @@ close_dev:
 	return ret;
 }
 
-static int bench_run(const struct bench_opts *o, struct bench_ctx *c)
+static int bench_run(struct bench_opts *o, struct bench_ctx *c)
 {
 	struct bench_path paths[BENCH_MAX_PATHS];
-	int i, n = 0, status = 0;
+	int i, n = 0, status = 0, measured = 0;
 
 	if (bench_ctx_init(c, o))
 		return 1;
@@ -361,11 +450,17 @@ static int bench_run(const struct bench_opts *o, struct bench_ctx *c)
 	else
 		bench_print_text(c, paths, n);
 	for (i = 0; i < n; i++) {
+		if (paths[i].done)
+			measured++;
 		if (paths[i].error && !paths[i].implied)
 			status = 1;
 		else if (paths[i].error && paths[i].done)
 			msg_warn("%s stopped after %u iterations", paths[i].name,
 				 paths[i].done);
+	}
+	if (!measured) {
+		msg_err("bench: measured nothing: no path ran (see above)");
+		status = 1;
 	}
 free_paths:
 	paths_free(paths, n);
@@ -393,13 +488,14 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "device", required_argument, NULL, 'd' },
-		{ "heap", required_argument, NULL, 'H' },
+		{ "size", required_argument, NULL, BENCH_OPT_SIZE },
+		{ "heap", required_argument, NULL, BENCH_OPT_HEAP },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	int ch;
+	int ch, ret;
 
-	while ((ch = getopt_long(argc, argv, "s:n:jd:H:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:n:jd:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			o->paths = optarg;
@@ -418,7 +514,15 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 		case 'd':
 			o->device = optarg;
 			break;
-		case 'H':
+		case BENCH_OPT_SIZE:
+			ret = parse_size(optarg, &o->size);
+			if (ret || !o->size) {
+				msg_err("bench: bad --size '%s': %s (e.g. 2M, 64MiB)",
+					optarg, ret ? parse_strerror(ret) : "must not be zero");
+				return EXIT_USAGE;
+			}
+			break;
+		case BENCH_OPT_HEAP:
 			c->heap = optarg;
 			break;
 		case 'h':

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmabufctl info: every instance and its CMA area.
+ *
+ * CMABUF_IOC_INFO needs the device node open, which udev gives to root and
+ * group video only. Anyone can read sysfs, though: an instance that cannot
+ * be opened is described from there (its area, its counters, the area's
+ * size where the kernel tells), and says what opening it would add.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +22,26 @@
 #include "msg.h"
 #include "parse.h"
 
+/**
+ * struct info_inst - what is known of one instance
+ * @path: its device node
+ * @di: the CMABUF_IOC_INFO answer, valid when @ioctl
+ * @ioctl: the node could be opened and INFO answered
+ * @open_err: why the node could not be opened (-errno), else 0
+ * @have_area_stats: @di.info's total and free bytes are known
+ * @counters: from sysfs when not @ioctl: allocations, frees, failures
+ */
+struct info_inst {
+	const char *path;
+	struct dev_info di;
+	bool ioctl;
+	int open_err;
+	bool have_area_stats;
+	__u64 counters[3];
+};
+
+static const char *const info_counters[] = { "allocations", "frees", "failures" };
+
 static void info_usage(FILE *fp)
 {
 	fprintf(fp,
@@ -22,11 +49,79 @@ static void info_usage(FILE *fp)
 		"\n"
 		"Describe each cmabuf instance (/dev/cmabuf, /dev/cmabuf-<label>):\n"
 		"its CMA area's size, free and used bytes, the live buffers of the\n"
-		"instance, the largest compound order and the strategies this kernel\n"
-		"supports.\n"
+		"instance, the largest compound order, the strategies this kernel\n"
+		"supports and the driver's version. Without access to the device node,\n"
+		"what sysfs shows (the area, its size where the kernel tells, the\n"
+		"instance's counters).\n"
 		"\n"
 		"  -d, --device DEV  only this instance: a path, a label or 'default'\n"
-		"  -j, --json        one JSON object per instance\n");
+		"  -j, --json        one JSON document: {\"format\": 1, ..., \"instances\": [...]}\n");
+}
+
+static void info_version_text(char *buf, size_t len, __u32 v)
+{
+	if (v)
+		snprintf(buf, len, "%u.%u.%u", CMABUF_VERSION_MAJOR(v),
+			 CMABUF_VERSION_MINOR(v), CMABUF_VERSION_PATCH(v));
+	else
+		snprintf(buf, len, "unknown");
+}
+
+/* sysfs: the area's name and size, the instance's counters. */
+static void info_from_sysfs(struct info_inst *in)
+{
+	struct cmabuf_info *i = &in->di.info;
+	char line[32], file[32];
+	__u64 total, avail, val;
+	unsigned int c;
+
+	memset(&in->di, 0, sizeof(in->di));
+	if (dev_sysfs_read(in->path, "area", in->di.area, sizeof(in->di.area)))
+		snprintf(in->di.area, sizeof(in->di.area), "unknown");
+	i->page_size = getpagesize();
+	if (!dev_area_sysfs_read(in->di.area, "total_pages", &total) &&
+	    !dev_area_sysfs_read(in->di.area, "available_pages", &avail)) {
+		in->have_area_stats = true;
+		i->total_bytes = total * i->page_size;
+		i->free_bytes = avail * i->page_size;
+		i->used_bytes = i->total_bytes - i->free_bytes;
+	}
+	if (!dev_sysfs_read(in->path, "stats/live_buffers", line, sizeof(line)))
+		sscanf(line, "%llu", &i->live_buffers);
+	if (!dev_sysfs_read(in->path, "stats/live_bytes", line, sizeof(line)))
+		sscanf(line, "%llu", &i->live_bytes);
+	for (c = 0; c < ARRAY_SIZE(info_counters); c++) {
+		snprintf(file, sizeof(file), "stats/%s", info_counters[c]);
+		if (!dev_sysfs_read(in->path, file, line, sizeof(line)) &&
+		    sscanf(line, "%llu", &val) == 1)
+			in->counters[c] = val;
+	}
+}
+
+/* INFO when the node opens, sysfs otherwise; 0 or 1 after a message. */
+static int info_gather(struct info_inst *in)
+{
+	int fd, ret;
+
+	fd = dev_try_open(in->path, O_RDONLY);
+	if (fd == -EACCES || fd == -EPERM) {
+		in->open_err = fd;
+		info_from_sysfs(in);
+		return 0;
+	}
+	if (fd < 0) {
+		dev_explain_open(in->path, fd);
+		return 1;
+	}
+	ret = dev_info(fd, &in->di);
+	close(fd);
+	if (ret) {
+		msg_err("%s: CMABUF_IOC_INFO: %s", in->path, dev_strerror(ret));
+		return 1;
+	}
+	in->ioctl = true;
+	in->have_area_stats = in->di.info.flags & CMABUF_INFO_AREA_STATS;
+	return 0;
 }
 
 static void info_strategies(char *buf, size_t len, __u32 mask)
@@ -42,83 +137,135 @@ static void info_strategies(char *buf, size_t len, __u32 mask)
 	}
 }
 
-static void info_print_text(const char *path, const struct dev_info *di)
+static void info_print_text(const struct info_inst *in)
 {
-	const struct cmabuf_info *in = &di->info;
-	char a[FMT_LEN], b[FMT_LEN], c[FMT_LEN];
+	const struct cmabuf_info *i = &in->di.info;
+	char a[FMT_LEN], c[FMT_LEN], hint[PATH_MAX + 160];
 	char strategies[64];
 
-	info_strategies(strategies, sizeof(strategies), in->strategies);
-	printf("%s\n", path);
-	printf("  area        %s\n", di->area);
-	if (in->flags & CMABUF_INFO_AREA_STATS) {
-		printf("  size        %s\n", fmt_size(in->total_bytes, a, sizeof(a)));
-		printf("  free        %s\n", fmt_size(in->free_bytes, a, sizeof(a)));
-		printf("  used        %s\n", fmt_size(in->used_bytes, a, sizeof(a)));
+	printf("%s\n", in->path);
+	printf("  area        %s\n", in->di.area);
+	if (in->have_area_stats) {
+		printf("  size        %s\n", fmt_size(i->total_bytes, a, sizeof(a)));
+		printf("  free        %s\n", fmt_size(i->free_bytes, a, sizeof(a)));
+		printf("  used        %s\n", fmt_size(i->used_bytes, a, sizeof(a)));
 	} else {
 		printf("  size        unknown (this kernel does not report area statistics)\n");
 	}
-	printf("  live        %llu buffers, %s\n", in->live_buffers,
-	       fmt_size(in->live_bytes, b, sizeof(b)));
-	printf("  page size   %u\n", in->page_size);
-	if (in->max_compound_order)
+	printf("  live        %llu buffers, %s\n", i->live_buffers,
+	       fmt_size(i->live_bytes, a, sizeof(a)));
+	if (!in->ioctl) {
+		printf("  counted     %llu allocations, %llu frees, %llu failures\n",
+		       in->counters[0], in->counters[1], in->counters[2]);
+		printf("  more        from CMABUF_IOC_INFO, for whoever may open the node: %s\n",
+		       dev_access_hint(in->path, hint, sizeof(hint)));
+		return;
+	}
+	info_version_text(a, sizeof(a), i->version);
+	printf("  driver      %s\n", a);
+	printf("  page size   %u\n", i->page_size);
+	if (i->max_compound_order)
 		printf("  compound    orders %u to %u (%s to %s)\n",
-		       in->min_compound_order, in->max_compound_order,
-		       fmt_size((__u64)in->page_size << in->min_compound_order,
+		       i->min_compound_order, i->max_compound_order,
+		       fmt_size((__u64)i->page_size << i->min_compound_order,
 				a, sizeof(a)),
-		       fmt_size((__u64)in->page_size << in->max_compound_order,
+		       fmt_size((__u64)i->page_size << i->max_compound_order,
 				c, sizeof(c)));
 	else
 		printf("  compound    unavailable\n");
+	info_strategies(strategies, sizeof(strategies), i->strategies);
 	printf("  strategies  %s\n", strategies);
+	printf("  clearing    %s\n", i->flags & CMABUF_INFO_ALLOCATOR_ZEROES ?
+	       "by the page allocator (init_on_alloc), not again by cmabuf" :
+	       "by cmabuf, on every CPU of the area's node");
+	printf("  mapping     %s\n", !(i->flags & CMABUF_INFO_MMAP_PMD) ?
+	       "one page per entry" : i->flags & CMABUF_INFO_MMAP_PLACED ?
+	       "2 MiB entries; mmap() picks addresses that line up" :
+	       "2 MiB entries where the address lines up");
 }
 
-static void info_print_json(const char *path, const struct dev_info *di)
+/* A flag INFO gave, or null where only sysfs was read. */
+static void info_json_flag(struct json *j, const struct info_inst *in,
+			   const char *key, __u32 flag)
 {
-	const struct cmabuf_info *in = &di->info;
-	char strategies[64];
+	if (in->ioctl)
+		json_bool(j, key, in->di.info.flags & flag);
+	else
+		json_null(j, key);
+}
+
+/* A number INFO gave, or null where only sysfs was read. */
+static void info_json_u64(struct json *j, const struct info_inst *in,
+			  const char *key, __u64 val)
+{
+	if (in->ioctl)
+		json_u64(j, key, val);
+	else
+		json_null(j, key);
+}
+
+static void info_json_one(struct json *j, const struct info_inst *in)
+{
+	const struct cmabuf_info *i = &in->di.info;
+	char version[32];
+	unsigned int s;
+
+	json_object(j, NULL);
+	json_str(j, "device", in->path);
+	json_str(j, "source", in->ioctl ? "ioctl" : "sysfs");
+	json_str(j, "area", in->di.area);
+	if (in->have_area_stats) {
+		json_u64(j, "total_bytes", i->total_bytes);
+		json_u64(j, "free_bytes", i->free_bytes);
+		json_u64(j, "used_bytes", i->used_bytes);
+	} else {
+		json_null(j, "total_bytes");
+		json_null(j, "free_bytes");
+		json_null(j, "used_bytes");
+	}
+	json_u64(j, "live_bytes", i->live_bytes);
+	json_u64(j, "live_buffers", i->live_buffers);
+	json_u64(j, "page_size", i->page_size);
+	info_json_u64(j, in, "min_compound_order", i->min_compound_order);
+	info_json_u64(j, in, "max_compound_order", i->max_compound_order);
+	if (in->ioctl) {
+		json_array(j, "strategies");
+		for (s = 0; s < CMABUF_STRATEGY_COUNT; s++) {
+			if (i->strategies & CMABUF_STRATEGY_BIT(s))
+				json_str(j, NULL, strategy_name(s));
+		}
+		json_close(j);
+		info_version_text(version, sizeof(version), i->version);
+		json_str(j, "driver_version", version);
+	} else {
+		json_null(j, "strategies");
+		json_null(j, "driver_version");
+	}
+	info_json_flag(j, in, "allocator_zeroes", CMABUF_INFO_ALLOCATOR_ZEROES);
+	info_json_flag(j, in, "mmap_pmd", CMABUF_INFO_MMAP_PMD);
+	info_json_flag(j, in, "mmap_placed", CMABUF_INFO_MMAP_PLACED);
+	json_close(j);
+}
+
+static void info_print_json(const struct info_inst *insts, int n)
+{
+	char module[32];
 	struct utsname uts;
 	struct json j;
+	int i;
 
 	uname(&uts);
-	info_strategies(strategies, sizeof(strategies), in->strategies);
 	json_begin(&j, stdout);
 	json_str(&j, "kernel", uts.release);
-	json_str(&j, "device", path);
-	json_str(&j, "area", di->area);
-	if (in->flags & CMABUF_INFO_AREA_STATS) {
-		json_u64(&j, "total_bytes", in->total_bytes);
-		json_u64(&j, "free_bytes", in->free_bytes);
-		json_u64(&j, "used_bytes", in->used_bytes);
-	}
-	json_u64(&j, "live_bytes", in->live_bytes);
-	json_u64(&j, "live_buffers", in->live_buffers);
-	json_u64(&j, "page_size", in->page_size);
-	json_u64(&j, "min_compound_order", in->min_compound_order);
-	json_u64(&j, "max_compound_order", in->max_compound_order);
-	json_str(&j, "strategies", strategies);
-	json_end(&j);
-}
-
-static int info_one(const char *path, int json)
-{
-	struct dev_info di;
-	int fd, ret;
-
-	fd = dev_open(path);
-	if (fd < 0)
-		return 1;
-	ret = dev_info(fd, &di);
-	close(fd);
-	if (ret) {
-		msg_err("%s: CMABUF_IOC_INFO: %s", path, dev_strerror(ret));
-		return 1;
-	}
-	if (json)
-		info_print_json(path, &di);
+	json_str(&j, "cmabufctl_version", CMABUFCTL_VERSION);
+	if (!dev_read_line(DEV_MODULE_SYSFS "/version", module, sizeof(module)))
+		json_str(&j, "module_version", module);
 	else
-		info_print_text(path, &di);
-	return 0;
+		json_null(&j, "module_version");
+	json_array(&j, "instances");
+	for (i = 0; i < n; i++)
+		info_json_one(&j, &insts[i]);
+	json_end(&j);
 }
 
 int cmd_info(int argc, char **argv)
@@ -129,10 +276,11 @@ int cmd_info(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	char paths[DEV_LIST_MAX][PATH_MAX];
+	static char paths[DEV_LIST_MAX][PATH_MAX];
+	static struct info_inst insts[DEV_LIST_MAX];
 	const char *device = NULL;
 	int json = 0, status = 0;
-	int c, i, n;
+	int c, i, n, shown = 0;
 
 	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
 		switch (c) {
@@ -157,17 +305,29 @@ int cmd_info(int argc, char **argv)
 
 	if (device) {
 		dev_resolve(device, paths[0], PATH_MAX);
-		return info_one(paths[0], json);
-	}
-	n = dev_list(paths, DEV_LIST_MAX);
-	if (n <= 0) {
-		msg_err("no cmabuf device in %s (is cmabuf.ko loaded?)", DEV_DIR);
-		return 1;
+		n = 1;
+	} else {
+		n = dev_list(paths, DEV_LIST_MAX);
+		if (n <= 0) {
+			dev_explain_open(DEV_DEFAULT, -ENOENT);
+			return 1;
+		}
 	}
 	for (i = 0; i < n; i++) {
-		if (i && !json)
+		insts[shown].path = paths[i];
+		if (info_gather(&insts[shown]))
+			status = 1;
+		else
+			shown++;
+	}
+	if (json) {
+		info_print_json(insts, shown);
+		return status;
+	}
+	for (i = 0; i < shown; i++) {
+		if (i)
 			printf("\n");
-		status |= info_one(paths[i], json);
+		info_print_text(&insts[i]);
 	}
 	return status;
 }

@@ -21,9 +21,29 @@
 #include "cmd.h"
 #include "dev.h"
 #include "fmt.h"
+#include "json.h"
 #include "msg.h"
 #include "parse.h"
 #include "share.h"
+
+#ifndef CMABUFCTL_TESTS
+/*
+ * The test importer is test code (tests/importer) and stays out of the
+ * installed tool; "share" still says what it would take.
+ */
+static int share_importer_absent(const struct share_buf *buf,
+				 struct share_result *res)
+{
+	return share_absent(res,
+			    "this cmabufctl is built without it: build cmabufctl and cmabuf_importer.ko with TESTS=1 (the test bed does)");
+}
+
+const struct share_importer share_importer = {
+	.name = "importer",
+	.help = "the test module cmabuf_importer.ko (builds with TESTS=1 only)",
+	.run = share_importer_absent,
+};
+#endif
 
 /* Every importer, in the order they run. */
 static const struct share_importer *const importers[] = {
@@ -33,15 +53,43 @@ static const struct share_importer *const importers[] = {
 
 #define NR_IMPORTERS	ARRAY_SIZE(importers)
 
+/**
+ * struct share_log - what the running importer checked, for --json
+ * @json: --json: record instead of printing
+ * @what: one line per check
+ * @ok: per check: 1 passed, 0 failed, -1 skipped
+ * @n: checks recorded
+ */
+static struct share_log {
+	bool json;
+	char *what[SHARE_LOG_MAX];
+	int ok[SHARE_LOG_MAX];
+	unsigned int n;
+} share_log;
+
+static void share_report(int ok, const char *fmt, va_list ap)
+{
+	char *line;
+
+	if (!share_log.json) {
+		printf("  %-4s ", ok > 0 ? "ok" : ok ? "skip" : "FAIL");
+		vprintf(fmt, ap);
+		printf("\n");
+		return;
+	}
+	if (share_log.n == SHARE_LOG_MAX || vasprintf(&line, fmt, ap) < 0)
+		return;
+	share_log.what[share_log.n] = line;
+	share_log.ok[share_log.n++] = ok;
+}
+
 bool share_check(struct share_result *res, bool ok, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("  %-4s ", ok ? "ok" : "FAIL");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	share_report(ok, fmt, ap);
 	va_end(ap);
-	printf("\n");
 	if (ok)
 		res->passed++;
 	else
@@ -53,11 +101,29 @@ void share_skip(const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("  %-4s ", "skip");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	share_report(-1, fmt, ap);
 	va_end(ap);
-	printf("\n");
+}
+
+/* The recorded checks as a JSON array, and forget them. */
+static void share_log_json(struct json *j)
+{
+	unsigned int i;
+
+	json_array(j, "checks");
+	for (i = 0; i < share_log.n; i++) {
+		json_object(j, NULL);
+		if (share_log.ok[i] < 0)
+			json_null(j, "ok");
+		else
+			json_bool(j, "ok", share_log.ok[i]);
+		json_str(j, "what", share_log.what[i]);
+		json_close(j);
+		free(share_log.what[i]);
+	}
+	json_close(j);
+	share_log.n = 0;
 }
 
 /* Record why the importer is not there; returns -ENODEV for run(). */
@@ -242,26 +308,29 @@ static void share_usage(FILE *fp)
 
 	fprintf(fp,
 		"usage: cmabufctl share [SIZE] [--importer NAME|all] [--strategy S]\n"
-		"                       [--device DEV]\n"
+		"                       [--device DEV] [--json]\n"
 		"\n"
-		"Allocate a buffer of SIZE (default 1M), write a pattern into it through\n"
-		"mmap, hand it to each importer and print what was checked for each.\n"
-		"An importer that is not there (driver not loaded) is skipped, unless\n"
-		"--importer names it: then it is an error.\n"
+		"A diagnostic: allocate a buffer of SIZE (default 1M), write a pattern\n"
+		"into it through mmap, hand it to each importer and print what was\n"
+		"checked for each. An importer that is not there is skipped, with what\n"
+		"it needs, unless --importer names it: then it is an error.\n"
 		"\nimporters:\n");
 	for (i = 0; i < NR_IMPORTERS; i++)
 		fprintf(fp, "  %-8s %s\n", importers[i]->name, importers[i]->help);
 	fprintf(fp,
 		"\n"
-		"The importer module's run checks every step of a device driver's use\n"
-		"(attach, map, vmap, CPU access, unmap, detach), the DMA segment, the\n"
-		"pattern both ways, and that a buffer it holds after our fd is closed\n"
-		"keeps its CMA pages until released. Comparing the DMA address with the\n"
-		"physical one needs CAP_SYS_RAWIO; the CMA counters need debugfs.\n"
+		"vgem needs the vgem DRM driver (CONFIG_DRM_VGEM, 'modprobe vgem'). The\n"
+		"importer needs the test module cmabuf_importer.ko and a cmabufctl built\n"
+		"with it, both from 'make TESTS=1'; its run checks every step of a device\n"
+		"driver's use (attach, map, vmap, CPU access, unmap, detach), the DMA\n"
+		"segment, the pattern both ways, and that a buffer it holds after our fd\n"
+		"is closed keeps its CMA pages until released. Comparing the DMA address\n"
+		"with the physical one needs CAP_SYS_RAWIO; the CMA counters need debugfs.\n"
 		"\n"
 		"  -i, --importer NAME  only this importer (default: all)\n"
 		"  -s, --strategy S     auto (default), compound, frozen or legacy\n"
-		"  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n");
+		"  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n"
+		"  -j, --json           one JSON document instead of text\n");
 }
 
 static int share_parse(int argc, char **argv, struct share_buf *buf,
@@ -271,13 +340,14 @@ static int share_parse(int argc, char **argv, struct share_buf *buf,
 		{ "importer", required_argument, NULL, 'i' },
 		{ "strategy", required_argument, NULL, 's' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	const char *device = NULL;
 	int c, s, ret;
 
-	while ((c = getopt_long(argc, argv, "i:s:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:d:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			*importer = optarg;
@@ -292,6 +362,9 @@ static int share_parse(int argc, char **argv, struct share_buf *buf,
 			break;
 		case 'd':
 			device = optarg;
+			break;
+		case 'j':
+			share_log.json = true;
 			break;
 		case 'h':
 			share_usage(stdout);
@@ -308,7 +381,7 @@ static int share_parse(int argc, char **argv, struct share_buf *buf,
 	if (optind == argc - 1) {
 		ret = parse_size(argv[optind], &buf->size);
 		if (ret || !buf->size) {
-			msg_err("share: bad size '%s': %s (e.g. 4K, 1M)", argv[optind],
+			msg_err("share: bad size '%s': %s (e.g. 4K, 1M, 1MiB)", argv[optind],
 				ret ? parse_strerror(ret) : "must not be zero");
 			return EXIT_USAGE;
 		}
@@ -317,23 +390,46 @@ static int share_parse(int argc, char **argv, struct share_buf *buf,
 	return 0;
 }
 
+static void share_json_result(struct json *j, const struct share_importer *imp,
+			      const struct share_result *res, const char *status)
+{
+	json_object(j, NULL);
+	json_str(j, "name", imp->name);
+	json_str(j, "status", status);
+	json_u64(j, "passed", res->passed);
+	json_u64(j, "failed", res->failed);
+	if (res->why[0])
+		json_str(j, "why", res->why);
+	else
+		json_null(j, "why");
+	share_log_json(j);
+	json_close(j);
+}
+
 /*
- * Run one importer and print its summary line. Return: 0 when every check
- * passed, 1 when one failed or a named importer is not there, -ENODEV when
- * an importer the user did not name is not there (skipped).
+ * Run one importer and report it: a summary line, or its object in @j.
+ * Return: 0 when every check passed, 1 when one failed or a named importer
+ * is not there, -ENODEV when an importer the user did not name is not
+ * there (skipped).
  */
 static int share_one(const struct share_importer *imp,
-		     const struct share_buf *buf, bool named)
+		     const struct share_buf *buf, bool named, struct json *j)
 {
 	struct share_result res = { 0 };
 	int ret;
 
-	printf("%s:\n", imp->name);
-	fflush(stdout);
+	if (!j) {
+		printf("%s:\n", imp->name);
+		fflush(stdout);
+	}
 	ret = imp->run(buf, &res);
 	if (ret == -ENODEV && !named) {
-		share_skip("%s", res.why);
-		printf("%s: skipped, not available\n", imp->name);
+		if (j) {
+			share_json_result(j, imp, &res, "skipped");
+		} else {
+			share_skip("%s", res.why);
+			printf("%s: skipped, not available\n", imp->name);
+		}
 		return ret;
 	}
 	if (ret < 0) {
@@ -341,9 +437,23 @@ static int share_one(const struct share_importer *imp,
 		msg_err("share: %s: %s", imp->name,
 			res.why[0] ? res.why : strerror(-ret));
 	}
-	printf("%s: %u checks passed, %u failed\n", imp->name, res.passed,
-	       res.failed);
+	if (j)
+		share_json_result(j, imp, &res, ret < 0 ? "error" :
+				  res.failed ? "failed" : "passed");
+	else
+		printf("%s: %u checks passed, %u failed\n", imp->name, res.passed,
+		       res.failed);
 	return ret < 0 || res.failed;
+}
+
+static void share_json_begin(struct json *j, const struct share_buf *buf)
+{
+	json_begin(j, stdout);
+	json_str(j, "device", buf->dev_path);
+	json_u64(j, "size_bytes", buf->size);
+	json_str(j, "strategy", strategy_name(buf->strategy));
+	json_u64(j, "pattern", buf->pattern);
+	json_array(j, "importers");
 }
 
 static int share_run(struct share_buf *buf, const char *importer)
@@ -352,6 +462,7 @@ static int share_run(struct share_buf *buf, const char *importer)
 	unsigned int i, ran = 0;
 	char sz[FMT_LEN];
 	int status = 0, ret;
+	struct json j;
 
 	for (i = 0; i < NR_IMPORTERS; i++) {
 		if (!strcmp(importer, "all") || !strcmp(importer, importers[i]->name))
@@ -369,18 +480,24 @@ static int share_run(struct share_buf *buf, const char *importer)
 		close(buf->dev_fd);
 		return 1;
 	}
-	printf("buffer: fd %d, %s, strategy %s, pattern 0x%02x, from %s\n", buf->fd,
-	       fmt_size(buf->size, sz, sizeof(sz)), strategy_name(buf->strategy),
-	       buf->pattern, buf->dev_path);
+	if (share_log.json)
+		share_json_begin(&j, buf);
+	else
+		printf("buffer: fd %d, %s, strategy %s, pattern 0x%02x, from %s\n",
+		       buf->fd, fmt_size(buf->size, sz, sizeof(sz)),
+		       strategy_name(buf->strategy), buf->pattern, buf->dev_path);
 	for (i = 0; i < NR_IMPORTERS; i++) {
 		if (named && strcmp(importer, importers[i]->name))
 			continue;
-		ret = share_one(importers[i], buf, named);
+		ret = share_one(importers[i], buf, named,
+				share_log.json ? &j : NULL);
 		if (ret == -ENODEV)
 			continue;
 		ran++;
 		status |= ret;
 	}
+	if (share_log.json)
+		json_end(&j);
 	if (!ran) {
 		fflush(stdout);
 		msg_err("share: no importer is available (try 'cmabufctl share --help')");

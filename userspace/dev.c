@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dev.h"
 #include "msg.h"
@@ -32,31 +34,143 @@ const char *dev_resolve(const char *arg, char *buf, size_t len)
 	return buf;
 }
 
-/* Open @path read-write; on failure print why and return -errno. */
-int dev_open(const char *path)
+/* Every instance here, "a, b, c", into @buf; how many there are. */
+static int dev_list_text(char *buf, size_t len)
 {
-	int fd, err;
+	char paths[DEV_LIST_MAX][PATH_MAX];
+	size_t off = 0;
+	int i, n;
 
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
+	buf[0] = '\0';
+	n = dev_list(paths, DEV_LIST_MAX);
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				paths[i]);
+	return n < 0 ? 0 : n;
+}
 
-	err = errno;
-	switch (err) {
+/* A missing node: name the ones there are, or why there are none. */
+static void dev_explain_missing(const char *path)
+{
+	char list[DEV_LIST_MAX * 32];
+
+	if (dev_list_text(list, sizeof(list)) > 0)
+		msg_err("%s: no such device; the instances here are %s", path, list);
+	else if (!access(DEV_MODULE_SYSFS, F_OK))
+		msg_err("%s: no such device, and cmabuf.ko has no instance (no \"linux,cmabuf\" node, no default CMA area or default_instance=0)",
+			path);
+	else
+		msg_err("%s: no such device: cmabuf.ko is not loaded (modprobe cmabuf)",
+			path);
+}
+
+#define DEV_NAME_MAX	64	/* user and group names, as "%63[^:]" reads */
+
+/*
+ * The name of @id in @file, a passwd or group file ("name:x:id:..."), or
+ * the number. Read by hand: static binaries cannot use NSS.
+ */
+static const char *dev_id_name(const char *file, unsigned int id, char *buf,
+			       size_t len)
+{
+	char line[512], name[DEV_NAME_MAX];
+	unsigned int n;
+	FILE *fp;
+
+	snprintf(buf, len, "%u", id);
+	fp = fopen(file, "re");
+	if (!fp)
+		return buf;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%63[^:]:%*[^:]:%u:", name, &n) == 2 && n == id) {
+			snprintf(buf, len, "%s", name);
+			break;
+		}
+	}
+	fclose(fp);
+	return buf;
+}
+
+/* "crw-rw----" */
+static void dev_mode_text(mode_t mode, char *buf)
+{
+	static const char rwx[] = "rwxrwxrwx";
+	int i;
+
+	buf[0] = S_ISCHR(mode) ? 'c' : S_ISDIR(mode) ? 'd' : '-';
+	for (i = 0; i < 9; i++)
+		buf[i + 1] = mode & (0400 >> i) ? rwx[i] : '-';
+	buf[10] = '\0';
+}
+
+/**
+ * dev_access_hint() - what it takes to open a node one may not open
+ * @path: the node
+ * @buf: the hint, one clause
+ * @len: size of @buf
+ *
+ * Return: @buf.
+ */
+const char *dev_access_hint(const char *path, char *buf, size_t len)
+{
+	char mode[11], user[DEV_NAME_MAX], group[DEV_NAME_MAX];
+	struct stat st;
+
+	if (stat(path, &st)) {
+		snprintf(buf, len, "run as root");
+		return buf;
+	}
+	dev_mode_text(st.st_mode, mode);
+	dev_id_name("/etc/passwd", st.st_uid, user, sizeof(user));
+	dev_id_name("/etc/group", st.st_gid, group, sizeof(group));
+	if (st.st_gid && (st.st_mode & 0060))
+		snprintf(buf, len,
+			 "%s is %s %s:%s: join group %s (and log in again) or run as root",
+			 path, mode, user, group, group);
+	else
+		snprintf(buf, len,
+			 "%s is %s %s:%s, for root only: install the udev rule 60-cmabuf.rules (group video) or run as root",
+			 path, mode, user, group);
+	return buf;
+}
+
+/* Open @path with @flags; 0 or -errno, nothing printed. */
+int dev_try_open(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+
+	return fd >= 0 ? fd : -errno;
+}
+
+/* Print the one line that explains why dev_try_open() failed with @err. */
+void dev_explain_open(const char *path, int err)
+{
+	char hint[PATH_MAX + 160];
+
+	switch (-err) {
 	case ENOENT:
 	case ENODEV:
 	case ENXIO:
-		msg_err("%s: no such device (is cmabuf.ko loaded?)", path);
+		dev_explain_missing(path);
 		break;
 	case EACCES:
 	case EPERM:
-		msg_err("%s: permission denied (run as root or grant access to the device)",
-			path);
+		msg_err("%s: permission denied: %s", path,
+			dev_access_hint(path, hint, sizeof(hint)));
 		break;
 	default:
-		msg_err("%s: %s", path, strerror(err));
+		msg_err("%s: %s", path, strerror(-err));
 	}
-	return -err;
+}
+
+/* Open @path read-write; on failure print why and return -errno. */
+int dev_open(const char *path)
+{
+	int fd = dev_try_open(path, O_RDWR);
+
+	if (fd < 0)
+		dev_explain_open(path, fd);
+	return fd;
 }
 
 /* ioctl() restarted on EINTR; 0 or -errno. Also for other drivers' devices. */
@@ -133,25 +247,71 @@ int dev_list(char paths[][PATH_MAX], int max)
 	return n;
 }
 
+/* The first line of @path, without its newline; 0 or -errno. */
+int dev_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *fp;
+	int ret = 0;
+
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	if (fgets(buf, len, fp))
+		buf[strcspn(buf, "\n")] = '\0';
+	else
+		ret = -EIO;
+	fclose(fp);
+	return ret;
+}
+
+/* A number from @dir/@name/@file; 0 or -errno. */
+static int dev_read_u64(const char *dir, const char *name, const char *file,
+			__u64 *val)
+{
+	char path[PATH_MAX], line[32], *end;
+	unsigned long long v;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, name, file);
+	ret = dev_read_line(path, line, sizeof(line));
+	if (ret)
+		return ret;
+	errno = 0;
+	v = strtoull(line, &end, 10);
+	if (errno || end == line || *end)
+		return -EIO;
+	*val = v;
+	return 0;
+}
+
 /*
  * A number from the CMA debugfs file @file of the area @area, such as
  * "used" (pages allocated from it). Return: 0 or -errno.
  */
 int dev_area_read(const char *area, const char *file, __u64 *val)
 {
-	char path[PATH_MAX];
-	unsigned long long v;
-	FILE *fp;
-	int ret = 0;
+	return dev_read_u64(CMA_DEBUGFS, area, file, val);
+}
 
-	snprintf(path, sizeof(path), "%s/%s/%s", CMA_DEBUGFS, area, file);
-	fp = fopen(path, "re");
-	if (!fp)
-		return -errno;
-	if (fscanf(fp, "%llu", &v) == 1)
-		*val = v;
-	else
-		ret = -EIO;
-	fclose(fp);
-	return ret;
+/*
+ * A number from the world-readable CMA sysfs directory of @area, such as
+ * "total_pages". Return: 0 or -errno.
+ */
+int dev_area_sysfs_read(const char *area, const char *file, __u64 *val)
+{
+	return dev_read_u64(CMA_SYSFS, area, file, val);
+}
+
+/*
+ * A file of the instance @path ("/dev/cmabuf-general") in sysfs, such as
+ * "area" or "stats/live_bytes", as text. Return: 0 or -errno.
+ */
+int dev_sysfs_read(const char *path, const char *file, char *buf, size_t len)
+{
+	const char *name = strrchr(path, '/');
+	char sysfs[PATH_MAX];
+
+	snprintf(sysfs, sizeof(sysfs), "%s/%s/%s", MISC_SYSFS,
+		 name ? name + 1 : path, file);
+	return dev_read_line(sysfs, buf, len);
 }

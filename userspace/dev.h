@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The cmabuf device: naming, opening, one wrapper per ioctl, and the
- * debugfs counters of its CMA area.
+ * The cmabuf device: naming, opening, one wrapper per ioctl, its sysfs
+ * files and the counters of its CMA area (sysfs, debugfs).
  *
  * The wrappers return 0 or a negative errno and print nothing, except
- * dev_open() which prints the one error line that explains the failure.
+ * dev_open() and dev_explain_open(), which print the one error line that
+ * explains the failure and what fixes it.
  */
 #ifndef CMABUFCTL_DEV_H
 #define CMABUFCTL_DEV_H
@@ -17,7 +18,10 @@
 #define DEV_DEFAULT		"/dev/cmabuf"
 #define DEV_AREA_NAME_MAX	64
 #define DEV_LIST_MAX		16
+#define DEV_MODULE_SYSFS	"/sys/module/cmabuf"
 #define CMA_DEBUGFS		"/sys/kernel/debug/cma"
+#define CMA_SYSFS		"/sys/kernel/mm/cma"
+#define MISC_SYSFS		"/sys/class/misc"
 
 /**
  * struct dev_info - what CMABUF_IOC_INFO tells about an instance
@@ -30,6 +34,9 @@ struct dev_info {
 };
 
 const char *dev_resolve(const char *arg, char *buf, size_t len);
+int dev_try_open(const char *path, int flags);
+void dev_explain_open(const char *path, int err);
+const char *dev_access_hint(const char *path, char *buf, size_t len);
 int dev_open(const char *path);
 int dev_ioctl(int fd, unsigned long cmd, void *arg);
 int dev_info(int fd, struct dev_info *di);
@@ -38,6 +45,9 @@ int dev_alloc(int fd, struct cmabuf_alloc_data *data);
 int dev_bench(int fd, struct cmabuf_bench *bench);
 int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys);
 int dev_list(char paths[][PATH_MAX], int max);
+int dev_read_line(const char *path, char *buf, size_t len);
 int dev_area_read(const char *area, const char *file, __u64 *val);
+int dev_area_sysfs_read(const char *area, const char *file, __u64 *val);
+int dev_sysfs_read(const char *path, const char *file, char *buf, size_t len);
 
 #endif /* CMABUFCTL_DEV_H */

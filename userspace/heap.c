@@ -78,7 +78,8 @@ static int heap_probe(const char *name)
 		goto close_heap;
 	ret = heap_exporter(buf_fd, exp, sizeof(exp));
 	close(buf_fd);
-	if (!ret && !strcmp(exp, "cmabuf"))
+	/* cmabuf exports under its instances' names: "cmabuf", "cmabuf-x". */
+	if (!ret && (!strcmp(exp, "cmabuf") || !strncmp(exp, "cmabuf-", 7)))
 		ret = -EEXIST;
 	if (!ret)
 		return fd;

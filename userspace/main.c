@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "dev.h"
 #include "msg.h"
 #include "util.h"
 
@@ -27,10 +28,26 @@ static void main_usage(FILE *fp)
 {
 	size_t i;
 
-	fprintf(fp, "usage: cmabufctl COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(fp, "usage: cmabufctl COMMAND [ARGS]\n"
+		"       cmabufctl --version\n\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(fp, "\n'cmabufctl COMMAND --help' describes each command.\n");
+	fprintf(fp, "\n'cmabufctl COMMAND --help' describes each command; 'man cmabufctl'\n"
+		"all of them. Options mean the same in every command: -d device,\n"
+		"-j JSON, -s strategy, -h help.\n");
+}
+
+/* Ours, and the loaded module's (MODULE_VERSION, world-readable). */
+static int main_version(void)
+{
+	char module[32];
+
+	printf("cmabufctl %s\n", CMABUFCTL_VERSION);
+	if (!dev_read_line(DEV_MODULE_SYSFS "/version", module, sizeof(module)))
+		printf("cmabuf.ko %s\n", module);
+	else
+		printf("cmabuf.ko not loaded\n");
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -46,6 +63,9 @@ int main(int argc, char **argv)
 		main_usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
+	    !strcmp(argv[1], "version"))
+		return main_version();
 	for (i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);

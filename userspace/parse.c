@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parsing of sizes ("64M", "1G", "4096"), plain numbers and strategy names.
+ * Parsing of sizes ("64M", "64 MiB", "1G", "4096"), plain numbers and
+ * strategy names.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -40,48 +41,74 @@ static int parse_digits(const char *s, __u64 *out, bool *overflow)
 	return i;
 }
 
+/* "", "B", or one of K M G T P E (either case), alone or followed by "iB". */
 static int suffix_shift(const char *s, unsigned int *shift)
 {
 	static const char units[] = "KMGTPE";
 	char c = s[0] & ~0x20;	/* upper case */
 	const char *u;
 
-	if (!s[0]) {
-		*shift = 0;
+	*shift = 0;
+	if (!s[0] || !strcmp(s, "B"))
 		return 0;
-	}
-	if (s[1] || !c)
-		return -EINVAL;
-	u = strchr(units, c);
-	if (!u)
+	u = c ? strchr(units, c) : NULL;
+	if (!u || (s[1] && strcmp(s + 1, "iB")))
 		return -EINVAL;
 	*shift = 10 * (u - units + 1);
 	return 0;
 }
 
+/* Digits after a decimal point: at most nine, a whole number of bytes. */
+#define PARSE_FRACTION_MAX	9
+
 /**
- * parse_size() - parse a byte count with an optional binary suffix
- * @s: decimal digits, then nothing or one of K, M, G, T, P, E (either case)
+ * parse_size() - parse a byte count as cmabufctl prints it, or shorter
+ * @s: decimal digits, optionally a point and up to nine more, then
+ *	optionally one space and a unit: B, or K, M, G, T, P, E (either case)
+ *	alone or followed by "iB"
  * @out: the size in bytes
  *
- * "4K" is 4096, "64M" is 64 MiB, "1G" is 1 GiB. Zero is a valid size here;
- * callers that need a positive one say so.
+ * "4K", "4KiB" and "4096" are 4096; "64M" and "64 MiB" are 64 MiB; "1.50
+ * GiB" is 1536 MiB. Units are binary; "MB" is refused rather than guessed.
+ * A fraction must come to a whole number of bytes. Zero is a valid size
+ * here; callers that need a positive one say so.
  */
 int parse_size(const char *s, __u64 *out)
 {
-	unsigned int shift;
+	unsigned __int128 v, scale = 1;
+	unsigned int shift, fraction = 0;
 	bool overflow;
-	__u64 v;
+	__u64 whole;
 	int n;
 
-	n = parse_digits(s, &v, &overflow);
+	n = parse_digits(s, &whole, &overflow);
 	if (!n)
 		return -EINVAL;
-	if (suffix_shift(s + n, &shift))
+	v = whole;
+	s += n;
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, fraction++) {
+			if (fraction == PARSE_FRACTION_MAX)
+				return -EINVAL;
+			v = v * 10 + (*s - '0');
+			scale *= 10;
+		}
+		if (!fraction)
+			return -EINVAL;
+	}
+	if (*s == ' ' && s[1])
+		s++;
+	if (suffix_shift(s, &shift))
 		return -EINVAL;
-	if (overflow || (shift && v > (~0ULL >> shift)))
+	if (overflow || (v >> (127 - shift)))
 		return -ERANGE;
-	*out = v << shift;
+	v <<= shift;
+	if (v % scale)
+		return -EINVAL;
+	v /= scale;
+	if (v > ~0ULL)
+		return -ERANGE;
+	*out = v;
 	return 0;
 }
 

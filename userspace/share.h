@@ -40,6 +40,7 @@ struct share_buf {
 };
 
 #define SHARE_WHY_LEN	160
+#define SHARE_LOG_MAX	128	/* checks one importer may report */
 
 /**
  * struct share_result - checks of one importer

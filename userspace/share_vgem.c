@@ -154,7 +154,8 @@ static int vgem_run(const struct share_buf *buf, struct share_result *res)
 
 	fd1 = vgem_open(path, sizeof(path));
 	if (fd1 < 0)
-		return share_absent(res, "no DRM device with driver vgem in %s (CONFIG_DRM_VGEM)",
+		return share_absent(res,
+				    "no DRM device with driver vgem in %s (CONFIG_DRM_VGEM; modprobe vgem)",
 				    DRI_DIR);
 	share_check(res, true, "%s is driven by vgem (drmGetVersion)", path);
 

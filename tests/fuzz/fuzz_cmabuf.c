@@ -175,29 +175,41 @@ static void fz_model_nomem(struct fz *f, int inst, const struct fz_req *rq,
 }
 
 /*
- * The caller's copy-in, as cmabuf's structure rules say: the structure
- * must be readable (else nothing else can be judged), and the bytes past
- * the kernel's structure must be zero; those are checked in order, so a
- * non-zero byte before a hole is EINVAL, a hole before any is EFAULT.
+ * The caller's copy-in, as copy_struct_from_user() does it: first the
+ * bytes past the kernel's structure must be zero, checked in order, so a
+ * non-zero byte before a hole is EINVAL and a hole before any is EFAULT;
+ * then the structure must be readable (else nothing else can be judged).
  */
 static bool fz_model_copy_in(struct fz *f, const struct fz_call *c,
 			     unsigned int ksize, unsigned int out_from,
 			     struct fz_expect *e)
 {
 	unsigned int n = fz_min(c->in, ksize), tail = 0;
+	const __u8 *past = c->arg + ksize;
 
+	if (c->in > ksize) {
+		tail = c->in - ksize;
+		/*
+		 * Placed, the kernel reads what lies there: a structure that
+		 * starts in a guard page can reach into the next page with
+		 * bytes an earlier call left behind, not those of @arg.
+		 */
+		if (c->placed) {
+			tail = fz_readable_prefix(f, c->ptr + ksize, tail);
+			past = (const __u8 *)(c->ptr + ksize);
+		}
+		if (!fz_zero(past, tail)) {
+			fz_err(e, EINVAL, "non-zero bytes past the structure");
+			return false;
+		}
+		if (tail < c->in - ksize) {
+			fz_err(e, EFAULT, "bytes past the structure not readable");
+			return false;
+		}
+	}
 	if (c->placed && !fz_readable(f, c->ptr, n)) {
 		fz_err(e, EFAULT, "argument not readable");
 		return false;
-	}
-	if (c->in > ksize) {
-		tail = c->in - ksize;
-		if (c->placed)
-			tail = fz_readable_prefix(f, c->ptr + ksize, tail);
-		if (!fz_zero(c->arg + ksize, tail))
-			fz_err(e, EINVAL, "non-zero bytes past the structure");
-		else if (tail < c->in - ksize)
-			fz_err(e, EFAULT, "bytes past the structure not readable");
 	}
 	if (out_from < n && !fz_zero(c->arg + out_from, n - out_from))
 		fz_err(e, EINVAL, "output field or pad not zero");
@@ -459,12 +471,12 @@ static void fz_info_check(struct fz *f, int inst,
 	if (FZ_HAS(flags) && o->strategies != in->rel.strategies)
 		fz_fail(f, FZ_IOCTL, "strategies changed to %#x",
 			o->strategies);
-	if (FZ_HAS(pad) &&
+	if (FZ_HAS(version) &&
 	    o->min_compound_order != in->rel.min_order)
 		fz_fail(f, FZ_IOCTL, "min_compound_order changed to %u",
 			o->min_compound_order);
-	if (out >= sizeof(*o) && o->pad)
-		fz_fail(f, FZ_IOCTL, "pad %u written back", o->pad);
+	if (out >= sizeof(*o) && !o->version)
+		fz_fail(f, FZ_IOCTL, "no driver version written back");
 }
 
 /* The name INFO wrote: the area's, cut to fit, NUL-terminated, no more. */

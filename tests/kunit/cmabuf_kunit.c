@@ -83,7 +83,7 @@ static void cmabuf_uapi_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 64, offsetof(struct cmabuf_info, strategies));
 	KUNIT_EXPECT_EQ(test, 68, offsetof(struct cmabuf_info, flags));
 	KUNIT_EXPECT_EQ(test, 72, offsetof(struct cmabuf_info, min_compound_order));
-	KUNIT_EXPECT_EQ(test, 76, offsetof(struct cmabuf_info, pad));
+	KUNIT_EXPECT_EQ(test, 76, offsetof(struct cmabuf_info, version));
 }
 
 static void cmabuf_uapi_bench(struct kunit *test)
@@ -517,7 +517,8 @@ static void cmabuf_probe_buffer_outlives_unbind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (size_t)(3 * PAGE_SIZE), dmabuf->size);
 	KUNIT_EXPECT_NE(test, CMABUF_STRATEGY_COUNT, used);
 	KUNIT_EXPECT_NE(test, CMABUF_STRATEGY_COMPOUND, used);
-	KUNIT_EXPECT_STREQ(test, "cmabuf", dmabuf->exp_name);
+	KUNIT_EXPECT_STREQ(test, cdev->name, dmabuf->exp_name);
+	KUNIT_EXPECT_EQ(test, 0, strncmp(dmabuf->exp_name, "cmabuf-", 7));
 
 	KUNIT_EXPECT_EQ(test, 0, dma_buf_vmap_unlocked(dmabuf, &map));
 	if (!iosys_map_is_null(&map)) {

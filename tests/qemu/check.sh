@@ -111,6 +111,14 @@ for k in "${booted[@]}"; do
 done
 boot_all "${debug[@]}" &
 debug_pid=$!
+# A user's side on the host, install and DKMS against the 7.2 tree, in the
+# lane that boots 7.2 next: its "dkms" suite loads the module DKMS built.
+case " ${others[*]} " in
+*" 7.2 "*)
+	host_suite install bash "$top/tests/install/install-test.sh" 7.2
+	host_suite dkms bash "$top/tests/install/dkms-test.sh" 7.2
+	;;
+esac
 boot_all "${others[@]}"
 wait $debug_pid
 

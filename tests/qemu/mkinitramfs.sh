@@ -46,6 +46,13 @@ trap 'rm -f "$list"' EXIT
 		echo "dir /lib/modules/cmabuf-stock 0755 0 0"
 		echo "file /lib/modules/cmabuf-stock/cmabuf.ko $stock 0644 0 0"
 	fi
+	# The module as DKMS built it (tests/install/dkms-test.sh).
+	dkms=$CMABUF_BUILD/module-dkms/$kernel/cmabuf.ko
+	if [ -f "$dkms" ]; then
+		echo "dir /lib/modules/cmabuf-dkms 0755 0 0"
+		echo "file /lib/modules/cmabuf-dkms/cmabuf.ko $dkms 0644 0 0"
+	fi
+	echo "file /etc/60-cmabuf.rules $top/config/udev/60-cmabuf.rules 0644 0 0"
 	for f in "$top"/tests/suites/*; do
 		echo "file /suites/$(basename "$f") $f 0755 0 0"
 	done

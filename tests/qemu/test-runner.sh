@@ -60,7 +60,7 @@ expect() {
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..17"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -105,6 +105,38 @@ d=$(make_log timeout_fails)
 sed -i '/cmabuf-suite-end/d; /cmabuf-guest-done/d' "$d/results.log"
 echo "timeout after 1500s" >"$d/status"
 expect timeout_fails fail "guest ran every suite"
+
+# A suite that cannot run what it tests (the DKMS build, the KUnit module
+# missing from the initramfs) bails out.
+d=$(make_log bail_out_fails)
+sed -i 's/^1\.\.2$/Bail out! no module built by DKMS/; /^ok [12] /d' "$d/results.log"
+expect bail_out_fails fail "Bail out! no module built by DKMS"
+
+# A host suite (install, dkms) that exits non-zero fails, all its lines ok.
+n=$((n + 1))
+rm -rf "$work/results"
+printf 'TAP version 13\n1..1\nok 1 fine\n' >"$work/host.tap"
+python3 "$collect" host "$work/results/host" dkms 1 "$work/host.tap"
+out=$(python3 "$collect" summary "$work/results")
+if [ $? -ne 0 ] && grep -q "dkms: exit status 1" <<<"$out"; then
+	echo "ok $n host_suite_exit_fails"
+else
+	echo "not ok $n host_suite_exit_fails"
+	sed 's/^/# /' <<<"$out"
+	fails=$((fails + 1))
+fi
+
+# The test bed builds the test modules (TESTS=1) and fails without them.
+n=$((n + 1))
+recipe=$(sed -n '/^module:/,/^$/p' "$top/Makefile")
+if grep -q ' TESTS=1 modules' <<<"$recipe" &&
+   grep -q '^	test -f .*/tests/kunit/cmabuf_kunit.ko$' <<<"$recipe" &&
+   grep -q '^	test -f .*/tests/importer/cmabuf_importer.ko$' <<<"$recipe"; then
+	echo "ok $n module_target_builds_test_modules"
+else
+	echo "not ok $n module_target_builds_test_modules"
+	fails=$((fails + 1))
+fi
 
 # make check boots the speedup suite alone, then every other suite: the
 # two lists must split the kernel's suites between them.

@@ -562,12 +562,13 @@ TEST_F(alloc, set_name_reads_back)
 	ASSERT_STREQ(name, seen);
 }
 
-TEST_F(alloc, fdinfo_names_exporter_and_size)
+TEST_F(alloc, fdinfo_names_instance_and_size)
 {
 	char seen[64];
 
+	/* The exporter is the instance: "cmabuf", "cmabuf-general", ... */
 	ASSERT_EQ(0, cmabuf_fdinfo(self->b.fd, "exp_name", seen, sizeof(seen)));
-	ASSERT_STREQ("cmabuf", seen);
+	ASSERT_STREQ(strrchr(variant->path, '/') + 1, seen);
 	ASSERT_EQ(0, cmabuf_fdinfo(self->b.fd, "size", seen, sizeof(seen)));
 	ASSERT_EQ(self->b.data.alloc_size, strtoull(seen, NULL, 10));
 }
@@ -1318,6 +1319,23 @@ TEST_F(info, area_name_len_without_buffer)
 	ASSERT_EQ(self->dev.info.area_name_len, info.area_name_len);
 }
 
+/* INFO reports the version the module was built as (MODULE_VERSION). */
+TEST_F(info, version_matches_module)
+{
+	unsigned int major, minor, patch;
+	FILE *f;
+	int n;
+
+	f = fopen("/sys/module/cmabuf/version", "re");
+	ASSERT_NE(NULL, f);
+	n = fscanf(f, "%u.%u.%u", &major, &minor, &patch);
+	fclose(f);
+	ASSERT_EQ(3, n);
+	ASSERT_NE(0U, self->dev.info.version);
+	ASSERT_EQ(CMABUF_VERSION_NUMBER(major, minor, patch),
+		  self->dev.info.version);
+}
+
 TEST_F(info, page_size_is_4096)
 {
 	ASSERT_EQ(4096U, self->dev.info.page_size);
@@ -1458,7 +1476,7 @@ TEST_F(info, output_field_nonzero_einval)
 		offsetof(struct cmabuf_info, strategies),
 		offsetof(struct cmabuf_info, flags),
 		offsetof(struct cmabuf_info, min_compound_order),
-		offsetof(struct cmabuf_info, pad),
+		offsetof(struct cmabuf_info, version),
 	};
 	struct cmabuf_info info;
 	size_t i;

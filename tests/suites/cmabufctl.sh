@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # cmabufctl in the guest, as TAP: info, alloc with verify, the error lines
-# and exit codes, share through vgem and through the importer module
-# (loaded for those tests, unloaded after), and short runs of every
-# workload kind. Busybox sh; needs cmabuf.ko loaded and root.
+# and exit codes (each naming the fix), JSON documents, share through vgem
+# and through the importer module (loaded for those tests, unloaded after),
+# and short runs of every workload kind. Busybox sh; needs cmabuf.ko loaded
+# and root. The same as a user who is not root: the permissions suite.
 # Kernel-agnostic: what a kernel lacks (frozen, compound) is read from
 # "cmabufctl info".
 
@@ -29,8 +30,13 @@ lines() {
 	echo "$out" | grep -c -- "$1"
 }
 
+# count PATTERN: occurrences in $out, several per line counted.
+count() {
+	echo "$out" | grep -o -- "$1" | wc -l
+}
+
 echo "TAP version 13"
-echo "1..25"
+echo "1..37"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -41,13 +47,30 @@ run cmabufctl info
 r=$?; ok $r "info describes all $devices instances"; diag $r
 
 run cmabufctl info --json
-[ $rc -eq 0 ] && [ "$(lines '"area": ')" -eq "$devices" ]
-r=$?; ok $r "info --json: one object per instance"; diag $r
+[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	echo "$out" | grep -q '^{"format": 1, ' &&
+	[ "$(count '"area": ')" -eq "$devices" ] &&
+	[ "$(count '"strategies": \["auto", ')" -eq "$devices" ] &&
+	[ "$(count '"allocator_zeroes": [tf]')" -eq "$devices" ] &&
+	[ "$(count '"mmap_placed": [tf]')" -eq "$devices" ]
+r=$?; ok $r "info --json: one document, format 1, an array of $devices instances, strategies an array, INFO's flags"
+diag $r
 
 run cmabufctl info --device default
 strategies=$(echo "$out" | sed -n 's/^  strategies  //p')
-[ $rc -eq 0 ] && [ -n "$strategies" ]
-r=$?; ok $r "info --device default: strategies '$strategies'"; diag $r
+clearing=$(echo "$out" | sed -n 's/^  clearing    //p')
+# Booted with init_on_alloc=0, the page allocator clears nothing.
+[ $rc -eq 0 ] && [ -n "$strategies" ] && [ -n "$clearing" ] &&
+	{ ! grep -qw init_on_alloc=0 /proc/cmdline || [ "${clearing#by cmabuf}" != "$clearing" ]; }
+r=$?; ok $r "info --device default: strategies '$strategies', clearing '$clearing'"; diag $r
+
+version=$(cat /sys/module/cmabuf/version)
+driver=$(echo "$out" | sed -n 's/^  driver *//p')
+run cmabufctl --version
+[ $rc -eq 0 ] && [ -n "$version" ] && [ "$driver" = "$version" ] &&
+	[ "$out" = "cmabufctl $version
+cmabuf.ko $version" ]
+r=$?; ok $r "one version: cmabufctl, MODULE_VERSION and INFO say $version"; diag $r
 
 run cmabufctl alloc 4M --fill 0xa5 --verify
 [ $rc -eq 0 ] && has "zeroed on allocation: all 4194304 bytes are 0x00: ok" &&
@@ -64,12 +87,56 @@ r=$?; ok $r "alloc of an overflowing size: out of range, exit 2"; diag $r
 
 run cmabufctl alloc 4K --device nosuch
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	has "/dev/cmabuf-nosuch: no such device"
-r=$?; ok $r "alloc on a missing device: one error line, exit 1"; diag $r
+	has "/dev/cmabuf-nosuch: no such device; the instances here are /dev/cmabuf, /dev/cmabuf-general, /dev/cmabuf-large$"
+r=$?; ok $r "alloc on a missing device: one line listing the instances, exit 1"; diag $r
 
 run cmabufctl alloc 64G
-[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ]
-r=$?; ok $r "alloc 64G: refused with one error line, exit 1"; diag $r
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "size: a buffer is one scatterlist entry, from 1 byte to 4294963200 bytes"
+r=$?; ok $r "alloc 64G: one line saying the size is wrong and what it may be"; diag $r
+
+run cmabufctl alloc 1GiB --device general
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "1 GiB is more than the whole area (256 MiB)"
+r=$?; ok $r "alloc 1GiB on the 256 MiB area: ENOMEM, more than the whole area"; diag $r
+
+# Most of the general area held by another process, then more asked for.
+cmabufctl alloc 200MiB --device general --hold 60 >/tmp/hold.out 2>&1 &
+holder=$!
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	grep -q '^holding' /tmp/hold.out && break
+	sleep 1
+done
+run cmabufctl alloc 100M --device general
+kill $holder; wait $holder 2>/dev/null
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "no free contiguous range of 100 MiB: [0-9.]* MiB of 256 MiB free, the largest buffer the area can hold is 256 MiB; the largest free range now is [0-9.]* MiB$"
+r=$?; ok $r "alloc on a busy area: ENOMEM with the free bytes, largest buffer and largest free range"
+diag $r
+
+case " $strategies " in
+*" compound "*)
+	run cmabufctl alloc 3M --strategy compound --device general
+	[ $rc -eq 1 ] && has "general: size: a COMPOUND buffer is a power of two from 2 MiB to 256 MiB here$"
+	r=$?; ok $r "alloc 3M compound: the size is wrong, and the range of COMPOUND sizes"; diag $r
+	run cmabufctl alloc 2M --strategy compound --align 4M
+	[ $rc -eq 1 ] && has "alignment: a COMPOUND buffer is aligned to its size (2 MiB), no further$"
+	r=$?; ok $r "alloc 2M compound aligned to 4M: the alignment is wrong"; diag $r
+	;;
+*)
+	run cmabufctl alloc 2M --strategy compound
+	[ $rc -eq 1 ] && has "strategy compound is not supported by this kernel"
+	r=$?; ok $r "alloc compound where the kernel lacks it: the strategy is not supported"; diag $r
+	run cmabufctl alloc 2M --strategy frozen
+	[ $rc -eq 1 ] && has "strategy frozen is not supported by this kernel"
+	r=$?; ok $r "alloc frozen where the kernel lacks it: the strategy is not supported"; diag $r
+	;;
+esac
+
+run cmabufctl alloc "64 MiB" --device large --json --fill 0x11 --verify
+[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	echo "$out" | grep -q '^{"format": 1, "device": "/dev/cmabuf-large", "pid": [0-9]*, "fd": [0-9]*, "size_bytes": 67108864, "strategy": "[a-z]*", "phys": [0-9]*, "zeroed": true, "fill": 17, "fill_read_back": true, "hold_seconds": 0}$'
+r=$?; ok $r "alloc '64 MiB' (as printed) --json: one document with every key"; diag $r
 
 # share, first without the importer module (another suite may have left it).
 ko=/lib/modules/cmabuf/cmabuf_importer.ko
@@ -85,6 +152,14 @@ diag $r
 run cmabufctl share --importer importer
 [ $rc -eq 1 ] && has "share: importer: $imp_missing" && ! has "^vgem:"
 r=$?; ok $r "share --importer importer without the module: an error, exit 1"; diag $r
+
+run cmabufctl share --json
+[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has '^{"format": 1, "device": "/dev/cmabuf", "size_bytes": 1048576, ' &&
+	has '"importers": \[{"name": "vgem", "status": "passed", "passed": [1-9][0-9]*, "failed": 0, "why": null, "checks": \[{"ok": true, "what": ' &&
+	has "{\"name\": \"importer\", \"status\": \"skipped\", \"passed\": 0, \"failed\": 0, \"why\": \"$imp_missing\", \"checks\": \[\]}\]}$"
+r=$?; ok $r "share --json: one document, vgem passed with its checks, the importer skipped with why"
+diag $r
 
 insmod "$ko"
 r=$?; ok $r "insmod cmabuf_importer.ko"
@@ -164,8 +239,43 @@ run cmabufctl bench contig-64m --strategy nosuch
 [ $rc -eq 2 ] && has "unknown path 'nosuch'"
 r=$?; ok $r "bench with an unknown path: exit 2"; diag $r
 
+run cmabufctl bench contig-64m --iterations 1 --strategy legacy --size 2MiB --json
+[ $rc -eq 0 ] && [ "$(count '"size_bytes": 2097152')" -eq 2 ] &&
+	[ "$(lines '^{"format": 1, ')" -eq 2 ]
+r=$?; ok $r "bench --size 2MiB: the workload at that size, format 1 on every line"; diag $r
+
+# 512 x 2 MiB do not fit the default area (128 MiB): a size that does.
+run cmabufctl bench blocks-2m --iterations 1 --strategy legacy --device default
+[ $rc -eq 0 ] && has "warning: bench: .* free on /dev/cmabuf: [0-9]* KiB per allocation instead of 2 MiB (--size to choose)" &&
+	has "^cmabuf-legacy *alloc *512 "
+r=$?; ok $r "bench blocks-2m on a small area: shrunk to fit, said, and run"; diag $r
+
+# A board without the test bed's labelled instances: they are unbound,
+# and the workloads made for them run on what is left, at sizes it holds.
+driver=/sys/bus/platform/drivers/cmabuf
+pdevs=
+for m in cmabuf-general cmabuf-large; do
+	pdevs="$pdevs $(basename "$(readlink /sys/class/misc/$m/device)")"
+	echo "${pdevs##* }" >$driver/unbind
+done
+run cmabufctl bench contig-64m --iterations 1 --strategy legacy
+[ $rc -eq 0 ] && has "warning: bench: no /dev/cmabuf-general here, using /dev/cmabuf (--device to choose)" &&
+	has "^cmabuf-legacy *free *1 "
+r=$?; ok $r "bench contig-64m without /dev/cmabuf-general: runs on /dev/cmabuf, says so"; diag $r
+run cmabufctl bench gigantic-1g --iterations 1 --strategy legacy
+[ $rc -eq 0 ] && has "using /dev/cmabuf " &&
+	has "free on /dev/cmabuf: [0-9]* MiB per allocation instead of 1 GiB" &&
+	has "^cmabuf-legacy *free *1 "
+r=$?; ok $r "bench gigantic-1g without /dev/cmabuf-large: a size the default area holds"; diag $r
+r=0
+for p in $pdevs; do
+	echo "$p" >$driver/bind || r=1
+done
+[ $r -eq 0 ] && [ -c /dev/cmabuf-general ] && [ -c /dev/cmabuf-large ]
+ok $? "the labelled instances bound again ($pdevs)"
+
 run cmabufctl info --json
-[ $rc -eq 0 ] && [ "$(lines '"live_buffers": 0,')" -eq "$devices" ]
+[ $rc -eq 0 ] && [ "$(count '"live_buffers": 0,')" -eq "$devices" ]
 r=$?; ok $r "no buffer left behind on any instance"; diag $r
 
 [ $fails -eq 0 ]

@@ -9,6 +9,7 @@
 
 #include <linux/cmabuf.h>
 #include "dev.h"
+#include "explain.h"
 #include "fmt.h"
 #include "json.h"
 #include "parse.h"
@@ -40,12 +41,33 @@ static const struct size_case size_cases[] = {
 	{ "M", -EINVAL, 0 },
 	{ "12X", -EINVAL, 0 },
 	{ "1MB", -EINVAL, 0 },
-	{ "1 M", -EINVAL, 0 },
 	{ "-1", -EINVAL, 0 },
 	{ "+1", -EINVAL, 0 },
 	{ "0x10", -EINVAL, 0 },
-	{ "1.5G", -EINVAL, 0 },
 	{ "1M ", -EINVAL, 0 },
+	/* As cmabufctl prints sizes (fmt_size). */
+	{ "64MiB", 0, 64ULL << 20 },
+	{ "64 MiB", 0, 64ULL << 20 },
+	{ "1 M", 0, 1ULL << 20 },
+	{ "4 KiB", 0, 4096 },
+	{ "4kiB", 0, 4096 },
+	{ "1000 B", 0, 1000 },
+	{ "1000B", 0, 1000 },
+	{ "1.50 GiB", 0, 1536ULL << 20 },
+	{ "1.5G", 0, 1536ULL << 20 },
+	{ "0.5K", 0, 512 },
+	{ "15.5 EiB", 0, 31ULL << 59 },
+	{ "16.5 EiB", -ERANGE, 0 },
+	{ "1.5", -EINVAL, 0 },
+	{ "1.0001K", -EINVAL, 0 },
+	{ "1.K", -EINVAL, 0 },
+	{ ".5K", -EINVAL, 0 },
+	{ "1.0000000001G", -EINVAL, 0 },
+	{ "64 MB", -EINVAL, 0 },
+	{ "64  MiB", -EINVAL, 0 },
+	{ "64 ", -EINVAL, 0 },
+	{ "64Mi", -EINVAL, 0 },
+	{ "1iB", -EINVAL, 0 },
 };
 
 static void test_sizes(void)
@@ -172,6 +194,13 @@ static void json_case(const char *what, const char *in, const char *want)
 	free(out);
 }
 
+/* Compare a document written to a memory stream, then free it. */
+static void json_expect(const char *what, char *out, const char *want)
+{
+	tap_ok(!strcmp(out, want), "%s: %.*s", what, (int)strcspn(out, "\n"), out);
+	free(out);
+}
+
 static void test_json(void)
 {
 	char *out = NULL;
@@ -196,9 +225,114 @@ static void test_json(void)
 	json_u64(&j, "median_ns", 18446744073709551615ULL);
 	json_end(&j);
 	fclose(fp);
-	tap_ok(!strcmp(out, "{\"path\": \"cma-heap\", \"median_ns\": 18446744073709551615}\n"),
-	       "json object line: %.*s", (int)strcspn(out, "\n"), out);
-	free(out);
+	json_expect("json object line", out,
+		    "{\"format\": 1, \"path\": \"cma-heap\", \"median_ns\": 18446744073709551615}\n");
+}
+
+/* A document as info writes it: nested objects, arrays, null, booleans. */
+static void test_json_document(void)
+{
+	char *out = NULL;
+	size_t len = 0;
+	struct json j;
+	FILE *fp;
+
+	fp = open_memstream(&out, &len);
+	if (!fp) {
+		tap_ok(false, "json document: open_memstream");
+		return;
+	}
+	json_begin(&j, fp);
+	json_array(&j, "a");
+	json_object(&j, NULL);
+	json_str(&j, "b", "/dev/x");
+	json_null(&j, "c");
+	json_array(&j, "d");
+	json_str(&j, NULL, "e");
+	json_str(&j, NULL, "f");
+	json_close(&j);
+	json_close(&j);
+	json_object(&j, NULL);
+	json_bool(&j, "g", true);
+	json_array(&j, "h");
+	/* json_end() closes what is still open. */
+	json_end(&j);
+	fclose(fp);
+	json_expect("json document", out,
+		    "{\"format\": 1, \"a\": [{\"b\": \"/dev/x\", \"c\": null, \"d\": [\"e\", \"f\"]}, {\"g\": true, \"h\": []}]}\n");
+}
+
+/* An instance like the test bed's general one on 7.2. */
+static const struct cmabuf_info explain_info = {
+	.total_bytes = 256ULL << 20,
+	.free_bytes = 40ULL << 20,
+	.used_bytes = 216ULL << 20,
+	.page_size = 4096,
+	.min_compound_order = 9,
+	.max_compound_order = 16,
+	.strategies = 0xf,
+	.flags = CMABUF_INFO_AREA_STATS,
+};
+
+struct einval_case {
+	__u64 size;
+	__u32 align;
+	unsigned int strategy;
+	enum explain_what what;
+	const char *says;
+};
+
+static const struct einval_case einval_cases[] = {
+	{ 0, 0, CMABUF_STRATEGY_AUTO, EXPLAIN_SIZE, "size: " },
+	{ 4ULL << 30, 0, CMABUF_STRATEGY_FROZEN, EXPLAIN_SIZE, "to 4294963200 bytes" },
+	{ 4096, 41, CMABUF_STRATEGY_AUTO, EXPLAIN_ALIGN, "alignment: at most 2^40" },
+	{ 3 << 20, 0, CMABUF_STRATEGY_COMPOUND, EXPLAIN_SIZE, "from 2 MiB to 256 MiB" },
+	{ 1 << 20, 0, CMABUF_STRATEGY_COMPOUND, EXPLAIN_SIZE, "from 2 MiB to 256 MiB" },
+	{ 512ULL << 20, 0, CMABUF_STRATEGY_COMPOUND, EXPLAIN_SIZE, "power of two" },
+	{ 2 << 20, 22, CMABUF_STRATEGY_COMPOUND, EXPLAIN_ALIGN, "aligned to its size (2 MiB)" },
+	{ 2 << 20, 21, CMABUF_STRATEGY_COMPOUND, EXPLAIN_UNKNOWN, "refused size 2 MiB" },
+	{ 4096, 0, 7, EXPLAIN_STRATEGY, "unknown strategy 7" },
+};
+
+static void test_explain(void)
+{
+	struct cmabuf_info info = explain_info;
+	const struct einval_case *c;
+	enum explain_what what;
+	char buf[512];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(einval_cases); i++) {
+		c = &einval_cases[i];
+		what = explain_einval(&info, c->size, c->align, c->strategy, buf,
+				      sizeof(buf));
+		tap_ok(what == c->what && strstr(buf, c->says),
+		       "explain_einval(%llu, 2^%u, %s): %d '%s'", c->size, c->align,
+		       strategy_name(c->strategy), what, buf);
+	}
+
+	info.max_compound_order = 0;
+	what = explain_einval(&info, 2 << 20, 0, CMABUF_STRATEGY_COMPOUND, buf,
+			      sizeof(buf));
+	tap_ok(what == EXPLAIN_STRATEGY && strstr(buf, "no COMPOUND buffer"),
+	       "explain_einval: an area too small for COMPOUND: '%s'", buf);
+
+	info = explain_info;
+	explain_enomem(&info, 64ULL << 20, 8ULL << 20, buf, sizeof(buf));
+	tap_ok(strstr(buf, "40 MiB of 256 MiB free") &&
+	       strstr(buf, "can hold is 256 MiB") &&
+	       strstr(buf, "largest free range now is 8 MiB"),
+	       "explain_enomem: free bytes, largest buffer, largest range: '%s'", buf);
+	explain_enomem(&info, 64ULL << 20, 0, buf, sizeof(buf));
+	tap_ok(strstr(buf, "maxchunk"),
+	       "explain_enomem without debugfs says where root looks: '%s'", buf);
+	explain_enomem(&info, 1ULL << 30, 0, buf, sizeof(buf));
+	tap_ok(strstr(buf, "more than the whole area (256 MiB)"),
+	       "explain_enomem: larger than the area: '%s'", buf);
+	info.flags = 0;
+	explain_enomem(&info, 64ULL << 20, 0, buf, sizeof(buf));
+	tap_ok(strstr(buf, "does not tell the area's free bytes"),
+	       "explain_enomem: a kernel without area statistics: '%s'", buf);
 }
 
 static void test_fmt(void)
@@ -232,7 +366,8 @@ static void test_devices(void)
 	       "a path is taken as it is");
 }
 
-#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 7 + 7 + 4)
+#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 7 + 1 + \
+		 ARRAY_SIZE(einval_cases) + 5 + 7 + 4)
 
 int main(void)
 {
@@ -242,6 +377,8 @@ int main(void)
 	test_strategies();
 	test_stats();
 	test_json();
+	test_json_document();
+	test_explain();
 	test_fmt();
 	test_devices();
 	return tap_done(PLAN);

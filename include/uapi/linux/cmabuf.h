@@ -75,6 +75,13 @@
 /* mmap() without an address picks one that lines up. */
 #define CMABUF_INFO_MMAP_PLACED		(1U << 3)
 
+/* &cmabuf_info.version: the driver's version, major.minor.patch. */
+#define CMABUF_VERSION_NUMBER(major, minor, patch) \
+	(((major) << 16) | ((minor) << 8) | (patch))
+#define CMABUF_VERSION_MAJOR(v)		((v) >> 16)
+#define CMABUF_VERSION_MINOR(v)		(((v) >> 8) & 0xff)
+#define CMABUF_VERSION_PATCH(v)		((v) & 0xff)
+
 /* &cmabuf_bench.flags: also time clearing, with one CPU and with all. */
 #define CMABUF_BENCH_ZERO		(1U << 0)
 #define CMABUF_BENCH_VALID_FLAGS	CMABUF_BENCH_ZERO
@@ -128,7 +135,8 @@ struct cmabuf_alloc_data {
  * @flags: out: %CMABUF_INFO_* bits.
  * @min_compound_order: out: smallest page order COMPOUND accepts; 0 when
  *	COMPOUND is unavailable.
- * @pad: must be zero.
+ * @version: out: the driver's version, CMABUF_VERSION_NUMBER(); 0 from
+ *	drivers that predate this field (it was a pad).
  */
 struct cmabuf_info {
 	__u64 area_name_ptr;
@@ -144,7 +152,7 @@ struct cmabuf_info {
 	__u32 strategies;
 	__u32 flags;
 	__u32 min_compound_order;
-	__u32 pad;
+	__u32 version;
 };
 
 /**

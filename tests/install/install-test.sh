@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# install-test.sh [KERNEL]: what a user of a board does, on the host, from
+# a copy of the sources: make against a missing kernel tree, make against
+# the test bed's KERNEL (7.2) tree through KERNEL_SRC as Yocto passes it,
+# the notes of a reduced kernel, modules_install and install into a
+# DESTDIR, the tree they leave, and uninstall. Prints TAP.
+
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$top/kernel/common.sh"
+. "$top/tests/suites/tap-lib.sh"
+
+kernel=${1:-7.2}
+kdir=$(kernel_out_dir "$kernel")
+work=$CMABUF_BUILD/install-test
+src=$work/src
+root=$work/root
+version=$(cat "$top/VERSION")
+kmake=(make -C "$src" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE")
+
+# diag TEXT: the text as TAP comments, when the test before it failed.
+diag() {
+	[ "$1" -eq 0 ] || sed 's/^/# /' <<<"$2" | head -n 30
+}
+
+echo "TAP version 13"
+if [ ! -f "$kdir/Module.symvers" ]; then
+	echo "1..0 # SKIP kernel $kernel is not built"
+	exit 0
+fi
+echo "1..15"
+
+# The sources as a checkout has them: tracked and new files, no build/.
+rm -rf "$work"
+mkdir -p "$src" "$root"
+git -C "$top" ls-files -z --cached --others --exclude-standard |
+	rsync -a --from0 --files-from=- --ignore-missing-args "$top/" "$src/"
+
+# 1. No kernel tree: one line that names the fix, not make's own error.
+out=$(make -C "$src" --no-print-directory KDIR=/nonexistent/build 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <<<"$out")" -eq 1 ] &&
+	grep -q "no kernel build tree at /nonexistent/build" <<<"$out" &&
+	grep -q "linux-headers-" <<<"$out" && grep -q KDIR <<<"$out"
+r=$?; ok $r "make without a kernel tree: one line naming linux-headers and KDIR"
+diag $r "$out"
+
+# 2. The module alone, as Yocto builds it (KERNEL_SRC), for a kernel that
+#    has everything: nothing is left out, no test module is built.
+out=$("${kmake[@]}" KERNEL_SRC="$kdir" 2>&1)
+rc=$?
+kos=$(cd "$src" && find . -name '*.ko' | sort | xargs)
+[ $rc -eq 0 ] && [ "$kos" = "./cmabuf.ko" ] && ! grep -q '^cmabuf: ' <<<"$out"
+r=$?; ok $r "make KERNEL_SRC=<$kernel tree>: cmabuf.ko only, nothing left out (built: $kos)"
+diag $r "$out"
+
+modver=$(modinfo -F version "$src/cmabuf.ko" 2>/dev/null)
+[ "$modver" = "$version" ]
+ok $? "MODULE_VERSION is VERSION ($modver, $version)"
+
+# 3. A kernel without the frozen API, dma-heaps, area statistics and KUnit
+#    (their exports taken out of Module.symvers, CONFIG_KUNIT unset for
+#    make), with TESTS=1: it builds what it can, says each gap once.
+grep -vw -e cma_alloc_frozen_compound -e cma_alloc_frozen -e cma_release_frozen \
+	-e dma_heap_add -e cma_get_available_pages "$kdir/Module.symvers" \
+	>"$work/reduced.symvers"
+out=$("${kmake[@]}" KDIR="$kdir" CMABUF_SYMVERS="$work/reduced.symvers" \
+	TESTS=1 CONFIG_KUNIT= 2>&1)
+rc=$?
+notes=$(grep '^cmabuf: ' <<<"$out")
+[ $rc -eq 0 ] && [ -f "$src/tests/importer/cmabuf_importer.ko" ] &&
+	[ ! -f "$src/tests/kunit/cmabuf_kunit.ko" ] &&
+	[ "$(grep -c 'LEGACY strategy only' <<<"$notes")" -eq 1 ] &&
+	[ "$(grep -c 'no dma-heaps' <<<"$notes")" -eq 1 ] &&
+	[ "$(grep -c 'no area size' <<<"$notes")" -eq 1 ] &&
+	[ "$(grep -c 'no cmabuf_kunit.ko' <<<"$notes")" -eq 1 ] &&
+	[ "$(wc -l <<<"$notes")" -eq 4 ]
+r=$?; ok $r "TESTS=1 on a reduced kernel without KUnit: importer built, each of 4 gaps said once"
+diag $r "$out"
+! aarch64-linux-gnu-nm -u "$src/cmabuf.ko" | grep -qw -e dma_heap_add -e cma_alloc_frozen
+ok $? "the reduced build uses neither dma_heap_add nor the frozen API"
+
+# 4. A kernel that exports no CMA allocator: refused in one line.
+grep -vw cma_alloc "$kdir/Module.symvers" >"$work/nocma.symvers"
+out=$("${kmake[@]}" -s KDIR="$kdir" CMABUF_SYMVERS="$work/nocma.symvers" 2>&1)
+rc=$?
+[ $rc -ne 0 ] && grep -q "does not export cma_alloc" <<<"$out" &&
+	[ "$(grep -c 'cmabuf:' <<<"$out")" -eq 1 ]
+r=$?; ok $r "a kernel without cma_alloc is refused with the reason"
+diag $r "$out"
+
+# Back to the full module for installing.
+"${kmake[@]}" KDIR="$kdir" clean >/dev/null 2>&1
+out=$("${kmake[@]}" KDIR="$kdir" 2>&1)
+r=$?; ok $r "make KDIR=<$kernel tree> again, for installing"; diag $r "$out"
+
+# 5. modules_install: the module under updates/, found by depmod.
+release=$(cat "$kdir/include/config/kernel.release")
+out=$("${kmake[@]}" KDIR="$kdir" INSTALL_MOD_PATH="$root" modules_install 2>&1)
+rc=$?
+[ $rc -eq 0 ] && [ -f "$root/lib/modules/$release/updates/cmabuf.ko" ] &&
+	grep -q '^updates/cmabuf.ko:' "$root/lib/modules/$release/modules.dep"
+r=$?; ok $r "modules_install: lib/modules/$release/updates/cmabuf.ko, in modules.dep"
+diag $r "$out"
+
+# 6. install: the tool, its man page, the header, udev, modprobe.d, docs.
+out=$(make -C "$src" DESTDIR="$root" PREFIX=/usr install 2>&1)
+rc=$?
+files=$(cd "$root" && find . -path ./lib/modules -prune -o -type f -print | sort)
+want=$(printf '%s\n' ./etc/modprobe.d/cmabuf.conf ./etc/udev/rules.d/60-cmabuf.rules \
+	./usr/bin/cmabufctl ./usr/include/linux/cmabuf.h \
+	./usr/share/doc/cmabuf/CHANGELOG.md ./usr/share/doc/cmabuf/LICENSE \
+	./usr/share/doc/cmabuf/README.md \
+	./usr/share/man/man1/cmabufctl.1 | sort)
+[ $rc -eq 0 ] && [ "$files" = "$want" ]
+r=$?; ok $r "make install DESTDIR PREFIX=/usr: exactly the expected files"
+diag $r "$out
+installed:
+$files"
+
+bin=$root/usr/bin/cmabufctl
+[ -x "$bin" ] && "$bin" --version | grep -qx "cmabufctl $version" &&
+	! grep -q /dev/cmabuf_importer "$bin"
+r=$?; ok $r "cmabufctl runs, says $version, holds no test importer code"
+
+man=$root/usr/share/man/man1/cmabufctl.1
+out=$(MANWIDTH=80 man --warnings -l "$man" 2>&1 >/dev/null)
+grep -q "cmabuf $version" "$man" && [ -z "$out" ]
+r=$?; ok $r "the man page carries $version and renders without warnings"
+diag $r "$out"
+
+cat >"$work/uapi.c" <<'EOF'
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <linux/cmabuf.h>
+
+int main(void)
+{
+	struct cmabuf_alloc_data data = { .size = 4096, .fd_flags = O_CLOEXEC };
+	struct cmabuf_info info = { 0 };
+
+	return ioctl(-1, CMABUF_IOC_ALLOC, &data) + (int)sizeof(info) +
+	       CMABUF_VERSION_MAJOR(info.version) + CMABUF_VALID_FD_FLAGS;
+}
+EOF
+out=$(gcc -Wall -Werror -I"$root/usr/include" -c -o "$work/uapi.o" "$work/uapi.c" 2>&1)
+r=$?; ok $r "the installed uapi header compiles on its own"; diag $r "$out"
+
+rules=$root/etc/udev/rules.d/60-cmabuf.rules
+[ "$(grep -c '^SUBSYSTEM=="misc", KERNEL=="cmabuf[-*]*", GROUP="video", MODE="0660"$' "$rules")" -eq 2 ] &&
+	[ "$(grep -c '^SUBSYSTEM=="dma_heap", KERNEL=="cmabuf[-*]*", GROUP="video", MODE="0660"$' "$rules")" -eq 2 ] &&
+	! grep -v -e '^#' -e '^$' -e '^SUBSYSTEM==' "$rules" | grep -q .
+ok $? "the udev rule gives the misc and dma-heap nodes to video, 0660"
+
+# The modprobe.d example: comments only; uncommented, modprobe parses its
+# options and each names a parameter of the module.
+conf=$root/etc/modprobe.d/cmabuf.conf
+mkdir -p "$work/modprobe.d"
+sed -n 's/^#options /options /p' "$conf" >"$work/modprobe.d/cmabuf.conf"
+parsed=$(/sbin/modprobe -C "$work/modprobe.d" --showconfig 2>/dev/null | grep '^options cmabuf ')
+params=$(modinfo -F parm "$src/cmabuf.ko" | cut -d: -f1 | sort | xargs)
+used=$(sed 's/^options cmabuf //' <<<"$parsed" | tr ' ' '\n' | cut -d= -f1 | sort -u | xargs)
+! grep -v -e '^#' -e '^$' "$conf" | grep -q . && [ "$(wc -l <<<"$parsed")" -eq 3 ] &&
+	[ -z "$(comm -23 <(tr ' ' '\n' <<<"$used") <(tr ' ' '\n' <<<"$params"))" ]
+r=$?; ok $r "modprobe.d example: commented out; its options ($used) are parameters ($params)"
+diag $r "$parsed"
+
+# 7. uninstall leaves nothing but the module (modules_install's).
+out=$(make -C "$src" DESTDIR="$root" PREFIX=/usr uninstall 2>&1)
+rc=$?
+left=$(cd "$root" && find . -path ./lib/modules -prune -o -type f -print)
+[ $rc -eq 0 ] && [ -z "$left" ]
+r=$?; ok $r "make uninstall removes every file make install put"
+diag $r "$out
+left: $left"
+[ $fails -eq 0 ]

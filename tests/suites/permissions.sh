@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# What config/udev/60-cmabuf.rules does on a real system, and cmabufctl
+# for users who are not root. The rule's match keys are checked against
+# every misc and dma-heap device of the running kernel; then the nodes get
+# what the rule gives them (group video, 0660), and cmabufctl runs as a
+# member of video (allocates; bench says which capability it lacks and
+# fails, having measured nothing) and as a user outside it (told which
+# group to join; info still describes every instance from sysfs). The
+# nodes are given back to root, 0600, at the end. Runs after heap-defaults,
+# so that the heaps exist where the kernel allows them.
+
+. /suites/tap-lib.sh
+
+rules=/etc/60-cmabuf.rules
+video=44
+cam=1000
+nobody=65534
+
+# rule_matches SUBSYSTEM NAME: does a line of the rule match the device?
+rule_matches() {
+	sed -n 's/^SUBSYSTEM=="\([^"]*\)", KERNEL=="\([^"]*\)".*/\1 \2/p' "$rules" |
+		while read -r subsystem glob; do
+			[ "$subsystem" = "$1" ] || continue
+			# shellcheck disable=SC2254 # the glob is the rule's
+			case $2 in
+			$glob) echo match; break ;;
+			esac
+		done | grep -q match
+}
+
+# run CMD...: output in $out (stdout and stderr), exit status in $rc.
+run() {
+	out=$("$@" 2>&1)
+	rc=$?
+}
+
+diag() {
+	[ "$1" -eq 0 ] || echo "$out" | sed 's/^/# /'
+}
+
+echo "TAP version 13"
+if [ ! -f "$rules" ] || [ ! -x /usr/bin/runas ]; then
+	echo "Bail out! $rules or runas missing from the initramfs"
+	exit 1
+fi
+echo "1..8"
+
+# 1. The rule matches exactly cmabuf's devices, in the subsystems the
+#    kernel puts them in.
+r=0 ours=0
+for dev in /sys/class/misc/* /sys/class/dma_heap/*; do
+	[ -e "$dev" ] || continue
+	name=${dev##*/}
+	subsystem=$(basename "$(readlink -f "$dev/subsystem")")
+	case $name in
+	cmabuf | cmabuf-*) want=match ours=$((ours + 1)) ;;
+	*) want=none ;;
+	esac
+	got=none
+	rule_matches "$subsystem" "$name" && got=match
+	if [ "$got" != "$want" ]; then
+		echo "# $subsystem/$name: rule says $got, should be $want"
+		r=1
+	fi
+done
+heaps=$(ls -d /sys/class/dma_heap/cmabuf* 2>/dev/null | wc -l)
+[ "$ours" -ge 3 ]
+ok $((r | $?)) "the rule matches the $ours cmabuf devices ($heaps heaps) and nothing else"
+
+# 2. What udev would do with it.
+printf 'root:x:0:0::/root:/bin/sh\ncam:x:%s:%s::/tmp:/bin/sh\nnobody:x:%s:%s::/:/bin/sh\n' \
+	$cam $cam $nobody $nobody >/etc/passwd
+printf 'root:x:0:\nvideo:x:%s:cam\nnogroup:x:%s:\n' $video $nobody >/etc/group
+nodes=$(ls /dev/cmabuf /dev/cmabuf-* /dev/dma_heap/cmabuf* 2>/dev/null)
+# shellcheck disable=SC2086 # one node per word
+chgrp $video $nodes && chmod 0660 $nodes
+ok $? "$(echo $nodes | wc -w) nodes given to group video, 0660"
+
+# 3. A member of video allocates.
+run runas $cam $video cmabufctl alloc 1MiB --verify
+[ $rc -eq 0 ] && echo "$out" | grep -q "zeroed on allocation: all 1048576 bytes are 0x00: ok" &&
+	echo "$out" | grep -q "phys unknown (needs CAP_SYS_RAWIO)"
+r=$?; ok $r "a member of video allocates, zeroed; the physical address needs CAP_SYS_RAWIO"
+diag $r
+
+# 4. ... but cannot time the allocator: told why, and bench fails.
+run runas $cam $video cmabufctl bench contig-64m --iterations 1
+[ $rc -eq 1 ] && echo "$out" | grep -q "CMABUF_IOC_BENCH needs CAP_SYS_ADMIN" &&
+	echo "$out" | grep -q "bench: measured nothing"
+r=$?; ok $r "bench without CAP_SYS_ADMIN names the capability and exits 1"
+diag $r
+
+# 5. Outside video: one line naming the group.
+run runas $nobody - cmabufctl alloc 1M
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	echo "$out" | grep -q "/dev/cmabuf: permission denied: /dev/cmabuf is crw-rw---- root:video: join group video"
+r=$?; ok $r "outside video: one line naming the group to join"
+diag $r
+
+# 6. info still describes every instance, from sysfs.
+root_areas=$(cmabufctl info | sed -n 's/^  area *//p' | xargs)
+run runas $nobody - cmabufctl info
+areas=$(echo "$out" | sed -n 's/^  area *//p' | xargs)
+[ $rc -eq 0 ] && [ -n "$areas" ] && [ "$areas" = "$root_areas" ] &&
+	[ "$(echo "$out" | grep -c '^  live ')" -eq "$(echo "$areas" | wc -w)" ]
+r=$?; ok $r "info without access to the nodes: every instance, its area and live buffers ($areas)"
+diag $r
+
+# 7. The JSON of such a user has the same keys as root's.
+keys() {
+	grep -o '"[a-z_]*": ' | sort -u | xargs
+}
+root_keys=$(cmabufctl info --json | keys)
+run runas $nobody - cmabufctl info --json
+[ $rc -eq 0 ] && [ "$(echo "$out" | keys)" = "$root_keys" ] &&
+	[ "$(echo "$out" | grep -o '"source": "sysfs"' | wc -l)" -eq "$(echo "$areas" | wc -w)" ]
+r=$?; ok $r "info --json without access: same keys as root's, source sysfs"
+diag $r
+
+# 8. The nodes back as the kernel made them.
+# shellcheck disable=SC2086
+chgrp 0 $nodes && chmod 0600 $nodes
+ok $? "nodes back to root, 0600"
+[ $fails -eq 0 ]

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Why CMABUF_IOC_ALLOC refused a request, told from CMABUF_IOC_INFO. The
+ * rules are the driver's (cmabuf_plan_make(), include/uapi/linux/cmabuf.h).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "explain.h"
+#include "fmt.h"
+#include "parse.h"
+
+/* A buffer is one scatterlist entry: at most 4 GiB less one page. */
+static __u64 explain_max_bytes(const struct cmabuf_info *info)
+{
+	__u64 page = info->page_size ? info->page_size : 4096;
+
+	return 0xffffffffULL & ~(page - 1);
+}
+
+static bool explain_pow2(__u64 v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* COMPOUND's rules: a power of two between the two orders, aligned to it. */
+static enum explain_what explain_compound(const struct cmabuf_info *info,
+					  __u64 size, __u32 align, char *buf,
+					  size_t len)
+{
+	__u64 page = info->page_size, pages = (size + page - 1) / page;
+	char lo[FMT_LEN], hi[FMT_LEN], sz[FMT_LEN];
+
+	if (!info->max_compound_order) {
+		snprintf(buf, len,
+			 "strategy: this area can hold no COMPOUND buffer (use auto or frozen)");
+		return EXPLAIN_STRATEGY;
+	}
+	fmt_size(page << info->min_compound_order, lo, sizeof(lo));
+	fmt_size(page << info->max_compound_order, hi, sizeof(hi));
+	if (pages < 2 || !explain_pow2(pages) ||
+	    pages < 1ULL << info->min_compound_order ||
+	    pages > 1ULL << info->max_compound_order) {
+		snprintf(buf, len, "size: a COMPOUND buffer is a power of two from %s to %s here",
+			 lo, hi);
+		return EXPLAIN_SIZE;
+	}
+	if (align && (1ULL << align) > pages * page) {
+		snprintf(buf, len,
+			 "alignment: a COMPOUND buffer is aligned to its size (%s), no further",
+			 fmt_size(pages * page, sz, sizeof(sz)));
+		return EXPLAIN_ALIGN;
+	}
+	return EXPLAIN_UNKNOWN;
+}
+
+/**
+ * explain_einval() - which part of a request EINVAL is about
+ * @info: what the instance told
+ * @size: bytes asked for
+ * @align: log2 of the alignment asked for, 0 for none
+ * @strategy: the %CMABUF_STRATEGY_* asked for
+ * @buf: the explanation, "size: ..." or "alignment: ..." or "strategy: ..."
+ * @len: size of @buf
+ *
+ * Return: the part that is wrong, %EXPLAIN_UNKNOWN when the rules known
+ * here do not tell.
+ */
+enum explain_what explain_einval(const struct cmabuf_info *info, __u64 size,
+				 __u32 align, unsigned int strategy,
+				 char *buf, size_t len)
+{
+	char sz[FMT_LEN];
+	enum explain_what what;
+
+	if (strategy >= CMABUF_STRATEGY_COUNT) {
+		snprintf(buf, len, "strategy: unknown strategy %u", strategy);
+		return EXPLAIN_STRATEGY;
+	}
+	if (!size || size > explain_max_bytes(info)) {
+		snprintf(buf, len,
+			 "size: a buffer is one scatterlist entry, from 1 byte to %llu bytes (4 GiB less one page)",
+			 explain_max_bytes(info));
+		return EXPLAIN_SIZE;
+	}
+	if (align > CMABUF_ALIGN_MAX) {
+		snprintf(buf, len, "alignment: at most 2^%d bytes", CMABUF_ALIGN_MAX);
+		return EXPLAIN_ALIGN;
+	}
+	if (strategy == CMABUF_STRATEGY_COMPOUND && info->page_size) {
+		what = explain_compound(info, size, align, buf, len);
+		if (what != EXPLAIN_UNKNOWN)
+			return what;
+	}
+	snprintf(buf, len, "the driver refused size %s with strategy %s",
+		 fmt_size(size, sz, sizeof(sz)), strategy_name(strategy));
+	return EXPLAIN_UNKNOWN;
+}
+
+/**
+ * explain_enomem() - the area's room, for an allocation that found none
+ * @info: what the instance told
+ * @size: bytes asked for
+ * @largest_free: bytes of the largest free range of the area, 0 when not
+ *	known (it needs debugfs, which needs root)
+ * @buf: the explanation
+ * @len: size of @buf
+ */
+void explain_enomem(const struct cmabuf_info *info, __u64 size,
+		    __u64 largest_free, char *buf, size_t len)
+{
+	char sz[FMT_LEN], fr[FMT_LEN], tot[FMT_LEN], big[FMT_LEN];
+	__u64 most = explain_max_bytes(info);
+	size_t off;
+
+	fmt_size(size, sz, sizeof(sz));
+	if (info->flags & CMABUF_INFO_AREA_STATS && size > info->total_bytes) {
+		snprintf(buf, len, "%s is more than the whole area (%s)", sz,
+			 fmt_size(info->total_bytes, tot, sizeof(tot)));
+		return;
+	}
+	if (!(info->flags & CMABUF_INFO_AREA_STATS)) {
+		off = snprintf(buf, len,
+			       "no free contiguous range of %s (this kernel does not tell the area's free bytes)",
+			       sz);
+	} else {
+		if (info->total_bytes < most)
+			most = info->total_bytes;
+		off = snprintf(buf, len,
+			       "no free contiguous range of %s: %s of %s free, the largest buffer the area can hold is %s",
+			       sz, fmt_size(info->free_bytes, fr, sizeof(fr)),
+			       fmt_size(info->total_bytes, tot, sizeof(tot)),
+			       fmt_size(most, big, sizeof(big)));
+	}
+	if (off >= len)
+		return;
+	if (largest_free)
+		snprintf(buf + off, len - off, "; the largest free range now is %s",
+			 fmt_size(largest_free, big, sizeof(big)));
+	else
+		snprintf(buf + off, len - off,
+			 "; root can see the largest free range in /sys/kernel/debug/cma/<area>/maxchunk");
+}
