@@ -21,7 +21,7 @@ BUILD := $(CURDIR)/build
 
 # The module sources: copied per kernel so that builds for different
 # kernels never share object files.
-MODULE_SRCS := $(wildcard Kbuild drivers include tests/importer tests/kunit)
+MODULE_SRCS := $(wildcard Kbuild drivers include tests/importer tests/edu tests/kunit)
 
 .PHONY: all modules clean module kernels userspace check shell lint bench demo soak deps
 
