@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# boot.sh [--shell | --list] [--suites "A B" | --except "A B"]
+# boot.sh [--shell | --list | --list-apart] [--suites "A B" | --except "A B"]
 #         [--timeout SECONDS] [--env NAME=VALUE]... KERNEL
 #
 # Boot the test-bed kernel KERNEL under QEMU with the generated device tree
@@ -13,6 +13,11 @@
 # suites but those; --list prints the suites and boots nothing. --env
 # passes a variable to the guest's init, and so to every suite (no spaces
 # in VALUE).
+#
+# A suite SUITES gives a kernel command line of its own ("@cmdline") is
+# not among the default suites: it runs only when named with --suites, in
+# a guest booted with those arguments (check.sh boots it apart; --list-apart
+# prints the kernel's suites of that kind).
 #
 # Guests of different kernels may run at once, except where a suite that
 # SUITES marks "@alone" (it measures time) runs: that guest waits for the
@@ -35,6 +40,7 @@ while [ $# -gt 0 ]; do
 	--suites) suites=$2; shift ;;
 	--except) except=$2; shift ;;
 	--list) mode=list ;;
+	--list-apart) mode=list-apart ;;
 	--timeout) timeout=$2; shift ;;
 	--env) env="$env $2"; shift ;;
 	-*) die "unknown option $1" ;;
@@ -45,10 +51,27 @@ done
 kernel=${1:?usage: boot.sh [--shell] [--suites \"A B\" | --except \"A B\"] [--timeout S] KERNEL}
 
 # The suites SUITES lists for a kernel: lines "name [kernel...]".
-default_suites() {
+kernel_suites() {
 	awk -v k="$1" '!/^[#@]/ && NF { if (NF == 1) print $1;
 		else for (i = 2; i <= NF; i++) if ($i == k) print $1 }' \
 		"$top/tests/suites/SUITES"
+}
+
+# The suites that need a guest of their own: "@cmdline NAME ARG...".
+apart_suites() {
+	awk '$1 == "@cmdline" { print $2 }' "$top/tests/suites/SUITES"
+}
+
+# The kernel arguments of such a suite, empty for the others.
+suite_cmdline() {
+	awk -v s="$1" '$1 == "@cmdline" && $2 == s {
+		for (i = 3; i <= NF; i++) printf "%s%s", (i > 3 ? " " : ""), $i }' \
+		"$top/tests/suites/SUITES"
+}
+
+# The suites a guest of the kernel runs by default.
+default_suites() {
+	kernel_suites "$1" | { grep -vxF -f <(apart_suites) || true; }
 }
 
 # The module parameters SUITES asks for: "@insmod ARG...".
@@ -63,12 +86,29 @@ alone_suites() {
 		"$top/tests/suites/SUITES"
 }
 
+if [ "$mode" = list-apart ]; then
+	kernel_suites "$kernel" | { grep -xF -f <(apart_suites) || true; } | xargs
+	exit 0
+fi
 if [ -z "$suites" ]; then
 	suites=$(default_suites "$kernel" |
 		 { grep -vxF -f <(printf '%s\n' $except) || true; } | tr '\n' ' ')
 	args=$(default_module_args)
 	[ -n "$args" ] && env="$env CMABUF_MODULE_ARGS=$args"
 fi
+
+# The guest's own kernel arguments: those of its suites, which must agree.
+cmdline=
+first=
+for s in $suites; do
+	c=$(suite_cmdline "$s")
+	if [ -z "$first" ]; then
+		cmdline=$c
+		first=$s
+	elif [ "$c" != "$cmdline" ]; then
+		die "suites $first and $s need different kernel command lines"
+	fi
+done
 if [ -z "$timeout" ]; then
 	case $kernel in
 	*-debug) timeout=3000 ;;
@@ -84,18 +124,21 @@ if [ "$mode" = list ]; then
 	exit 0
 fi
 
-# One guest per kernel at a time: its initramfs and logs are its own. A
-# guest that runs an "@alone" suite (or a shell, where anything may be
-# measured) takes the machine: the lock is exclusive for it, shared for the
-# others, which then run side by side on the two cores.
-mkdir -p "$CMABUF_BUILD/guest"
+# One guest per log directory at a time: its initramfs and logs are its
+# own, so that a kernel's guests with different suites (check.sh boots
+# some apart) may run at once. A guest that runs an "@alone" suite (or a
+# shell, where anything may be measured) takes the machine: the lock is
+# exclusive for it, shared for the others, which then run side by side on
+# the two cores.
+logs=${CMABUF_LOGS:-$CMABUF_BUILD/logs/$kernel}
+mkdir -p "$CMABUF_BUILD/guest" "$logs"
 share=-s
 alone=$(alone_suites)
 for s in $suites; do
 	grep -qxF "$s" <<<"$alone" && share=-x
 done
 [ "$mode" = shell ] && share=-x
-exec 8>"$CMABUF_BUILD/guest/.lock-$kernel"
+exec 8>"$logs/.lock"
 exec 9>"$CMABUF_BUILD/guest/.lock"
 if ! flock -n 8 || ! flock -n $share 9; then
 	log "waiting for another guest to finish"
@@ -103,21 +146,18 @@ if ! flock -n 8 || ! flock -n $share 9; then
 	flock $share 9
 fi
 
-# Written to a temporary name first: a guest of another kernel may be
-# reading it.
+# Written to a temporary name first: another guest may be reading it.
 dtb=$CMABUF_BUILD/guest/cmabuf-virt.dtb
 if [ ! -f "$dtb" ] || [ "$here/cmabuf-regions.dtsi" -nt "$dtb" ] || [ "$here/qemu.sh" -nt "$dtb" ]; then
-	bash "$here/mkdtb.sh" "$dtb.$kernel.tmp"
-	mv "$dtb.$kernel.tmp" "$dtb"
+	bash "$here/mkdtb.sh" "$dtb.$$.tmp"
+	mv "$dtb.$$.tmp" "$dtb"
 fi
-initrd=$CMABUF_BUILD/guest/initramfs-$kernel.cpio.gz
+initrd=$logs/initramfs.cpio.gz
 bash "$here/mkinitramfs.sh" "$kernel" "$initrd"
 
-logs=${CMABUF_LOGS:-$CMABUF_BUILD/logs/$kernel}
-mkdir -p "$logs"
 rm -f "$logs/console.log" "$logs/results.log" "$logs/status"
 
-append="$QEMU_CMDLINE CMABUF_KERNEL=$kernel CMABUF_MODE=$mode"
+append="$QEMU_CMDLINE${cmdline:+ $cmdline} CMABUF_KERNEL=$kernel CMABUF_MODE=$mode"
 append="$append CMABUF_SUITES=$(echo $suites | tr ' ' ',')$env"
 qemu=("$QEMU" "${QEMU_MACHINE[@]}" -no-reboot
 	-kernel "$image" -initrd "$initrd" -dtb "$dtb" -append "$append"
