@@ -34,9 +34,12 @@ kernel_out_dir() {
 	echo "$CMABUF_BUILD/kernel/$1"
 }
 
-# The config fragments, in order, that make up a kernel name.
+# The config fragments, in order, that make up a kernel name: what the
+# test bed needs, then Debian's values of the options that change timings
+# (kernel/debian-config.sh), then the debug options.
 kernel_fragments() {
 	echo "$CMABUF_TOP/kernel/configs/qemu-arm64.config"
+	echo "$CMABUF_TOP/kernel/configs/debian-$(kernel_series "$1").config"
 	case $1 in
 	*-debug) echo "$CMABUF_TOP/kernel/configs/debug.config" ;;
 	esac
