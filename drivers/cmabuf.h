@@ -5,7 +5,8 @@
  * Files and their jobs:
  *   cmabuf_main.c   module, platform driver, instances
  *   cmabuf_ioctl.c  misc device and ioctl dispatcher
- *   cmabuf_alloc.c  strategy choice, allocation, release, zeroing
+ *   cmabuf_alloc.c  strategy choice, allocation, release
+ *   cmabuf_zero.c   clearing new buffers, on every CPU of their node
  *   cmabuf_dmabuf.c dma_buf_ops and export
  *   cmabuf_sg.c     scatterlists cut to each importer's segment limits
  *   cmabuf_bench.c  CMABUF_IOC_BENCH
@@ -175,6 +176,13 @@ int cmabuf_range_alloc_plan(struct cmabuf_dev *cdev,
 			    struct cmabuf_range *range);
 void cmabuf_range_release(struct cmabuf_dev *cdev,
 			  const struct cmabuf_range *range);
+
+/* cmabuf_zero.c */
+int cmabuf_zero_init(void);
+void cmabuf_zero_exit(void);
+int cmabuf_zero_pages(struct page *page, unsigned long count,
+		      unsigned int max_cpus);
+bool cmabuf_zeroed_by_allocator(void);
 int cmabuf_range_zero(const struct cmabuf_range *range);
 
 /* cmabuf_dmabuf.c */
@@ -182,6 +190,7 @@ struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 				    u32 align, u32 strategy, u32 fd_flags,
 				    u32 *strategy_used);
 int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys);
+u32 cmabuf_dmabuf_mmap_flags(void);
 
 /* cmabuf_sg.c */
 int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim);

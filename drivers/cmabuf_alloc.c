@@ -4,7 +4,7 @@
  *
  * The pure helpers at the top turn a request (size, alignment, strategy)
  * into a plan; they touch no memory and are tested by KUnit. The rest
- * allocates, releases and zeroes through a per-strategy ops table.
+ * allocates and releases through a per-strategy ops table.
  *
  * Pages of FROZEN and COMPOUND ranges keep a zero refcount: nothing here or
  * in the dma-buf code may get_page()/put_page() them.
@@ -13,21 +13,14 @@
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/cma.h>
-#include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/pageblock-flags.h>
-#include <linux/sched.h>
-#include <linux/sched/signal.h>
-#include <linux/sizes.h>
 #include <kunit/visibility.h>
 
 #include "cmabuf.h"
-
-/* Pages zeroed between two looks at fatal signals and the scheduler. */
-#define CMABUF_ZERO_CHUNK_PAGES	(SZ_1M >> PAGE_SHIFT)
 
 /**
  * cmabuf_size_to_pages() - validate a buffer size and count its pages
@@ -424,32 +417,4 @@ void cmabuf_range_release(struct cmabuf_dev *cdev,
 		return;
 
 	WARN_ON_ONCE(!ops->release(cdev->cma, range->page, range->count));
-}
-
-/**
- * cmabuf_range_zero() - clear every byte of a range
- * @range: the pages.
- *
- * Works in 1 MiB chunks, yielding the CPU between them, and gives up as
- * soon as the caller has been killed: a 1 GiB buffer takes a while to clear
- * and nobody would see it. The caller frees the range then.
- *
- * Return: 0, or -EINTR on a fatal signal.
- */
-int cmabuf_range_zero(const struct cmabuf_range *range)
-{
-	unsigned long pfn = page_to_pfn(range->page);
-	unsigned long i;
-
-	for (i = 0; i < range->count; i++) {
-		clear_highpage(pfn_to_page(pfn + i));
-
-		if ((i + 1) % CMABUF_ZERO_CHUNK_PAGES)
-			continue;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		cond_resched();
-	}
-
-	return 0;
 }

@@ -3,13 +3,16 @@
  * cmabuf: CMABUF_IOC_BENCH, allocator round trips timed in the kernel
  *
  * Each iteration allocates @blocks ranges, then releases them all; every
- * call is timed on its own with ktime_get_ns(). Nothing is zeroed, mapped
- * or counted in the instance statistics: only the allocator is measured.
+ * call is timed on its own with ktime_get_ns(). With CMABUF_BENCH_ZERO the
+ * first range is also cleared, by one CPU and then by all of them, so that
+ * every report shows the memory-clearing limit of its machine beside the
+ * allocator. Nothing is mapped or counted in the instance statistics.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/math64.h>
+#include <linux/cpumask.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -28,6 +31,11 @@
  * @alloc_ns: one sample per allocation call.
  * @free_ns: one sample per release call.
  * @samples: samples taken so far, in each array.
+ * @zero: time clearing too.
+ * @zero_one_ns: one sample per iteration, clearing on one CPU.
+ * @zero_all_ns: one sample per iteration, clearing on all CPUs.
+ * @zero_cpus: the most CPUs one @zero_all_ns sample used.
+ * @iterations: iterations done so far.
  */
 struct cmabuf_bench_run {
 	struct cmabuf_plan plan;
@@ -36,6 +44,11 @@ struct cmabuf_bench_run {
 	u64 *alloc_ns;
 	u64 *free_ns;
 	u32 samples;
+	bool zero;
+	u64 *zero_one_ns;
+	u64 *zero_all_ns;
+	u32 zero_cpus;
+	u32 iterations;
 };
 
 static int cmabuf_bench_cmp(const void *a, const void *b)
@@ -75,6 +88,28 @@ static void cmabuf_bench_summary(u64 *samples, u32 count,
 	st->median_ns = cmabuf_bench_median(samples, count);
 }
 
+/* Clear @range with one CPU, then with all: one sample of each. */
+static int cmabuf_bench_zero(struct cmabuf_bench_run *run,
+			     const struct cmabuf_range *range)
+{
+	u64 t;
+	int ret;
+
+	t = ktime_get_ns();
+	ret = cmabuf_zero_pages(range->page, range->count, 1);
+	run->zero_one_ns[run->iterations] = ktime_get_ns() - t;
+	if (ret < 0)
+		return ret;
+
+	t = ktime_get_ns();
+	ret = cmabuf_zero_pages(range->page, range->count, num_online_cpus());
+	run->zero_all_ns[run->iterations] = ktime_get_ns() - t;
+	if (ret < 0)
+		return ret;
+	run->zero_cpus = max_t(u32, run->zero_cpus, ret);
+	return 0;
+}
+
 /* One iteration: allocate every block, then release what was allocated. */
 static int cmabuf_bench_iteration(struct cmabuf_dev *cdev,
 				  struct cmabuf_bench_run *run)
@@ -99,6 +134,8 @@ static int cmabuf_bench_iteration(struct cmabuf_dev *cdev,
 			break;
 		cond_resched();
 	}
+	if (!ret && run->zero)
+		ret = cmabuf_bench_zero(run, &run->ranges[0]);
 
 	for (i = 0; i < n; i++) {
 		t = ktime_get_ns();
@@ -107,8 +144,10 @@ static int cmabuf_bench_iteration(struct cmabuf_dev *cdev,
 		cond_resched();
 	}
 
-	if (!ret)
+	if (!ret) {
 		run->samples += run->blocks;
+		run->iterations++;
+	}
 	return ret;
 }
 
@@ -139,7 +178,10 @@ static int cmabuf_bench_check(const struct cmabuf_bench *bench, u32 blocks)
  */
 int cmabuf_bench_run(struct cmabuf_dev *cdev, struct cmabuf_bench *bench)
 {
-	struct cmabuf_bench_run run = { .blocks = bench->blocks ?: 1 };
+	struct cmabuf_bench_run run = {
+		.blocks = bench->blocks ?: 1,
+		.zero = bench->flags & CMABUF_BENCH_ZERO,
+	};
 	struct cmabuf_limits lim;
 	u32 count, i;
 	int ret;
@@ -161,6 +203,16 @@ int cmabuf_bench_run(struct cmabuf_dev *cdev, struct cmabuf_bench *bench)
 		ret = -ENOMEM;
 		goto free_arrays;
 	}
+	if (run.zero) {
+		run.zero_one_ns = kvmalloc_objs(*run.zero_one_ns,
+						bench->iterations);
+		run.zero_all_ns = kvmalloc_objs(*run.zero_all_ns,
+						bench->iterations);
+		if (!run.zero_one_ns || !run.zero_all_ns) {
+			ret = -ENOMEM;
+			goto free_arrays;
+		}
+	}
 
 	for (i = 0; i < bench->iterations; i++) {
 		ret = cmabuf_bench_iteration(cdev, &run);
@@ -171,8 +223,17 @@ int cmabuf_bench_run(struct cmabuf_dev *cdev, struct cmabuf_bench *bench)
 	bench->strategy_used = run.plan.strategy;
 	cmabuf_bench_summary(run.alloc_ns, count, &bench->alloc);
 	cmabuf_bench_summary(run.free_ns, count, &bench->free);
+	if (run.zero) {
+		cmabuf_bench_summary(run.zero_one_ns, run.iterations,
+				     &bench->zero_one);
+		cmabuf_bench_summary(run.zero_all_ns, run.iterations,
+				     &bench->zero_all);
+		bench->zero_cpus = run.zero_cpus;
+	}
 
 free_arrays:
+	kvfree(run.zero_all_ns);
+	kvfree(run.zero_one_ns);
 	kvfree(run.free_ns);
 	kvfree(run.alloc_ns);
 	kvfree(run.ranges);

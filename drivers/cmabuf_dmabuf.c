@@ -4,8 +4,8 @@
  *
  * A buffer is one physically contiguous range, so every view of it is
  * trivial: one scatterlist entry per mapping unless the importer's limits
- * cut it (cmabuf_sg.c), the linear-map address for vmap, one
- * remap_pfn_range() for mmap. Its metadata is O(1) whatever its size.
+ * cut it (cmabuf_sg.c), the linear-map address for vmap, PFN mappings
+ * built by faults for mmap. Its metadata is O(1) whatever its size.
  * FROZEN and COMPOUND pages have a zero refcount, which is why no path
  * here takes page references: mmap maps PFNs, vmap uses the linear map.
  */
@@ -18,6 +18,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/highmem.h>
+#include <linux/huge_mm.h>
 #include <linux/iosys-map.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -27,6 +28,14 @@
 #include <kunit/visibility.h>
 
 #include "cmabuf.h"
+
+/* Before 6.17, the PFN fault helpers took a pfn_t (see Kbuild). */
+#ifdef CMABUF_HAVE_PFN_T
+#include <linux/pfn_t.h>
+#define CMABUF_PFN(pfn)	__pfn_to_pfn_t(pfn, PFN_DEV)
+#else
+#define CMABUF_PFN(pfn)	(pfn)
+#endif
 
 /**
  * struct cmabuf_buffer - one exported buffer
@@ -234,10 +243,86 @@ static int cmabuf_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
 }
 
 /*
- * The whole requested range is mapped now; there is no fault handler.
+ * CPU mappings are built by faults, not at mmap() time: a mapping costs
+ * nothing until it is used, and a 2 MiB-aligned stretch costs one fault.
+ * Where the kernel maps PFNs with PMDs (THP on arm64 and x86), a fault
+ * whose 2 MiB block lies within the mapping and lines up with the buffer
+ * maps the whole block; elsewhere one fault maps up to
+ * %CMABUF_FAULT_AROUND_PAGES 4 KiB pages, as TTM does.
+ */
+#define CMABUF_FAULT_AROUND_PAGES	16
+
+/* The page frame behind user address @addr of @vma; false past the end. */
+static bool cmabuf_vma_pfn(struct vm_area_struct *vma, unsigned long addr,
+			   unsigned long *pfn)
+{
+	struct cmabuf_buffer *buffer = vma->vm_private_data;
+	unsigned long pgoff = vma->vm_pgoff +
+			      ((addr - vma->vm_start) >> PAGE_SHIFT);
+
+	if (pgoff >= buffer->range.count)
+		return false;
+	*pfn = page_to_pfn(buffer->range.page) + pgoff;
+	return true;
+}
+
+static vm_fault_t cmabuf_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long addr = vmf->address & PAGE_MASK;
+	unsigned long end = min(vma->vm_end,
+				addr + CMABUF_FAULT_AROUND_PAGES * PAGE_SIZE);
+	unsigned long pfn;
+	vm_fault_t ret;
+
+	if (!cmabuf_vma_pfn(vma, addr, &pfn))
+		return VM_FAULT_SIGBUS;
+	ret = vmf_insert_pfn(vma, addr, pfn);
+	if (ret & VM_FAULT_ERROR)
+		return ret;
+
+	/* The pages after it; mapped ones are left as they are. */
+	for (addr += PAGE_SIZE; addr < end; addr += PAGE_SIZE) {
+		if (!cmabuf_vma_pfn(vma, addr, &pfn) ||
+		    vmf_insert_pfn(vma, addr, pfn) != VM_FAULT_NOPAGE)
+			break;
+	}
+	return VM_FAULT_NOPAGE;
+}
+
+#ifdef CONFIG_ARCH_SUPPORTS_PMD_PFNMAP
+/* The whole 2 MiB block, if it lies within the mapping and lines up. */
+static vm_fault_t cmabuf_vm_huge_fault(struct vm_fault *vmf,
+				       unsigned int order)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long addr = vmf->address & PMD_MASK;
+	unsigned long pfn;
+
+	if (order != PMD_ORDER || addr < vma->vm_start ||
+	    addr + PMD_SIZE > vma->vm_end)
+		return VM_FAULT_FALLBACK;
+	if (!cmabuf_vma_pfn(vma, addr, &pfn) || !IS_ALIGNED(pfn, PTRS_PER_PMD))
+		return VM_FAULT_FALLBACK;
+
+	return vmf_insert_pfn_pmd(vmf, CMABUF_PFN(pfn),
+				  vmf->flags & FAULT_FLAG_WRITE);
+}
+#endif
+
+static const struct vm_operations_struct cmabuf_vm_ops = {
+	.fault = cmabuf_vm_fault,
+#ifdef CONFIG_ARCH_SUPPORTS_PMD_PFNMAP
+	.huge_fault = cmabuf_vm_huge_fault,
+#endif
+};
+
+/*
  * MAP_SHARED always sets VM_MAYSHARE (VM_SHARED only when the fd is
  * writable); MAP_PRIVATE sets neither and is refused, since private
- * copy-on-write pages of device memory make no sense.
+ * copy-on-write pages of device memory make no sense. The flags are those
+ * remap_pfn_range() would set: no struct page is ever looked at, which
+ * FROZEN and COMPOUND pages, with their zero refcount, rely on.
  */
 static int cmabuf_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 {
@@ -249,10 +334,33 @@ static int cmabuf_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma
 	if (vma->vm_pgoff >= pages || vma_pages(vma) > pages - vma->vm_pgoff)
 		return -EINVAL;
 
-	return remap_pfn_range(vma, vma->vm_start,
-			       page_to_pfn(buffer->range.page) + vma->vm_pgoff,
-			       vma->vm_end - vma->vm_start, vma->vm_page_prot);
+	vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_ops = &cmabuf_vm_ops;
+	vma->vm_private_data = buffer;
+	return 0;
 }
+
+#if defined(CMABUF_HAVE_DMABUF_UNMAPPED_AREA) && \
+	defined(CONFIG_ARCH_SUPPORTS_PMD_PFNMAP)
+/*
+ * thp_get_unmapped_area() puts the address at the same offset into a PMD
+ * as the file offset it is given. What must line up for PMD mappings is
+ * the physical address, so it is given the page frame instead.
+ */
+static unsigned long
+cmabuf_dmabuf_get_unmapped_area(struct dma_buf *dmabuf, unsigned long addr,
+				unsigned long len, unsigned long pgoff,
+				unsigned long flags)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+
+	return thp_get_unmapped_area(dmabuf->file, addr, len,
+				     page_to_pfn(buffer->range.page) + pgoff,
+				     flags);
+}
+
+#define CMABUF_GET_UNMAPPED_AREA	cmabuf_dmabuf_get_unmapped_area
+#endif
 
 /* The linear map already covers the range: nothing to build or undo. */
 static int cmabuf_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
@@ -286,6 +394,9 @@ static const struct dma_buf_ops cmabuf_dmabuf_ops = {
 	.begin_cpu_access = cmabuf_dmabuf_begin_cpu_access,
 	.end_cpu_access = cmabuf_dmabuf_end_cpu_access,
 	.mmap = cmabuf_dmabuf_mmap,
+#ifdef CMABUF_GET_UNMAPPED_AREA
+	.get_unmapped_area = CMABUF_GET_UNMAPPED_AREA,
+#endif
 	.vmap = cmabuf_dmabuf_vmap,
 	.release = cmabuf_dmabuf_release,
 };
@@ -377,6 +488,25 @@ free_buffer:
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_alloc);
+
+/**
+ * cmabuf_dmabuf_mmap_flags() - how CPU mappings are built here
+ *
+ * Return: %CMABUF_INFO_MMAP_PMD and %CMABUF_INFO_MMAP_PLACED, as this
+ * kernel and build allow.
+ */
+u32 cmabuf_dmabuf_mmap_flags(void)
+{
+	u32 flags = 0;
+
+#ifdef CONFIG_ARCH_SUPPORTS_PMD_PFNMAP
+	flags |= CMABUF_INFO_MMAP_PMD;
+#endif
+#ifdef CMABUF_GET_UNMAPPED_AREA
+	flags |= CMABUF_INFO_MMAP_PLACED;
+#endif
+	return flags;
+}
 
 /**
  * cmabuf_dmabuf_phys() - physical address of a buffer

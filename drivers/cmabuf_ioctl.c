@@ -165,6 +165,9 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 		info->used_bytes = info->total_bytes - info->free_bytes;
 		info->flags |= CMABUF_INFO_AREA_STATS;
 	}
+	if (cmabuf_zeroed_by_allocator())
+		info->flags |= CMABUF_INFO_ALLOCATOR_ZEROES;
+	info->flags |= cmabuf_dmabuf_mmap_flags();
 	cmabuf_stats_live(cdev, &info->live_buffers, &info->live_bytes);
 	info->page_size = PAGE_SIZE;
 	info->max_compound_order = lim.max_compound_order;

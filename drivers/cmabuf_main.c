@@ -247,14 +247,20 @@ static int __init cmabuf_init(void)
 {
 	int ret;
 
+	ret = cmabuf_zero_init();
+	if (ret)
+		return ret;
+
 	/* Registered first, so that it is known when the driver probes it. */
 	if (cmabuf_default_instance) {
 		cmabuf_default_pdev =
 			platform_device_register_simple("cmabuf-default",
 							PLATFORM_DEVID_NONE,
 							NULL, 0);
-		if (IS_ERR(cmabuf_default_pdev))
-			return PTR_ERR(cmabuf_default_pdev);
+		if (IS_ERR(cmabuf_default_pdev)) {
+			ret = PTR_ERR(cmabuf_default_pdev);
+			goto exit_zero;
+		}
 	}
 
 	ret = platform_driver_register(&cmabuf_driver);
@@ -265,6 +271,8 @@ static int __init cmabuf_init(void)
 unregister_default:
 	if (cmabuf_default_pdev)
 		platform_device_unregister(cmabuf_default_pdev);
+exit_zero:
+	cmabuf_zero_exit();
 	return ret;
 }
 module_init(cmabuf_init);
@@ -274,6 +282,7 @@ static void __exit cmabuf_exit(void)
 	platform_driver_unregister(&cmabuf_driver);
 	if (cmabuf_default_pdev)
 		platform_device_unregister(cmabuf_default_pdev);
+	cmabuf_zero_exit();
 }
 module_exit(cmabuf_exit);
 

@@ -3,7 +3,8 @@
 #
 # build-stock-module.sh KERNEL DIR: build the modules in DIR against the
 # test-bed kernel KERNEL as if it were the stock kernel of its series,
-# without our export patches (stock-symvers.sh), at W=1. Exit status 2,
+# without our patches (its exports from stock-symvers.sh, CMABUF_STOCK=1
+# for what they add to headers), at W=1. Exit status 2,
 # and nothing built, when the stock kernel does not even export cma_alloc
 # (6.12): no cmabuf is possible there.
 
@@ -24,4 +25,4 @@ fi
 	--exclude='.*.cmd' --exclude=stock.symvers --relative Kbuild drivers include \
 	$(ls -d tests/importer tests/edu tests/kunit 2>/dev/null) "$dir/")
 make -C "$(kernel_out_dir "$kernel")" M="$dir" ARCH=arm64 \
-	CROSS_COMPILE="$CROSS_COMPILE" CMABUF_SYMVERS="$dir/stock.symvers" W=1 modules
+	CROSS_COMPILE="$CROSS_COMPILE" CMABUF_SYMVERS="$dir/stock.symvers" CMABUF_STOCK=1 W=1 modules

@@ -25,13 +25,18 @@ enum bench_phase {
 	PHASE_TOUCH,
 	PHASE_MUNMAP,
 	PHASE_CLOSE,
+	PHASE_CYCLE,
+	PHASE_ZERO_ONE,
+	PHASE_ZERO_ALL,
 	PHASE_COUNT
 };
 
 #define BENCH_KERNEL_PHASES	(BIT(PHASE_ALLOC) | BIT(PHASE_FREE))
+#define BENCH_ZERO_PHASES	(BENCH_KERNEL_PHASES | BIT(PHASE_ZERO_ONE) | \
+				 BIT(PHASE_ZERO_ALL))
 #define BENCH_E2E_PHASES	(BIT(PHASE_ALLOC) | BIT(PHASE_MMAP) | \
 				 BIT(PHASE_TOUCH) | BIT(PHASE_MUNMAP) | \
-				 BIT(PHASE_CLOSE))
+				 BIT(PHASE_CLOSE) | BIT(PHASE_CYCLE))
 
 /**
  * struct bench_workload - what is allocated and how
@@ -41,6 +46,7 @@ enum bench_phase {
  * @blocks: allocations held at once in one iteration
  * @iterations: default number of iterations
  * @e2e: timed from userspace through a dma-buf, not in the kernel
+ * @zero: in the kernel, clearing timed too, on one CPU and on all
  * @help: one line for --help
  */
 struct bench_workload {
@@ -50,6 +56,7 @@ struct bench_workload {
 	__u32 blocks;
 	__u32 iterations;
 	bool e2e;
+	bool zero;
 	const char *help;
 };
 
@@ -62,6 +69,7 @@ struct bench_workload {
  * @heap: --heap, or NULL to find the CMA heap
  * @iterations: iterations of every path
  * @page_size: the kernel's page size
+ * @cpus: online CPUs
  * @uts: uname of the running kernel
  */
 struct bench_ctx {
@@ -72,6 +80,7 @@ struct bench_ctx {
 	const char *heap;
 	__u32 iterations;
 	__u32 page_size;
+	long cpus;
 	struct utsname uts;
 };
 

@@ -83,6 +83,7 @@ close_buf:
 	bench_record(p, PHASE_TOUCH, iter, t[3] - t[2]);
 	bench_record(p, PHASE_MUNMAP, iter, t[4] - t[3]);
 	bench_record(p, PHASE_CLOSE, iter, t[5] - t[4]);
+	bench_record(p, PHASE_CYCLE, iter, t[5] - t[0]);
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * In-kernel paths: the cmabuf BENCH ioctl, which times each allocator call
- * in the kernel, and the CMA debugfs files alloc and free, whose writes are
- * timed from here. Neither zeroes nor maps anything.
+ * in the kernel (and, for the zero workloads, clearing on one CPU and on
+ * all), and the CMA debugfs files alloc and free, whose writes are timed
+ * from here. Nothing is mapped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +60,7 @@ static int cmabuf_kernel_run(struct bench_path *p, struct bench_ctx *c,
 		.blocks = c->wl->blocks,
 		.iterations = 1,
 		.strategy = p->strategy,
+		.flags = c->wl->zero ? CMABUF_BENCH_ZERO : 0,
 	};
 	struct stats st;
 	int ret;
@@ -70,6 +72,10 @@ static int cmabuf_kernel_run(struct bench_path *p, struct bench_ctx *c,
 	}
 	bench_record(p, PHASE_ALLOC, iter, b.alloc.total_ns);
 	bench_record(p, PHASE_FREE, iter, b.free.total_ns);
+	if (c->wl->zero) {
+		bench_record(p, PHASE_ZERO_ONE, iter, b.zero_one.total_ns);
+		bench_record(p, PHASE_ZERO_ALL, iter, b.zero_all.total_ns);
+	}
 	if (c->wl->blocks > 1) {
 		kernel_stats(&st, &b.alloc);
 		bench_record_blocks(p, PHASE_ALLOC, iter, &st);

@@ -17,6 +17,9 @@ static const char * const phase_names[PHASE_COUNT] = {
 	[PHASE_TOUCH] = "touch",
 	[PHASE_MUNMAP] = "munmap",
 	[PHASE_CLOSE] = "close",
+	[PHASE_CYCLE] = "cycle",
+	[PHASE_ZERO_ONE] = "zero-1cpu",
+	[PHASE_ZERO_ALL] = "zero-all",
 };
 
 const char *bench_phase_name(enum bench_phase phase)
@@ -194,6 +197,9 @@ void bench_print_json(const struct bench_ctx *c, struct bench_path *paths, int n
 			json_str(&j, "strategy", path_strategy(&paths[i]));
 			json_str(&j, "device", c->dev_path);
 			json_str(&j, "area", c->dev.area);
+			json_u64(&j, "cpus", c->cpus);
+			json_u64(&j, "allocator_zeroes",
+				 !!(c->dev.info.flags & CMABUF_INFO_ALLOCATOR_ZEROES));
 			if (paths[i].target[0])
 				json_str(&j, "target", paths[i].target);
 			json_blocks(&j, &paths[i], ph);

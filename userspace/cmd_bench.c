@@ -19,16 +19,20 @@
 #define BENCH_MAX_ITERATIONS	100000
 
 static const struct bench_workload workloads[] = {
-	{ "contig-64m", "general", 64ULL << 20, 1, 20, false,
+	{ "contig-64m", "general", 64ULL << 20, 1, 20, false, false,
 	  "64 MiB allocated and freed in the kernel (BENCH ioctl, debugfs)" },
-	{ "gigantic-1g", "large", 1ULL << 30, 1, 10, false,
+	{ "gigantic-1g", "large", 1ULL << 30, 1, 10, false, false,
 	  "1 GiB allocated and freed in the kernel: compound vs frozen" },
-	{ "blocks-2m", "large", 2ULL << 20, 512, 3, false,
+	{ "blocks-2m", "large", 2ULL << 20, 512, 3, false, false,
 	  "512 allocations of 2 MiB held at once, then 512 frees" },
-	{ "e2e-64m", "general", 64ULL << 20, 1, 20, true,
+	{ "e2e-64m", "general", 64ULL << 20, 1, 20, true, false,
 	  "64 MiB: alloc, mmap, touch every page, munmap, close" },
-	{ "e2e-1g", "large", 1ULL << 30, 1, 3, true,
+	{ "e2e-1g", "large", 1ULL << 30, 1, 3, true, false,
 	  "1 GiB: alloc, mmap, touch every page, munmap, close" },
+	{ "zero-64m", "general", 64ULL << 20, 1, 20, false, true,
+	  "64 MiB cleared in the kernel on one CPU, then on all" },
+	{ "zero-1g", "large", 1ULL << 30, 1, 5, false, true,
+	  "1 GiB cleared in the kernel on one CPU, then on all" },
 };
 
 /**
@@ -68,7 +72,9 @@ static void bench_usage(FILE *fp)
 		"  cma-debugfs   in-kernel workloads: /sys/kernel/debug/cma/<area>/{alloc,free}\n"
 		"  cma-heap      end-to-end workloads: the upstream CMA dma-heap\n"
 		"  all           (default) every strategy the device supports, and the\n"
-		"                peer of the workload when it is there\n"
+		"                peer of the workload when it is there; for the zero\n"
+		"                workloads, cmabuf-auto alone: clearing is the same\n"
+		"                whichever strategy allocated\n"
 		"\n"
 		"  -s, --strategy LIST  comma-separated paths, or all\n"
 		"  -n, --iterations N   iterations of every path\n"
@@ -76,7 +82,9 @@ static void bench_usage(FILE *fp)
 		"  -d, --device DEV     a path, a label or 'default'\n"
 		"  -H, --heap NAME      the CMA heap to use (default: the heap of the\n"
 		"                       device's area, else of the default area)\n"
-		"\nPhases: in-kernel alloc, free; end-to-end alloc, mmap, touch, munmap, close.\n"
+		"\nPhases: in-kernel alloc, free (and zero-1cpu, zero-all for the zero\n"
+		"workloads); end-to-end alloc, mmap, touch, munmap, close, and cycle,\n"
+		"all five.\n"
 		"Needs root (CAP_SYS_ADMIN for the BENCH ioctl, debugfs).\n");
 }
 
@@ -113,7 +121,8 @@ static void path_add_cmabuf(struct bench_path *paths, int *n,
 	snprintf(name, sizeof(name), "cmabuf-%s", strategy_name(s));
 	p = path_add(paths, n, name, wl->e2e ? &bench_cmabuf_e2e_ops :
 		     &bench_cmabuf_kernel_ops,
-		     wl->e2e ? BENCH_E2E_PHASES : BENCH_KERNEL_PHASES);
+		     wl->e2e ? BENCH_E2E_PHASES :
+		     wl->zero ? BENCH_ZERO_PHASES : BENCH_KERNEL_PHASES);
 	if (p) {
 		p->strategy = s;
 		p->implied = implied;
@@ -150,6 +159,10 @@ static void paths_all(struct bench_path *paths, int *n, const struct bench_ctx *
 {
 	unsigned int s;
 
+	if (c->wl->zero) {
+		path_add_cmabuf(paths, n, c, CMABUF_STRATEGY_AUTO, true);
+		return;
+	}
 	for (s = CMABUF_STRATEGY_COMPOUND; s < CMABUF_STRATEGY_COUNT; s++) {
 		if (!(c->dev.info.strategies & CMABUF_STRATEGY_BIT(s)))
 			continue;
@@ -173,6 +186,11 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 	int s;
 
 	if (!strcmp(tok, "cma-heap") || !strcmp(tok, "cma-debugfs")) {
+		if (c->wl->zero) {
+			msg_err("bench: workload %s times cmabuf's clearing alone, not %s",
+				c->wl->name, tok);
+			return EXIT_USAGE;
+		}
 		if (strcmp(tok, peer)) {
 			msg_err("bench: path %s does not fit %s workload %s (use %s)", tok,
 				c->wl->e2e ? "end-to-end" : "in-kernel", c->wl->name, peer);
@@ -297,6 +315,7 @@ static int bench_ctx_init(struct bench_ctx *c, const struct bench_opts *o)
 
 	c->wl = o->wl;
 	c->iterations = o->iterations ? o->iterations : o->wl->iterations;
+	c->cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uname(&c->uts);
 	dev_resolve(o->device ? o->device : o->wl->device, c->dev_path,
 		    sizeof(c->dev_path));

@@ -7,10 +7,18 @@ is installed, OUT/report.png (bars per path with min-max whiskers) from the
 script OUT/report.gp. With --check, also tests speedup ratios and prints
 them as TAP; the exit status is 1 when one fails.
 
-A check is "WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO": the median of the
-first must be at least RATIO times the median of the second, both measured
-with at least --min-n samples. SIDE is "before" or "after". Example:
+A check is "WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO [MIN_N]": the median
+of the first must be at least RATIO times the median of the second, both
+measured with at least MIN_N samples (default --min-n). SIDE is "before"
+or "after". Example:
   --check "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 2"
+
+Results carry the setting they were measured in (init_on_alloc, vCPUs):
+each setting gets its own table, before and after compared within it, and
+a check needs the result it names to exist in one setting only. For the
+end-to-end workloads, each setting also gets the limit table: ALLOC against
+the in-kernel allocation of the same size plus the clearing that path must
+do at best (see limits()).
 """
 
 import argparse
@@ -24,8 +32,13 @@ import sys
 
 REQUIRED = ("kernel", "path", "workload", "phase", "median_ns", "min_ns",
             "max_ns", "n")
-WORKLOAD_ORDER = ("contig-64m", "gigantic-1g", "blocks-2m", "e2e-64m", "e2e-1g")
-PHASE_ORDER = ("alloc", "free", "mmap", "touch", "munmap", "close")
+WORKLOAD_ORDER = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m",
+                  "zero-1g", "e2e-64m", "e2e-1g")
+PHASE_ORDER = ("alloc", "free", "zero-1cpu", "zero-all", "mmap", "touch",
+               "munmap", "close", "cycle")
+# End-to-end workload: (in-kernel workload of the same size, zero workload).
+E2E_PARTS = {"e2e-64m": ("contig-64m", "zero-64m"),
+             "e2e-1g": ("gigantic-1g", "zero-1g")}
 PATH_ORDER = ("cmabuf-compound", "cmabuf-frozen", "cmabuf-legacy",
               "cmabuf-auto", "cma-heap", "cma-debugfs")
 # The path that stands for "before" when a path did not exist before.
@@ -44,8 +57,25 @@ def rank(value, order):
     return (order.index(value), "") if value in order else (len(order), value)
 
 
+def setting(r):
+    """The setting a result was measured in, "" when it does not say."""
+    if "allocator_zeroes" not in r:
+        return ""
+    return (f"init_on_alloc={r['allocator_zeroes']}, "
+            f"{r.get('cpus', '?')} vCPU{'s' if r.get('cpus') != 1 else ''}")
+
+
+def setting_rank(name):
+    """As shipped (the allocator clears) first, then by vCPUs, most first."""
+    if not name:
+        return (0, 0, "")
+    zeroes = "init_on_alloc=1" in name
+    cpus = name.rsplit(", ", 1)[-1].split()[0]
+    return (not zeroes, -int(cpus) if cpus.isdigit() else 0, name)
+
+
 def load(path):
-    """Results of one JSON-lines file: {(workload, phase, path): result}.
+    """Results of one JSON-lines file: {(setting, workload, phase, path): result}.
 
     Lines that are not JSON objects with the required keys (console noise,
     a truncated last line) are skipped and counted.
@@ -65,7 +95,7 @@ def load(path):
             if not isinstance(r, dict) or any(k not in r for k in REQUIRED):
                 skipped += 1
                 continue
-            results[(r["workload"], r["phase"], r["path"])] = r
+            results[(setting(r), r["workload"], r["phase"], r["path"])] = r
             kernels.add(r["kernel"])
     if skipped:
         print(f"report: {path}: skipped {skipped} line(s) that are no result",
@@ -80,23 +110,25 @@ def summary(r):
 
 
 def merge(before, after):
-    """One row per (workload, phase, path) of either side."""
+    """One row per (setting, workload, phase, path) of either side."""
     rows = []
     keys = set(before) | set(after)
-    for key in sorted(keys, key=lambda k: (rank(k[0], WORKLOAD_ORDER),
-                                           rank(k[1], PHASE_ORDER),
-                                           rank(k[2], PATH_ORDER))):
-        workload, phase, path = key
+    for key in sorted(keys, key=lambda k: (setting_rank(k[0]),
+                                           rank(k[1], WORKLOAD_ORDER),
+                                           rank(k[2], PHASE_ORDER),
+                                           rank(k[3], PATH_ORDER))):
+        conf, workload, phase, path = key
         b_path = path
         b = before.get(key)
         if b is None and key in after:
             b_path = BASELINE
-            b = before.get((workload, phase, BASELINE))
+            b = before.get((conf, workload, phase, BASELINE))
         a = after.get(key)
         ratio = None
         if a and b and a["median_ns"]:
             ratio = b["median_ns"] / a["median_ns"]
-        rows.append({"workload": workload, "phase": phase, "path": path,
+        rows.append({"setting": conf, "workload": workload, "phase": phase,
+                     "path": path,
                      "before_path": b_path if b else None,
                      "before": summary(b), "after": summary(a),
                      "ratio": ratio})
@@ -121,6 +153,19 @@ def cell(s):
             f"{fmt_ms(s['max_ns'])}), n={s['n']}")
 
 
+class Ambiguous(Exception):
+    """A check names a result measured in more than one setting."""
+
+
+def pick(results, workload, phase, path):
+    """The one result of (workload, phase, path) in any setting."""
+    found = [r for (conf, w, ph, p), r in results.items()
+             if (w, ph, p) == (workload, phase, path)]
+    if len(found) > 1:
+        raise Ambiguous(f"{path} measured in {len(found)} settings")
+    return found[0] if found else None
+
+
 def run_checks(specs, before, after, min_n):
     """Each spec checked; a list of dicts with ok and a one-line message."""
     sides = {"before": before, "after": after}
@@ -130,14 +175,20 @@ def run_checks(specs, before, after, min_n):
         res = {"check": spec, "ok": False}
         out.append(res)
         try:
-            workload, phase, first, second, want = words
+            workload, phase, first, second, want = words[:5]
             want = float(want)
+            need = int(words[5]) if len(words) == 6 else min_n
+            if len(words) > 6:
+                raise ValueError
             picked = []
             for word in (first, second):
                 side, path = word.split(":", 1)
-                picked.append(sides[side].get((workload, phase, path)))
+                picked.append(pick(sides[side], workload, phase, path))
         except (ValueError, KeyError):
             res["message"] = f"malformed check '{spec}'"
+            continue
+        except Ambiguous as e:
+            res["message"] = f"ambiguous check '{spec}': {e}"
             continue
         missing = [w for w, r in zip((first, second), picked) if r is None]
         if missing:
@@ -145,7 +196,7 @@ def run_checks(specs, before, after, min_n):
                               f"{', '.join(missing)}")
             continue
         few = [f"{w} n={r['n']}" for w, r in zip((first, second), picked)
-               if r["n"] < min_n]
+               if r["n"] < need]
         ratio = (picked[0]["median_ns"] / picked[1]["median_ns"]
                  if picked[1]["median_ns"] else math.inf)
         res["ratio"] = ratio
@@ -155,29 +206,103 @@ def run_checks(specs, before, after, min_n):
             f" / {second} {fmt_ms(picked[1]['median_ns'])} ms = {ratio:.2f}x"
             f" (want >= {want:g}x)")
         if few:
-            res["message"] += f"; fewer than {min_n} samples: {', '.join(few)}"
+            res["message"] += f"; fewer than {need} samples: {', '.join(few)}"
     return out
 
 
-def write_markdown(path, rows, meta, checks):
+def limit_of(results, conf, workload, path):
+    """ALLOC's limit for one path: (alloc ns, in-kernel ns, clearing ns,
+    what the clearing is), or None when a part was not measured.
+
+    The in-kernel allocation is the BENCH ioctl's of the same size and
+    strategy (the CMA heap allocates with cma_alloc(): LEGACY's). Where the
+    allocator clears (init_on_alloc), that is in the in-kernel time already
+    and cmabuf clears nothing more; otherwise cmabuf's limit is clearing on
+    every CPU. The CMA heap clears again on one CPU in both settings.
+    """
+    kernel_wl, zero_wl = E2E_PARTS[workload]
+    alloc = results.get((conf, workload, "alloc", path))
+    kpath = BASELINE if path == "cma-heap" else path
+    kernel = results.get((conf, kernel_wl, "alloc", kpath))
+    if not alloc or not kernel:
+        return None
+    if path == "cma-heap":
+        zero, what = results.get((conf, zero_wl, "zero-1cpu", "cmabuf-auto")), \
+            "1 CPU"
+    elif alloc.get("allocator_zeroes"):
+        zero, what = {"median_ns": 0}, "by the allocator"
+    else:
+        zero, what = results.get((conf, zero_wl, "zero-all", "cmabuf-auto")), \
+            "all CPUs"
+    if not zero:
+        return None
+    return (alloc["median_ns"], kernel["median_ns"], zero["median_ns"], what)
+
+
+def limits(sides):
+    """Rows of the limit table, for every setting and end-to-end path."""
+    out = []
+    for side, results in sides:
+        keys = sorted({(k[0], k[1], k[3]) for k in results
+                       if k[1] in E2E_PARTS and k[2] == "alloc"},
+                      key=lambda k: (setting_rank(k[0]), rank(k[1], WORKLOAD_ORDER),
+                                     rank(k[2], PATH_ORDER)))
+        for conf, workload, path in keys:
+            lim = limit_of(results, conf, workload, path)
+            if lim:
+                out.append({"side": side, "setting": conf,
+                            "workload": workload, "path": path,
+                            "alloc_ns": lim[0], "kernel_ns": lim[1],
+                            "zero_ns": lim[2], "zero": lim[3],
+                            "ratio": lim[0] / (lim[1] + lim[2])
+                            if lim[1] + lim[2] else None})
+    return out
+
+
+def limit_lines(rows, meta, conf):
+    lines = ["", "ALLOC against its limit: the in-kernel allocation of the same "
+             "size plus the clearing the path must do at best (ms, medians).", "",
+             "| kernel | workload | path | ALLOC | in-kernel alloc | clearing | "
+             "limit | ALLOC ÷ limit |", "|---|---|---|---|---|---|---|---|"]
+    picked = [r for r in rows if r["setting"] == conf]
+    for r in sorted(picked, key=lambda r: r["side"] != "after"):
+        ratio = f"{r['ratio']:.2f}" if r["ratio"] else "—"
+        lines.append(
+            f"| {meta[r['side']]['label']} | {r['workload']} | {r['path']} | "
+            f"{fmt_ms(r['alloc_ns'])} | {fmt_ms(r['kernel_ns'])} | "
+            f"{fmt_ms(r['zero_ns'])} ({r['zero']}) | "
+            f"{fmt_ms(r['kernel_ns'] + r['zero_ns'])} | {ratio} |")
+    return lines if picked else []
+
+
+def write_markdown(path, rows, meta, checks, limit_rows=()):
     b_kernel, a_kernel = meta["before"]["label"], meta["after"]["label"]
     lines = [
         f"Medians in ms, (min–max) and n samples; ratio = before / after "
         f"median (> 1: faster after). Before: {meta['before']['kernels']}; "
         f"after: {meta['after']['kernels']}. Where a path did not exist "
         f"before, its before column is {BASELINE} on the before kernel.",
-        "",
-        f"| workload | phase | path | before ({b_kernel}) | "
-        f"after ({a_kernel}) | ratio before/after |",
-        "|---|---|---|---|---|---|",
     ]
+    conf = None
     for r in rows:
+        if r["setting"] != conf:
+            if conf is not None:
+                lines += limit_lines(limit_rows, meta, conf)
+            conf = r["setting"]
+            lines += [""]
+            if conf:
+                lines += [f"### {conf}", ""]
+            lines += [f"| workload | phase | path | before ({b_kernel}) | "
+                      f"after ({a_kernel}) | ratio before/after |",
+                      "|---|---|---|---|---|---|"]
         before = cell(r["before"])
         if r["before"] and r["before_path"] != r["path"]:
             before += f" [{r['before_path']}]"
         ratio = f"{r['ratio']:.2f}×" if r["ratio"] is not None else "—"
         lines.append(f"| {r['workload']} | {r['phase']} | {r['path']} | "
                      f"{before} | {cell(r['after'])} | {ratio} |")
+    if conf is not None:
+        lines += limit_lines(limit_rows, meta, conf)
     if checks:
         lines += ["", "| check | result |", "|---|---|"]
         for c in checks:
@@ -205,7 +330,10 @@ def chart_series(rows, workload, meta):
 
 
 def write_chart(out_dir, rows, meta):
-    """report.gp and its data; report.png if gnuplot runs. Returns the png."""
+    """report.gp and its data; report.png if gnuplot runs. Returns the png.
+
+    Only the first setting (the kernels as shipped) is drawn."""
+    rows = [r for r in rows if rows and r["setting"] == rows[0]["setting"]]
     workloads = []
     for r in rows:
         if r["workload"] not in workloads:
@@ -307,18 +435,21 @@ def main(argv=None):
     meta = {"before": side_meta(args.before, b_kernels, args.before_label),
             "after": side_meta(args.after, a_kernels, args.after_label)}
     rows = merge(before, after)
+    limit_rows = limits((("after", after), ("before", before)))
     checks = run_checks(args.check, before, after, args.min_n)
 
     os.makedirs(args.out_dir, exist_ok=True)
     report = {"generated": datetime.datetime.now(datetime.timezone.utc)
               .isoformat(timespec="seconds"),
               "before": meta["before"], "after": meta["after"],
-              "baseline_path": BASELINE, "rows": rows, "checks": checks}
+              "baseline_path": BASELINE, "rows": rows, "limits": limit_rows,
+              "checks": checks}
     with open(os.path.join(args.out_dir, "report.json"), "w",
               encoding="utf-8") as f:
         json.dump(report, f, indent=1)
         f.write("\n")
-    write_markdown(os.path.join(args.out_dir, "report.md"), rows, meta, checks)
+    write_markdown(os.path.join(args.out_dir, "report.md"), rows, meta, checks,
+                   limit_rows)
     if not args.no_chart:
         write_chart(args.out_dir, rows, meta)
 

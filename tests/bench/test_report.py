@@ -105,6 +105,10 @@ def test_failing_checks(tmp):
     ok(p.returncode == 0 and "20.00x" in p.stdout,
        "the same check passes with --min-n 10 (20x)")
     p = run(out, "--no-chart", "--check",
+            "gigantic-1g free before:cmabuf-legacy after:cmabuf-compound 5 10")
+    ok(p.returncode == 0 and "20.00x" in p.stdout,
+       "a check's own sample count (10) overrides --min-n")
+    p = run(out, "--no-chart", "--check",
             "contig-64m free before:cmabuf-frozen after:cmabuf-frozen 2")
     ok(p.returncode == 1 and "no result for before:cmabuf-frozen" in p.stdout,
        "a check on a missing result fails and names it")
@@ -115,10 +119,65 @@ def test_failing_checks(tmp):
        "--no-chart writes no chart")
 
 
+def result(kernel, workload, phase, path, ms, zeroes, cpus=2):
+    ns = int(ms * 1e6)
+    return json.dumps({"kernel": kernel, "path": path, "workload": workload,
+                       "phase": phase, "median_ns": ns, "min_ns": ns,
+                       "max_ns": ns, "n": 20, "allocator_zeroes": zeroes,
+                       "cpus": cpus})
+
+
+def test_settings(tmp):
+    """Two settings: a table each, limits per path, ambiguous checks."""
+    after, before = [], []
+    for zeroes, k_ms, zero_all, e2e in ((1, 1.0, 10.0, 30.0),
+                                        (0, 0.5, 10.0, 12.0)):
+        after += [result("7.2", "contig-64m", "alloc", "cmabuf-frozen", k_ms, zeroes),
+                  result("7.2", "contig-64m", "alloc", "cmabuf-legacy", 0.6, zeroes),
+                  result("7.2", "zero-64m", "zero-all", "cmabuf-auto", zero_all, zeroes),
+                  result("7.2", "zero-64m", "zero-1cpu", "cmabuf-auto", 20.0, zeroes),
+                  result("7.2", "e2e-64m", "alloc", "cmabuf-frozen", e2e, zeroes),
+                  result("7.2", "e2e-64m", "alloc", "cma-heap", 25.0, zeroes)]
+        before += [result("6.12", "e2e-64m", "alloc", "cmabuf-legacy", 40.0, zeroes)]
+    files = {}
+    for name, lines in (("before", before), ("after", after)):
+        files[name] = os.path.join(tmp, f"settings-{name}.jsonl")
+        with open(files[name], "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    out = os.path.join(tmp, "settings")
+    p = subprocess.run([sys.executable, REPORT, "--before", files["before"],
+                        "--after", files["after"], "--out-dir", out,
+                        "--no-chart", "--check",
+                        "e2e-64m alloc after:cma-heap after:cmabuf-frozen 1"],
+                       capture_output=True, text=True, check=False)
+    ok(p.returncode == 1 and "ambiguous check" in p.stdout,
+       "a check on a result of two settings fails as ambiguous")
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        md = f.read()
+    first = md.find("### init_on_alloc=1, 2 vCPUs")
+    second = md.find("### init_on_alloc=0, 2 vCPUs")
+    ok(0 <= first < second, "a table per setting, as shipped first")
+    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+        rep = json.load(f)
+    lim = {(r["side"], r["setting"][:15], r["path"]): r for r in rep["limits"]}
+    r = lim.get(("after", "init_on_alloc=0", "cmabuf-frozen"))
+    ok(r and r["zero"] == "all CPUs" and abs(r["ratio"] - 12 / 10.5) < 1e-9,
+       "cmabuf's limit without init_on_alloc: in-kernel alloc + all-CPU clearing")
+    r = lim.get(("after", "init_on_alloc=1", "cmabuf-frozen"))
+    ok(r and r["zero_ns"] == 0 and abs(r["ratio"] - 30) < 1e-9,
+       "with init_on_alloc the in-kernel alloc already clears: no more")
+    r = lim.get(("after", "init_on_alloc=1", "cma-heap"))
+    ok(r and r["zero"] == "1 CPU" and abs(r["ratio"] - 25 / 20.6) < 1e-9,
+       "the CMA heap's limit: cma_alloc (LEGACY) + clearing on one CPU")
+    ok(("before", "init_on_alloc=0", "cmabuf-legacy") not in lim,
+       "no limit where its in-kernel allocation was not measured")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
         test_failing_checks(tmp)
+        test_settings(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0

@@ -8,6 +8,7 @@
  *   cmabuf_probe     a platform device bound to the driver, and a buffer
  *                    that outlives the binding
  *   cmabuf_sg        scatterlists cut to an importer's segment limits
+ *   cmabuf_zero      clearing, alone and on every CPU, of dirtied ranges
  *
  * The arithmetic and strategy suites call the driver's pure helpers with
  * limits of their own, so they check the rules rather than the kernel they
@@ -16,6 +17,7 @@
 
 #include <kunit/platform_device.h>
 #include <kunit/test.h>
+#include <linux/cma.h>
 #include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/dma-buf.h>
@@ -97,7 +99,7 @@ static void cmabuf_uapi_bench(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_bench_stats, mean_ns));
 	KUNIT_EXPECT_EQ(test, 40, offsetof(struct cmabuf_bench_stats, total_ns));
 
-	KUNIT_EXPECT_EQ(test, 128, sizeof(struct cmabuf_bench));
+	KUNIT_EXPECT_EQ(test, 232, sizeof(struct cmabuf_bench));
 	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_bench, pages));
 	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_bench, blocks));
 	KUNIT_EXPECT_EQ(test, 12, offsetof(struct cmabuf_bench, iterations));
@@ -107,6 +109,10 @@ static void cmabuf_uapi_bench(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 28, offsetof(struct cmabuf_bench, strategy_used));
 	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_bench, alloc));
 	KUNIT_EXPECT_EQ(test, 80, offsetof(struct cmabuf_bench, free));
+	KUNIT_EXPECT_EQ(test, 128, offsetof(struct cmabuf_bench, zero_one));
+	KUNIT_EXPECT_EQ(test, 176, offsetof(struct cmabuf_bench, zero_all));
+	KUNIT_EXPECT_EQ(test, 224, offsetof(struct cmabuf_bench, zero_cpus));
+	KUNIT_EXPECT_EQ(test, 228, offsetof(struct cmabuf_bench, pad));
 }
 
 static void cmabuf_uapi_phys(struct kunit *test)
@@ -150,7 +156,11 @@ static void cmabuf_uapi_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0xffU, CMABUF_ALLOC_VALID_FLAGS);
 	KUNIT_EXPECT_EQ(test, O_CLOEXEC | O_ACCMODE, CMABUF_VALID_FD_FLAGS);
 	KUNIT_EXPECT_EQ(test, 40, CMABUF_ALIGN_MAX);
-	KUNIT_EXPECT_EQ(test, 0U, CMABUF_BENCH_VALID_FLAGS);
+	KUNIT_EXPECT_EQ(test, 0x1U, CMABUF_BENCH_VALID_FLAGS);
+	KUNIT_EXPECT_EQ(test, 0x1U, CMABUF_INFO_AREA_STATS);
+	KUNIT_EXPECT_EQ(test, 0x2U, CMABUF_INFO_ALLOCATOR_ZEROES);
+	KUNIT_EXPECT_EQ(test, 0x4U, CMABUF_INFO_MMAP_PMD);
+	KUNIT_EXPECT_EQ(test, 0x8U, CMABUF_INFO_MMAP_PLACED);
 	KUNIT_EXPECT_LE(test, (u64)CMABUF_BENCH_MAX_BLOCKS,
 			(u64)CMABUF_BENCH_MAX_SAMPLES);
 }
@@ -676,9 +686,77 @@ static struct kunit_suite cmabuf_sg_suite = {
 	.test_cases = cmabuf_sg_cases,
 };
 
+/**
+ * struct cmabuf_zero_case - one clearing: a size and the CPUs it may use
+ * @name: for the KTAP output.
+ * @pages: pages to clear, from the default CMA area.
+ * @max_cpus: CPUs that may take part, 0 for all online ones.
+ */
+struct cmabuf_zero_case {
+	const char *name;
+	unsigned long pages;
+	unsigned int max_cpus;
+};
+
+#define MB(n)	((n) * (SZ_1M >> PAGE_SHIFT))
+
+/*
+ * Below and above the size where other CPUs join, whole chunks and a short
+ * last one; with one CPU the same sizes must give the same result.
+ */
+static const struct cmabuf_zero_case cmabuf_zero_cases[] = {
+	{ "one page, all CPUs", 1, 0 },
+	{ "1 MiB, all CPUs", MB(1), 0 },
+	{ "8 MiB, all CPUs", MB(8), 0 },
+	{ "16 MiB and 3 pages, all CPUs", MB(16) + 3, 0 },
+	{ "16 MiB and 3 pages, one CPU", MB(16) + 3, 1 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(cmabuf_zero, cmabuf_zero_cases, name);
+
+/* Dirty every byte of a range, clear it, and find no byte left dirty. */
+static void cmabuf_zero_clears_every_byte(struct kunit *test)
+{
+	const struct cmabuf_zero_case *c = test->param_value;
+	unsigned int cpus = c->max_cpus ?: num_online_cpus();
+	struct cma *cma = dev_get_cma_area(NULL);
+	unsigned long i;
+	struct page *page;
+	int ret;
+
+	if (!cma)
+		kunit_skip(test, "no default CMA area");
+	page = cma_alloc(cma, c->pages, 0, true);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+
+	for (i = 0; i < c->pages; i++)
+		memset(page_address(page + i), 0xa5, PAGE_SIZE);
+	ret = cmabuf_zero_pages(page, c->pages, cpus);
+	KUNIT_EXPECT_GE(test, ret, 1);
+	KUNIT_EXPECT_LE(test, ret, (int)cpus);
+	for (i = 0; i < c->pages; i++) {
+		if (memchr_inv(page_address(page + i), 0, PAGE_SIZE)) {
+			KUNIT_FAIL(test, "page %lu of %lu not cleared", i,
+				   c->pages);
+			break;
+		}
+	}
+	cma_release(cma, page, c->pages);
+}
+
+static struct kunit_case cmabuf_zero_test_cases[] = {
+	KUNIT_CASE_PARAM(cmabuf_zero_clears_every_byte, cmabuf_zero_gen_params),
+	{}
+};
+
+static struct kunit_suite cmabuf_zero_suite = {
+	.name = "cmabuf_zero",
+	.test_cases = cmabuf_zero_test_cases,
+};
+
 kunit_test_suites(&cmabuf_uapi_suite, &cmabuf_arith_suite,
 		  &cmabuf_strategy_suite, &cmabuf_probe_suite,
-		  &cmabuf_sg_suite);
+		  &cmabuf_sg_suite, &cmabuf_zero_suite);
 
 MODULE_DESCRIPTION("KUnit suites of cmabuf");
 MODULE_LICENSE("GPL");

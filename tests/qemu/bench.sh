@@ -6,7 +6,11 @@
 # Builds what is missing (kernels 6.12 and 7.2, their modules, the arm64
 # programs), boots 6.12 ("before": LEGACY, the page-by-page free) and 7.2
 # ("after": every strategy), runs the "bench" suite in each and merges the
-# results into build/bench/report.{json,md,png}.
+# results into build/bench/report.{json,md,png}. Each kernel is booted in
+# three settings, each a table of the report: as Debian ships it
+# (init_on_alloc=1, the page allocator clears) with 2 vCPUs, the full
+# suite; then, for the end-to-end rows and their limits, init_on_alloc=0
+# (cmabuf clears, on every CPU) with 2 vCPUs and with 1.
 #
 # With --demo ("make demo"): boots 7.2 first with the "demo" suite (info,
 # a buffer allocated, verified and shared, a short benchmark), then 6.12
@@ -30,20 +34,42 @@ for k in 7.2 6.12; do
 	make -s -C "$top" module KERNEL=$k
 done
 
+# Settings: "name|kernel parameters|vCPUs|guest environment".
+settings=("shipped||2|")
+[ $suite = bench ] && settings+=(
+	"init_on_alloc=0|init_on_alloc=0|2|CMABUF_BENCH_SHORT=1"
+	"1-vcpu|init_on_alloc=0|1|CMABUF_BENCH_SHORT=1")
+
 for k in 7.2 6.12; do
-	bash "$here/boot.sh" --suites "$suite" "$k" ||
-		die "the $k guest did not finish; see build/logs/$k/console.log"
-	python3 "$here/collect.py" guest "$CMABUF_BUILD/results-$suite/$k" "$CMABUF_BUILD/logs/$k"
-	tap=$CMABUF_BUILD/results-$suite/$k/$suite.tap
-	if [ $suite = demo ] && [ $k = 7.2 ]; then
-		sed -n 's/^# \{0,1\}//p' "$tap" | grep -v '^bench-json ' || true
-	fi
-	sed -n 's/^# bench-json //p' "$tap" >"$out/$k.jsonl"
-	grep -q '^not ok' "$tap" && die "$k: a benchmark failed, see $tap"
+	: >"$out/$k.jsonl"
+	for s in "${settings[@]}"; do
+		IFS='|' read -r name cmdline smp env <<<"$s"
+		logs=$CMABUF_BUILD/logs/$k-$suite-$name
+		CMABUF_LOGS=$logs bash "$here/boot.sh" --suites "$suite" \
+			${cmdline:+--append "$cmdline"} --smp "$smp" \
+			${env:+--env "$env"} "$k" ||
+			die "the $k guest ($name) did not finish; see $logs/console.log"
+		results=$CMABUF_BUILD/results-$suite/$k-$name
+		python3 "$here/collect.py" guest "$results" "$logs"
+		tap=$results/$suite.tap
+		if [ $suite = demo ] && [ $k = 7.2 ]; then
+			sed -n 's/^# \{0,1\}//p' "$tap" | grep -v '^bench-json ' || true
+		fi
+		sed -n 's/^# bench-json //p' "$tap" >>"$out/$k.jsonl"
+		grep -q '^not ok' "$tap" && die "$k ($name): a benchmark failed, see $tap"
+	done
 done
 
 python3 "$top/tests/bench/report.py" --before "$out/6.12.jsonl" --after "$out/7.2.jsonl" \
 	--out-dir "$out" >/dev/null
+kernels=()
+for k in 7.2 6.12; do
+	kernels+=("$k:$top/kernel/configs/debian-$k.config:$(kernel_out_dir "$k")/.config")
+done
+{
+	echo
+	python3 "$top/tests/bench/kernel_options.py" "${kernels[@]}"
+} >>"$out/report.md"
 echo
 cat "$out/report.md"
 echo

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # boot.sh [--shell | --list | --list-apart] [--suites "A B" | --except "A B"]
-#         [--timeout SECONDS] [--env NAME=VALUE]... KERNEL
+#         [--timeout SECONDS] [--env NAME=VALUE]... [--append "ARGS"]
+#         [--smp N] KERNEL
 #
 # Boot the test-bed kernel KERNEL under QEMU with the generated device tree
 # and a fresh initramfs. Without --shell the guest runs the suites (by
@@ -12,12 +13,14 @@
 # 124 on a time-out, 1 when it stopped early. --except runs the default
 # suites but those; --list prints the suites and boots nothing. --env
 # passes a variable to the guest's init, and so to every suite (no spaces
-# in VALUE).
+# in VALUE). --append adds kernel parameters (default: those SUITES gives
+# the kernel with "@cmdline KERNEL ARGS...", when the default suites run);
+# --smp sets the number of vCPUs (default 2).
 #
-# A suite SUITES gives a kernel command line of its own ("@cmdline") is
-# not among the default suites: it runs only when named with --suites, in
-# a guest booted with those arguments (check.sh boots it apart; --list-apart
-# prints the kernel's suites of that kind).
+# A suite that needs a guest of its own ("@guest SUITE ARGS..." in SUITES)
+# is not among the default suites: it runs only when named with --suites,
+# in a guest booted with its ARGS unless --append says otherwise (check.sh
+# boots it apart; --list-apart prints the kernel's suites of that kind).
 #
 # Guests of different kernels may run at once, except where a suite that
 # SUITES marks "@alone" (it measures time) runs: that guest waits for the
@@ -27,13 +30,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/kernel/common.sh"
-. "$here/qemu.sh"
 
 mode=run
 suites=
 except=
 timeout=
 env=
+cmdline=
+smp=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--shell) mode=shell ;;
@@ -43,12 +47,16 @@ while [ $# -gt 0 ]; do
 	--list-apart) mode=list-apart ;;
 	--timeout) timeout=$2; shift ;;
 	--env) env="$env $2"; shift ;;
+	--append) cmdline="$cmdline $2"; shift ;;
+	--smp) smp=$2; shift ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
 	shift
 done
 kernel=${1:?usage: boot.sh [--shell] [--suites \"A B\" | --except \"A B\"] [--timeout S] KERNEL}
+[ -n "$smp" ] && export QEMU_SMP=$smp
+. "$here/qemu.sh"
 
 # The suites SUITES lists for a kernel: lines "name [kernel...]".
 kernel_suites() {
@@ -57,15 +65,14 @@ kernel_suites() {
 		"$top/tests/suites/SUITES"
 }
 
-# The suites that need a guest of their own: "@cmdline NAME ARG...".
+# The suites that need a guest of their own: "@guest SUITE ARG...".
 apart_suites() {
-	awk '$1 == "@cmdline" { print $2 }' "$top/tests/suites/SUITES"
+	awk '$1 == "@guest" { print $2 }' "$top/tests/suites/SUITES"
 }
 
-# The kernel arguments of such a suite, empty for the others.
+# The kernel parameters of such a suite, empty for the others.
 suite_cmdline() {
-	awk -v s="$1" '$1 == "@cmdline" && $2 == s {
-		for (i = 3; i <= NF; i++) printf "%s%s", (i > 3 ? " " : ""), $i }' \
+	awk -v s="$1" '$1 == "@guest" && $2 == s { for (i = 3; i <= NF; i++) printf " %s", $i }' \
 		"$top/tests/suites/SUITES"
 }
 
@@ -77,6 +84,12 @@ default_suites() {
 # The module parameters SUITES asks for: "@insmod ARG...".
 default_module_args() {
 	awk '$1 == "@insmod" { for (i = 2; i <= NF; i++) printf "%s%s", (i > 2 ? "," : ""), $i }' \
+		"$top/tests/suites/SUITES"
+}
+
+# Kernel parameters SUITES asks for on a kernel: "@cmdline KERNEL ARG...".
+default_cmdline() {
+	awk -v k="$1" '$1 == "@cmdline" && $2 == k { for (i = 3; i <= NF; i++) printf " %s", $i }' \
 		"$top/tests/suites/SUITES"
 }
 
@@ -95,20 +108,20 @@ if [ -z "$suites" ]; then
 		 { grep -vxF -f <(printf '%s\n' $except) || true; } | tr '\n' ' ')
 	args=$(default_module_args)
 	[ -n "$args" ] && env="$env CMABUF_MODULE_ARGS=$args"
+	[ -n "$cmdline" ] || cmdline=$(default_cmdline "$kernel")
+elif [ -z "$cmdline" ]; then
+	# Named suites: the parameters of their "@guest" lines, which must agree.
+	first=
+	for s in $suites; do
+		c=$(suite_cmdline "$s")
+		if [ -z "$first" ]; then
+			cmdline=$c
+			first=$s
+		elif [ "$c" != "$cmdline" ]; then
+			die "suites $first and $s need different kernel command lines"
+		fi
+	done
 fi
-
-# The guest's own kernel arguments: those of its suites, which must agree.
-cmdline=
-first=
-for s in $suites; do
-	c=$(suite_cmdline "$s")
-	if [ -z "$first" ]; then
-		cmdline=$c
-		first=$s
-	elif [ "$c" != "$cmdline" ]; then
-		die "suites $first and $s need different kernel command lines"
-	fi
-done
 if [ -z "$timeout" ]; then
 	case $kernel in
 	*-debug) timeout=3000 ;;
@@ -147,7 +160,7 @@ if ! flock -n 8 || ! flock -n $share 9; then
 fi
 
 # Written to a temporary name first: another guest may be reading it.
-dtb=$CMABUF_BUILD/guest/cmabuf-virt.dtb
+dtb=$CMABUF_BUILD/guest/cmabuf-virt-smp$QEMU_SMP.dtb
 if [ ! -f "$dtb" ] || [ "$here/cmabuf-regions.dtsi" -nt "$dtb" ] || [ "$here/qemu.sh" -nt "$dtb" ]; then
 	bash "$here/mkdtb.sh" "$dtb.$$.tmp"
 	mv "$dtb.$$.tmp" "$dtb"
@@ -157,7 +170,7 @@ bash "$here/mkinitramfs.sh" "$kernel" "$initrd"
 
 rm -f "$logs/console.log" "$logs/results.log" "$logs/status"
 
-append="$QEMU_CMDLINE${cmdline:+ $cmdline} CMABUF_KERNEL=$kernel CMABUF_MODE=$mode"
+append="$QEMU_CMDLINE$cmdline CMABUF_KERNEL=$kernel CMABUF_MODE=$mode"
 append="$append CMABUF_SUITES=$(echo $suites | tr ' ' ',')$env"
 qemu=("$QEMU" "${QEMU_MACHINE[@]}" -no-reboot
 	-kernel "$image" -initrd "$initrd" -dtb "$dtb" -append "$append"
@@ -169,7 +182,7 @@ if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -nographic
 fi
 
-log "booting $kernel: suites $suites (time-out ${timeout}s)"
+log "booting $kernel: suites $suites (${QEMU_SMP} vCPUs,${cmdline:- no extra parameters}; time-out ${timeout}s)"
 start=$(date +%s)
 rc=0
 timeout -k 10 "$timeout" "${qemu[@]}" -display none -monitor none \

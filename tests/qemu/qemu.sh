@@ -3,7 +3,7 @@
 
 QEMU=${QEMU:-qemu-system-aarch64}
 QEMU_MEM=4G
-QEMU_SMP=2
+QEMU_SMP=${QEMU_SMP:-2}
 
 # QEMU's edu PCI device, a DMA engine (tests/edu drives it), twice on the
 # PCIe host bridge behind an SMMUv3: "PCI-NAME=BITS", BITS its DMA mask.

@@ -16,12 +16,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <linux/dma-buf.h>
 
 #include "kselftest_harness.h"
@@ -567,6 +572,253 @@ TEST_F(alloc, fdinfo_names_exporter_and_size)
 	ASSERT_EQ(self->b.data.alloc_size, strtoull(seen, NULL, 10));
 }
 
+/*
+ * mapping: CPU mappings are built by faults. Where INFO says so, a fault
+ * maps a whole 2 MiB stretch with one PMD entry, and mmap() without an
+ * address picks one that lines up with the buffer; partial mappings,
+ * mremap, fork and munmap of part of a range must behave as with 4 KiB
+ * entries. The faults a full touch takes tell which entries were used:
+ * one per 2 MiB with PMDs, one per CMABUF_FAULT_AROUND_PAGES (16) pages
+ * without.
+ */
+FIXTURE(mapping) {
+	struct cmabuf_buf b;
+	__u64 phys;
+};
+
+FIXTURE_VARIANT(mapping) {
+	__u32 strategy;
+};
+
+FIXTURE_VARIANT_ADD(mapping, compound_64m) {
+	.strategy = CMABUF_STRATEGY_COMPOUND,
+};
+
+FIXTURE_VARIANT_ADD(mapping, frozen_64m) {
+	.strategy = CMABUF_STRATEGY_FROZEN,
+};
+
+FIXTURE_VARIANT_ADD(mapping, legacy_64m) {
+	.strategy = CMABUF_STRATEGY_LEGACY,
+};
+
+FIXTURE_SETUP(mapping)
+{
+	struct cmabuf_phys phys;
+
+	if (!buf_setup(_metadata, &self->b, DEV_GENERAL, variant->strategy,
+		       SZ_64M))
+		return;
+	ASSERT_EQ(0, cmabuf_phys(self->b.dev.fd, self->b.fd, &phys));
+	self->phys = phys.phys;
+}
+
+FIXTURE_TEARDOWN(mapping)
+{
+	buf_teardown(_metadata, &self->b);
+}
+
+/* Faults this process has taken so far. */
+static long minor_faults(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
+/* Write one word in every page; the faults that took. */
+static long touch_pages(void *map, size_t len)
+{
+	long before = minor_faults();
+	size_t off;
+
+	for (off = 0; off < len; off += PAGE)
+		*(unsigned long long *)((char *)map + off) = off;
+	return minor_faults() - before;
+}
+
+/* Do @map and the buffer's byte @off sit at the same offset into 2 MiB? */
+static bool lines_up(const void *map, __u64 phys, size_t off)
+{
+	return !(((uintptr_t)map - phys - off) & (SZ_2M - 1));
+}
+
+/* A mapping of @len bytes at buffer offset @off that lines up. */
+static void *map_lined_up(struct __test_metadata *_metadata,
+			  struct cmabuf_buf *b, __u64 phys, size_t len,
+			  off_t off)
+{
+	char *hole, *want;
+	void *map;
+
+	hole = mmap(NULL, len + SZ_2M, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	want = hole + ((phys + off - (uintptr_t)hole) & (SZ_2M - 1));
+	munmap(hole, len + SZ_2M);
+	map = mmap(want, len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED_NOREPLACE, b->fd, off);
+	ASSERT_EQ(want, map) TH_LOG("mmap at %p: %s", want, strerror(errno));
+	return map;
+}
+
+TEST_F(mapping, placed_to_line_up)
+{
+	__u32 flags = self->b.dev.info.flags;
+	void *map;
+
+	if (!(flags & CMABUF_INFO_MMAP_PLACED))
+		SKIP(return, "mmap() does not place mappings here (INFO flags %#x)",
+		     flags);
+	map = buf_map(_metadata, &self->b, self->b.fd, SZ_64M, 0);
+	EXPECT_TRUE(lines_up(map, self->phys, 0))
+		TH_LOG("mapping at %p, buffer at %#llx", map, self->phys);
+	map = buf_map(_metadata, &self->b, self->b.fd, SZ_2M * 3, SZ_1M);
+	EXPECT_TRUE(lines_up(map, self->phys, SZ_1M))
+		TH_LOG("mapping of offset 1 MiB at %p, buffer at %#llx", map,
+		       self->phys);
+}
+
+TEST_F(mapping, one_fault_per_2m_when_lined_up)
+{
+	size_t len = SZ_64M;
+	long faults, limit;
+	void *map;
+
+	map = map_lined_up(_metadata, &self->b, self->phys, len, 0);
+	faults = touch_pages(map, len);
+	munmap(map, len);
+	/* With PMDs: one per 2 MiB, 16 pages at each unaligned end. */
+	limit = len / SZ_2M + 2 * (SZ_2M / PAGE / 16) + 4;
+	if (!(self->b.dev.info.flags & CMABUF_INFO_MMAP_PMD))
+		limit = len / PAGE / 16 + 4;
+	EXPECT_GE(limit, faults)
+		TH_LOG("%ld faults to touch %zu pages (flags %#x)", faults,
+		       len / (size_t)PAGE, self->b.dev.info.flags);
+	/* A fresh mapping has nothing mapped: each 2 MiB must fault. */
+	EXPECT_LE((long)(len / SZ_2M), faults);
+}
+
+TEST_F(mapping, fault_around_when_not_lined_up)
+{
+	size_t len = SZ_64M - SZ_2M;
+	long faults;
+	void *map;
+
+	/* Off by one page: no 2 MiB stretch lines up. */
+	map = map_lined_up(_metadata, &self->b, self->phys + PAGE, len, 0);
+	faults = touch_pages(map, len);
+	munmap(map, len);
+	EXPECT_GE((long)(len / PAGE / 16 + 4), faults);
+	EXPECT_LE((long)(len / PAGE / 16), faults)
+		TH_LOG("%ld faults for %zu pages: PMDs where none line up?",
+		       faults, len / (size_t)PAGE);
+}
+
+TEST_F(mapping, partial_mapping_sees_buffer)
+{
+	size_t off = SZ_2M + SZ_1M + PAGE, len = 5 * SZ_2M;
+	char *all, *part;
+
+	all = buf_map(_metadata, &self->b, self->b.fd, SZ_64M, 0);
+	cmabuf_fill_pages(all, SZ_64M, 11);
+	part = buf_map(_metadata, &self->b, self->b.fd, len, off);
+	ASSERT_EQ(0, memcmp(part, all + off, len));
+	part[len - 1] = 0x5a;
+	ASSERT_EQ(0x5a, all[off + len - 1]);
+}
+
+TEST_F(mapping, mremap_moves_mapping)
+{
+	size_t len = 8 * SZ_2M;
+	char *map, *dest, *moved;
+
+	map = map_lined_up(_metadata, &self->b, self->phys, len, 0);
+	cmabuf_fill_pages(map, len, 12);
+	/* Somewhere that does not line up, so PMDs must be split. */
+	dest = mmap(NULL, len + SZ_2M, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	ASSERT_NE(MAP_FAILED, dest);
+	moved = mremap(map, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       dest + PAGE);
+	if (moved == MAP_FAILED)
+		munmap(map, len);
+	ASSERT_EQ(dest + PAGE, moved) TH_LOG("mremap: %s", strerror(errno));
+	munmap(dest, PAGE);
+	EXPECT_EQ(len, cmabuf_check_pages(moved, len, 12));
+	cmabuf_fill_pages(moved, len, 13);
+	map = buf_map(_metadata, &self->b, self->b.fd, len, 0);
+	EXPECT_EQ(len, cmabuf_check_pages(map, len, 13));
+	munmap(moved, len);
+	munmap(dest + PAGE + len, SZ_2M - PAGE);
+}
+
+TEST_F(mapping, mremap_growing_refused)
+{
+	void *map, *grown;
+
+	map = buf_map(_metadata, &self->b, self->b.fd, SZ_2M, 0);
+	grown = mremap(map, SZ_2M, 2 * SZ_2M, MREMAP_MAYMOVE);
+	ASSERT_EQ(MAP_FAILED, grown);
+	ASSERT_EQ(EFAULT, errno);
+}
+
+TEST_F(mapping, fork_child_shares_mapping)
+{
+	size_t len = 4 * SZ_2M;
+	char *map;
+	int status;
+	pid_t pid;
+
+	map = map_lined_up(_metadata, &self->b, self->phys, len, 0);
+	cmabuf_fill_pages(map, len, 14);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (cmabuf_check_pages(map, len, 14) != len)
+			_exit(1);
+		cmabuf_fill_pages(map, len, 15);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("child saw other contents (status %#x)", status);
+	EXPECT_EQ(len, cmabuf_check_pages(map, len, 15));
+	munmap(map, len);
+}
+
+TEST_F(mapping, munmap_part_keeps_rest)
+{
+	size_t len = 4 * SZ_2M, hole = SZ_2M + SZ_1M, rest = hole + SZ_2M;
+	char *map, *all;
+	int status;
+	pid_t pid;
+
+	map = map_lined_up(_metadata, &self->b, self->phys, len, 0);
+	all = buf_map(_metadata, &self->b, self->b.fd, len, 0);
+	cmabuf_fill_pages(map, len, 16);
+	/* From the middle of one PMD to the middle of the next. */
+	ASSERT_EQ(0, munmap(map + hole, SZ_2M));
+	EXPECT_EQ(0, memcmp(map, all, hole));
+	EXPECT_EQ(0, memcmp(map + rest, all + rest, len - rest));
+	map[0] = 0x3c;
+	map[len - 1] = 0x3d;
+	EXPECT_EQ(0x3c, all[0]);
+	EXPECT_EQ(0x3d, all[len - 1]);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		map[hole + PAGE] = 1;
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV)
+		TH_LOG("a store into the hole gave status %#x", status);
+	munmap(map, hole);
+	munmap(map + rest, len - rest);
+}
+
 /* alloc_1g: 1 GiB buffers, on the large instance only; few and costly. */
 FIXTURE(alloc_1g) {
 	struct cmabuf_buf b;
@@ -1087,6 +1339,56 @@ TEST_F(info, strategies_match_kernel)
  * with the frozen API can do it, and with gigantic folios (1 GiB huge
  * pages) up to 18. The smallest is at least an order of two pages.
  */
+/*
+ * The INFO flags that the suite says this kernel must have (names in
+ * CMABUF_TEST_EXPECT_MMAP, "none" for none): a kernel that quietly lost
+ * PMD mappings or their placement fails here instead of timing slower.
+ */
+TEST_F(info, mmap_flags_as_expected)
+{
+	const char *want = getenv("CMABUF_TEST_EXPECT_MMAP");
+	__u32 flags = 0;
+
+	if (!want)
+		SKIP(return, "CMABUF_TEST_EXPECT_MMAP is not set");
+	if (strstr(want, "pmd"))
+		flags |= CMABUF_INFO_MMAP_PMD;
+	if (strstr(want, "placed"))
+		flags |= CMABUF_INFO_MMAP_PLACED;
+	ASSERT_EQ(flags, self->dev.info.flags &
+		  (CMABUF_INFO_MMAP_PMD | CMABUF_INFO_MMAP_PLACED))
+		TH_LOG("expected %s, INFO flags %#x", want,
+		       self->dev.info.flags);
+}
+
+/*
+ * cmabuf leaves clearing to the page allocator exactly when init_on_alloc
+ * is on: from the command line, else the kernel's default, which the
+ * suite passes in CMABUF_TEST_INIT_ON_ALLOC_DEFAULT.
+ */
+TEST_F(info, allocator_zeroes_as_booted)
+{
+	const char *def = getenv("CMABUF_TEST_INIT_ON_ALLOC_DEFAULT");
+	int on = def ? atoi(def) : -1;
+	char cmdline[4096] = "", *p;
+	FILE *f;
+
+	f = fopen("/proc/cmdline", "r");
+	ASSERT_NE(NULL, f);
+	if (!fgets(cmdline, sizeof(cmdline), f))
+		cmdline[0] = 0;
+	fclose(f);
+	for (p = strstr(cmdline, "init_on_alloc="); p;
+	     p = strstr(p + 1, "init_on_alloc="))
+		on = atoi(p + strlen("init_on_alloc="));
+	if (on < 0)
+		SKIP(return, "init_on_alloc: not on the command line and no default given");
+	ASSERT_EQ(on ? CMABUF_INFO_ALLOCATOR_ZEROES : 0,
+		  self->dev.info.flags & CMABUF_INFO_ALLOCATOR_ZEROES)
+		TH_LOG("init_on_alloc=%d, INFO flags %#x", on,
+		       self->dev.info.flags);
+}
+
 TEST_F(info, compound_orders_fit_area)
 {
 	unsigned long long base, count, end;
@@ -1425,8 +1727,35 @@ TEST_F(bench_args, samples_above_max_einval)
 
 TEST_F(bench_args, unknown_flags_einval)
 {
-	self->bench.flags = 1;
+	self->bench.flags = ~CMABUF_BENCH_VALID_FLAGS;
 	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+	self->bench.flags = CMABUF_BENCH_ZERO << 1;
+	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+/* A structure of before the zeroing fields still works, as it did. */
+TEST_F(bench_args, struct_without_zero_fields_works)
+{
+	size_t old = offsetof(struct cmabuf_bench, zero_one);
+
+	ASSERT_EQ(0, cmabuf_ioctl_sized(self->dev.fd, _IOC_NR(CMABUF_IOC_BENCH),
+					&self->bench, old));
+	EXPECT_EQ(1U, self->bench.alloc.samples);
+	EXPECT_EQ(0U, self->bench.zero_one.samples);
+}
+
+/* CMABUF_BENCH_ZERO: one sample per iteration of each clearing. */
+TEST_F(bench_args, zero_times_both_clearings)
+{
+	self->bench.flags = CMABUF_BENCH_ZERO;
+	self->bench.iterations = 2;
+	ASSERT_EQ(0, bench_errno(&self->dev, &self->bench));
+	EXPECT_EQ(2U, self->bench.zero_one.samples);
+	EXPECT_EQ(2U, self->bench.zero_all.samples);
+	EXPECT_LT(0U, self->bench.zero_one.min_ns);
+	EXPECT_LE(1U, self->bench.zero_cpus);
+	EXPECT_GE((unsigned int)sysconf(_SC_NPROCESSORS_ONLN),
+		  self->bench.zero_cpus);
 }
 
 TEST_F(bench_args, unknown_strategy_einval)

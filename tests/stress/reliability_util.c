@@ -121,6 +121,7 @@ static int rel_instance_describe(struct rel_instance *in)
 	in->strategies = info.strategies;
 	in->min_order = info.min_compound_order;
 	in->max_order = info.max_compound_order;
+	in->info_flags = info.flags;
 	if (info.flags & CMABUF_INFO_AREA_STATS)
 		in->total_pages = info.total_bytes / info.page_size;
 	if (rel_cma_base_pfn(in->area, &in->base_pfn))

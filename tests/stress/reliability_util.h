@@ -47,6 +47,7 @@
  * @strategies: CMABUF_STRATEGY_BIT() of every supported strategy.
  * @min_order: smallest COMPOUND page order, 0 without COMPOUND.
  * @max_order: largest COMPOUND page order, 0 without COMPOUND.
+ * @info_flags: &cmabuf_info.flags.
  */
 struct rel_instance {
 	char name[REL_NAME_MAX];
@@ -57,6 +58,7 @@ struct rel_instance {
 	unsigned int strategies;
 	unsigned int min_order;
 	unsigned int max_order;
+	unsigned int info_flags;
 };
 
 /**

@@ -3,15 +3,26 @@
 #
 # "make bench": every workload through every path this kernel has, the
 # peers (CMA dma-heap, CMA debugfs) included, interleaved iteration by
-# iteration. The host merges the 6.12 and 7.2 results into build/bench/.
+# iteration, and the clearing limit of the machine (zero-*). The host
+# merges the 6.12 and 7.2 results into build/bench/. With
+# CMABUF_BENCH_SHORT=1 (the other settings' boots): only what the
+# end-to-end rows and their limits need.
 
 . /suites/bench-lib.sh
 
 echo "TAP version 13"
-echo "1..5"
-bench "contig-64m" contig-64m --strategy all --iterations 20
-bench "gigantic-1g" gigantic-1g --strategy all --iterations 10
-bench "blocks-2m" blocks-2m --strategy all
+if [ "${CMABUF_BENCH_SHORT:-0}" = 1 ]; then
+	echo "1..6"
+	bench "contig-64m" contig-64m --strategy all --iterations 10
+	bench "gigantic-1g" gigantic-1g --strategy all --iterations 5
+else
+	echo "1..7"
+	bench "contig-64m" contig-64m --strategy all --iterations 20
+	bench "gigantic-1g" gigantic-1g --strategy all --iterations 10
+	bench "blocks-2m" blocks-2m --strategy all
+fi
+bench "zero-64m" zero-64m --iterations 10
+bench "zero-1g" zero-1g --iterations 5
 bench "e2e-64m" e2e-64m --strategy all --iterations 20
 bench "e2e-1g" e2e-1g --strategy all --iterations 5
 [ $fails -eq 0 ]

@@ -27,6 +27,15 @@ case $CMABUF_KERNEL in
 *) set -- ;;
 esac
 
+# What this kernel must give: PMD mappings wherever THP is on (both kernels,
+# as Debian's), placed by mmap() only with our 7.2 dma-buf patch; and
+# init_on_alloc on by default, as Debian's kernels (kernel/configs).
+case $CMABUF_KERNEL in
+7.2*) export CMABUF_TEST_EXPECT_MMAP=pmd,placed ;;
+*) export CMABUF_TEST_EXPECT_MMAP=pmd ;;
+esac
+export CMABUF_TEST_INIT_ON_ALLOC_DEFAULT=1
+
 # The harness writes its diagnostics to stderr, as TAP comments: keep them
 # next to the results they explain.
 CMABUF_TEST_REQUIRE_DEVICES=1 exec "$test" "$@" 2>&1

@@ -9,7 +9,7 @@
 . /suites/bench-lib.sh
 
 echo "TAP version 13"
-echo "1..2"
+echo "1..4"
 # LEGACY runs on 7.2 too: 7.2's cma_release() also frees through the
 # batched path, and the report should show how much of the gain that is.
 if have_frozen; then
@@ -17,8 +17,15 @@ if have_frozen; then
 		--strategy compound,frozen,legacy --iterations 20
 	bench "gigantic-1g, compound, frozen and legacy" gigantic-1g \
 		--strategy compound,frozen,legacy --iterations 20
+	# End to end, against the CMA heap on the same boot.
+	bench "e2e-64m, compound and the CMA heap" e2e-64m \
+		--strategy compound,cma-heap --iterations 20
+	bench "e2e-1g, compound and the CMA heap" e2e-1g \
+		--strategy compound,cma-heap --iterations 5
 else
 	bench "contig-64m, legacy" contig-64m --strategy legacy --iterations 20
 	bench "gigantic-1g, legacy" gigantic-1g --strategy legacy --iterations 20
+	bench "e2e-64m, legacy" e2e-64m --strategy legacy --iterations 20
+	bench "e2e-1g, legacy" e2e-1g --strategy legacy --iterations 5
 fi
 [ $fails -eq 0 ]

@@ -62,9 +62,22 @@
 
 /* &cmabuf_info.flags */
 #define CMABUF_INFO_AREA_STATS		(1U << 0)	/* total and free are known */
+/*
+ * The page allocator clears every page it hands out (init_on_alloc), so
+ * cmabuf does not clear new buffers again.
+ */
+#define CMABUF_INFO_ALLOCATOR_ZEROES	(1U << 1)
+/*
+ * A fault in a CPU mapping maps a whole 2 MiB-aligned stretch with one
+ * PMD entry where the user address and the buffer line up modulo 2 MiB.
+ */
+#define CMABUF_INFO_MMAP_PMD		(1U << 2)
+/* mmap() without an address picks one that lines up. */
+#define CMABUF_INFO_MMAP_PLACED		(1U << 3)
 
-/* &cmabuf_bench.flags: none yet. */
-#define CMABUF_BENCH_VALID_FLAGS	0U
+/* &cmabuf_bench.flags: also time clearing, with one CPU and with all. */
+#define CMABUF_BENCH_ZERO		(1U << 0)
+#define CMABUF_BENCH_VALID_FLAGS	CMABUF_BENCH_ZERO
 
 /* Bounds of one CMABUF_IOC_BENCH call. */
 #define CMABUF_BENCH_MAX_ITERATIONS	10000
@@ -165,8 +178,15 @@ struct cmabuf_bench_stats {
  * @strategy_used: out: the strategy that was timed.
  * @alloc: out: one sample per allocation call.
  * @free: out: one sample per release call.
+ * @zero_one: out: with %CMABUF_BENCH_ZERO, one sample per iteration:
+ *	clearing the iteration's first buffer on one CPU.
+ * @zero_all: out: the same buffer cleared again, right after, by every
+ *	online CPU of its node as CMABUF_IOC_ALLOC does.
+ * @zero_cpus: out: the most CPUs that took part in one @zero_all sample.
+ * @pad: must be zero.
  *
- * The buffers are neither zeroed nor mapped: only the allocator is timed.
+ * Only the allocator is timed, and clearing on its own with
+ * %CMABUF_BENCH_ZERO; nothing is mapped.
  */
 struct cmabuf_bench {
 	__u64 pages;
@@ -178,6 +198,10 @@ struct cmabuf_bench {
 	__u32 strategy_used;
 	struct cmabuf_bench_stats alloc;
 	struct cmabuf_bench_stats free;
+	struct cmabuf_bench_stats zero_one;
+	struct cmabuf_bench_stats zero_all;
+	__u32 zero_cpus;
+	__u32 pad;
 };
 
 /**
@@ -225,7 +249,8 @@ struct cmabuf_phys {
 /**
  * DOC: CMABUF_IOC_BENCH - time allocator round trips in the kernel
  *
- * Needs CAP_SYS_ADMIN. Nothing is zeroed or exposed.
+ * Needs CAP_SYS_ADMIN. Nothing is exposed; the buffers are cleared only
+ * when %CMABUF_BENCH_ZERO asks for that to be timed.
  *
  * Errors: EPERM without the capability; EINVAL for zero pages or
  * iterations, bounds above %CMABUF_BENCH_MAX_* (@iterations times @blocks

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabuf: clearing buffers, once
+ *
+ * Where the page allocator clears every allocation itself (init_on_alloc,
+ * Debian's default), the pages of a new range are already zero and cmabuf
+ * does not clear them again. Otherwise large ranges are cleared by every
+ * online CPU of their node at once: the caller and one work item per other
+ * CPU take 2 MiB chunks from a shared cursor until none are left, so a CPU
+ * that falls behind holds nobody up, and a fatal signal to the caller stops
+ * the work within one chunk per CPU.
+ */
+
+#define pr_fmt(fmt) "cmabuf: " fmt
+
+#include <linux/cpumask.h>
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
+
+#include "cmabuf.h"
+
+/* Pages cleared between two looks at the stop flag and the scheduler. */
+#define CMABUF_ZERO_CHUNK_PAGES		(SZ_2M >> PAGE_SHIFT)
+
+/*
+ * Below this size, waking other CPUs costs more than they save (measured
+ * with CMABUF_IOC_BENCH's zeroing times under QEMU: see the README).
+ */
+#define CMABUF_ZERO_PARALLEL_MIN_PAGES	(SZ_8M >> PAGE_SHIFT)
+
+static struct workqueue_struct *cmabuf_zero_wq;
+
+/**
+ * struct cmabuf_zero_job - one range being cleared by several CPUs
+ * @pfn: first page frame.
+ * @count: pages.
+ * @chunks: chunks of %CMABUF_ZERO_CHUNK_PAGES (the last may be shorter).
+ * @next: the next chunk nobody has taken yet.
+ * @stop: set by the caller on a fatal signal; nobody takes a chunk then.
+ */
+struct cmabuf_zero_job {
+	unsigned long pfn;
+	unsigned long count;
+	unsigned long chunks;
+	atomic_long_t next;
+	bool stop;
+};
+
+struct cmabuf_zero_worker {
+	struct work_struct work;
+	struct cmabuf_zero_job *job;
+};
+
+/*
+ * clear_pages() came with PROCESS_PAGES_NON_PREEMPT_BATCH (7.2): one call
+ * per chunk lets the architecture clear the whole run at once.
+ */
+static void cmabuf_zero_run(unsigned long pfn, unsigned long count)
+{
+	unsigned long i;
+
+#ifdef PROCESS_PAGES_NON_PREEMPT_BATCH
+	if (!PageHighMem(pfn_to_page(pfn))) {
+		clear_pages(page_address(pfn_to_page(pfn)), count);
+		return;
+	}
+#endif
+	for (i = 0; i < count; i++)
+		clear_highpage(pfn_to_page(pfn + i));
+}
+
+/* Take and clear chunks until none are left or the job is stopped. */
+static void cmabuf_zero_chunks(struct cmabuf_zero_job *job, bool caller)
+{
+	unsigned long chunk, first;
+
+	for (;;) {
+		if (caller && fatal_signal_pending(current))
+			WRITE_ONCE(job->stop, true);
+		if (READ_ONCE(job->stop))
+			return;
+		chunk = atomic_long_fetch_inc(&job->next);
+		if (chunk >= job->chunks)
+			return;
+		first = chunk * CMABUF_ZERO_CHUNK_PAGES;
+		cmabuf_zero_run(job->pfn + first,
+				min(job->count - first, CMABUF_ZERO_CHUNK_PAGES));
+		cond_resched();
+	}
+}
+
+static void cmabuf_zero_work(struct work_struct *work)
+{
+	struct cmabuf_zero_worker *w =
+		container_of(work, struct cmabuf_zero_worker, work);
+
+	cmabuf_zero_chunks(w->job, false);
+}
+
+/* Helpers to queue: the other online CPUs of @nid, or of the machine. */
+static unsigned int cmabuf_zero_helpers(int nid, unsigned int max_cpus)
+{
+	unsigned int cpus = cpumask_weight_and(cpumask_of_node(nid),
+					       cpu_online_mask);
+
+	if (!cpus)
+		cpus = num_online_cpus();
+	return min(cpus, max_cpus) - 1;
+}
+
+/**
+ * cmabuf_zero_pages() - clear a range of pages
+ * @page: first page.
+ * @count: pages.
+ * @max_cpus: CPUs that may take part, the caller's included; 1 or more.
+ *
+ * Ranges smaller than %CMABUF_ZERO_PARALLEL_MIN_PAGES, and every range when
+ * the helpers cannot be allocated, are cleared by the caller alone. On a
+ * fatal signal, chunks being cleared are finished, the rest are left, and
+ * the range must not be handed out.
+ *
+ * Return: the CPUs that took part, 1 or more, or -EINTR on a fatal signal.
+ */
+int cmabuf_zero_pages(struct page *page, unsigned long count,
+		      unsigned int max_cpus)
+{
+	struct cmabuf_zero_job job = {
+		.pfn = page_to_pfn(page),
+		.count = count,
+		.chunks = DIV_ROUND_UP(count, CMABUF_ZERO_CHUNK_PAGES),
+		.next = ATOMIC_LONG_INIT(0),
+	};
+	struct cmabuf_zero_worker *workers = NULL;
+	int nid = page_to_nid(page);
+	unsigned int i, helpers = 0;
+
+	if (count >= CMABUF_ZERO_PARALLEL_MIN_PAGES)
+		helpers = min_t(unsigned long, cmabuf_zero_helpers(nid, max_cpus),
+				job.chunks - 1);
+	if (helpers)
+		workers = kmalloc_objs(*workers, helpers, GFP_KERNEL | __GFP_NOWARN);
+	if (!workers)
+		helpers = 0;
+
+	for (i = 0; i < helpers; i++) {
+		INIT_WORK(&workers[i].work, cmabuf_zero_work);
+		workers[i].job = &job;
+		queue_work_node(nid, cmabuf_zero_wq, &workers[i].work);
+	}
+
+	cmabuf_zero_chunks(&job, true);
+
+	/* @job is on this stack: every helper must be done with it. */
+	for (i = 0; i < helpers; i++)
+		flush_work(&workers[i].work);
+	kfree(workers);
+
+	return job.stop ? -EINTR : helpers + 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_pages);
+
+/**
+ * cmabuf_zeroed_by_allocator() - does the page allocator clear our pages?
+ *
+ * With init_on_alloc, post_alloc_hook() clears every page that
+ * alloc_contig_range() and alloc_contig_frozen_range() hand out, unless
+ * init_on_free is also on (it then trusts the pages to have been cleared
+ * when they were freed). cmabuf relies only on the first.
+ *
+ * Return: true when every range cmabuf allocates arrives cleared.
+ */
+bool cmabuf_zeroed_by_allocator(void)
+{
+	return want_init_on_alloc(GFP_KERNEL) && !want_init_on_free();
+}
+
+/**
+ * cmabuf_range_zero() - make sure every byte of a new range is zero
+ * @range: the pages, fresh from cmabuf_range_alloc().
+ *
+ * Return: 0, or -EINTR on a fatal signal; the caller frees the range then.
+ */
+int cmabuf_range_zero(const struct cmabuf_range *range)
+{
+	int ret;
+
+	if (cmabuf_zeroed_by_allocator())
+		return 0;
+	ret = cmabuf_zero_pages(range->page, range->count, nr_cpu_ids);
+	return ret < 0 ? ret : 0;
+}
+
+int cmabuf_zero_init(void)
+{
+	/* Unbound: helpers go to idle CPUs of the node they are queued on. */
+	cmabuf_zero_wq = alloc_workqueue("cmabuf_zero", WQ_UNBOUND, 0);
+	return cmabuf_zero_wq ? 0 : -ENOMEM;
+}
+
+void cmabuf_zero_exit(void)
+{
+	destroy_workqueue(cmabuf_zero_wq);
+}
