@@ -41,7 +41,7 @@ export PREFIX
 
 # The module sources: copied per kernel so that builds for different
 # kernels never share object files.
-MODULE_SRCS := $(wildcard VERSION Kbuild drivers include tests/importer tests/kunit)
+MODULE_SRCS := $(wildcard VERSION Kbuild drivers include tests/importer tests/edu tests/kunit)
 
 # One line that says how to get a kernel build tree, instead of make's own.
 kdir = $(if $(wildcard $(KDIR)/Makefile),$(KDIR),$(error cmabuf: no kernel \
@@ -102,6 +102,7 @@ module:
 		ARCH=arm64 CROSS_COMPILE=$(CROSS_COMPILE) W=1 TESTS=1 modules
 	test -f $(BUILD)/module/$(KERNEL)/tests/kunit/cmabuf_kunit.ko
 	test -f $(BUILD)/module/$(KERNEL)/tests/importer/cmabuf_importer.ko
+	test -f $(BUILD)/module/$(KERNEL)/tests/edu/cmabuf_edu.ko
 	# And as a user of the stock kernel (no export patches) would build
 	# it, where that kernel exports enough (7.2, not 6.12).
 	bash kernel/build-stock-module.sh $(KERNEL) $(BUILD)/module-stock/$(KERNEL) \

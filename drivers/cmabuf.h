@@ -8,6 +8,7 @@
  *   cmabuf_alloc.c  strategy choice, allocation, release
  *   cmabuf_zero.c   clearing new buffers, on every CPU of their node
  *   cmabuf_dmabuf.c dma_buf_ops and export
+ *   cmabuf_sg.c     scatterlists cut to each importer's segment limits
  *   cmabuf_bench.c  CMABUF_IOC_BENCH
  *   cmabuf_stats.c  per-instance counters and their sysfs files
  *   cmabuf_heap.c   dma-heap front end (only where dma_heap_add is exported)
@@ -35,6 +36,7 @@ struct cma;
 struct device;
 struct dma_buf;
 struct page;
+struct sg_table;
 
 /*
  * MODULE_IMPORT_NS() takes a string from 6.13 on and a bare word before;
@@ -88,6 +90,17 @@ struct cmabuf_range {
 	struct page *page;
 	unsigned long count;
 	u32 strategy;
+};
+
+/**
+ * struct cmabuf_sg_limits - the scatterlist segments an importer takes
+ * @max_len: longest segment in bytes, a multiple of the page size.
+ * @boundary: mask of the boundary no segment may cross
+ *	(dma_get_seg_boundary()).
+ */
+struct cmabuf_sg_limits {
+	unsigned int max_len;
+	unsigned long boundary;
 };
 
 /* Counters of one strategy; see cmabuf_stats.c for their sysfs files. */
@@ -181,6 +194,13 @@ struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 				    u32 *strategy_used);
 int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys);
 u32 cmabuf_dmabuf_mmap_flags(void);
+
+/* cmabuf_sg.c */
+int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim);
+unsigned int cmabuf_sg_count(const struct cmabuf_sg_limits *lim,
+			     phys_addr_t phys, u64 size);
+int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
+		    const struct cmabuf_sg_limits *lim);
 
 /* cmabuf_bench.c */
 int cmabuf_bench_run(struct cmabuf_dev *cdev, struct cmabuf_bench *bench);

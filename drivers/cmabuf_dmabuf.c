@@ -3,15 +3,16 @@
  * cmabuf: the dma-buf exporter
  *
  * A buffer is one physically contiguous range, so every view of it is
- * trivial: one scatterlist entry per attachment, the linear-map address for
- * vmap, PFN mappings built by faults for mmap. Its metadata is O(1)
- * whatever its size. FROZEN and COMPOUND pages have a zero refcount, which
- * is why no path here takes page references: mmap maps PFNs, vmap uses the
- * linear map.
+ * trivial: one scatterlist entry per mapping unless the importer's limits
+ * cut it (cmabuf_sg.c), the linear-map address for vmap, PFN mappings
+ * built by faults for mmap. Its metadata is O(1) whatever its size.
+ * FROZEN and COMPOUND pages have a zero refcount, which is why no path
+ * here takes page references: mmap maps PFNs, vmap uses the linear map.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
+#include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-direction.h>
 #include <linux/dma-mapping.h>
@@ -40,7 +41,7 @@
  * struct cmabuf_buffer - one exported buffer
  * @cdev: the instance it came from; the buffer holds a reference.
  * @range: its pages and the strategy that must release them.
- * @lock: guards the attachment list and each attachment's mapping state.
+ * @lock: guards the attachment list and each attachment's mappings.
  * @attachments: &struct cmabuf_attachment list. Protected by @lock.
  */
 struct cmabuf_buffer {
@@ -53,18 +54,32 @@ struct cmabuf_buffer {
 /**
  * struct cmabuf_attachment - one importer's view of a buffer
  * @dev: the importing device.
- * @table: a single entry covering the whole buffer.
  * @node: entry in &cmabuf_buffer.attachments. Protected by
  *	&cmabuf_buffer.lock.
- * @mapped: @table is DMA-mapped. Protected by &cmabuf_buffer.lock.
- * @dir: direction of that mapping. Protected by &cmabuf_buffer.lock.
+ * @mappings: its live &struct cmabuf_mapping. Protected by
+ *	&cmabuf_buffer.lock.
  */
 struct cmabuf_attachment {
 	struct device *dev;
-	struct sg_table table;
 	struct list_head node;
-	bool mapped;
+	struct list_head mappings;
+};
+
+/**
+ * struct cmabuf_mapping - one map_dma_buf() of an attachment
+ * @table: the buffer, cut to the device's limits, DMA-mapped.
+ * @dir: direction of the mapping.
+ * @node: entry in &cmabuf_attachment.mappings. Protected by
+ *	&cmabuf_buffer.lock.
+ *
+ * Each call gets a table of its own, so that mapping an attachment twice
+ * makes two mappings that are each unmapped, as udmabuf does: reusing one
+ * table would overwrite, and so leak, the first mapping's DMA addresses.
+ */
+struct cmabuf_mapping {
+	struct sg_table table;
 	enum dma_data_direction dir;
+	struct list_head node;
 };
 
 static int cmabuf_dmabuf_attach(struct dma_buf *dmabuf,
@@ -72,93 +87,143 @@ static int cmabuf_dmabuf_attach(struct dma_buf *dmabuf,
 {
 	struct cmabuf_buffer *buffer = dmabuf->priv;
 	struct cmabuf_attachment *a;
-	int ret;
 
 	a = kzalloc_obj(*a);
 	if (!a)
 		return -ENOMEM;
-
-	ret = sg_alloc_table(&a->table, 1, GFP_KERNEL);
-	if (ret)
-		goto free_attachment;
-	sg_set_page(a->table.sgl, buffer->range.page, dmabuf->size, 0);
-
 	a->dev = attachment->dev;
+	INIT_LIST_HEAD(&a->mappings);
 	attachment->priv = a;
 
 	mutex_lock(&buffer->lock);
 	list_add(&a->node, &buffer->attachments);
 	mutex_unlock(&buffer->lock);
 	return 0;
-
-free_attachment:
-	kfree(a);
-	return ret;
 }
 
+static void cmabuf_mapping_free(struct device *dev, struct cmabuf_mapping *m)
+{
+	dma_unmap_sgtable(dev, &m->table, m->dir, 0);
+	sg_free_table(&m->table);
+	kfree(m);
+}
+
+/*
+ * An importer that detaches with mappings still live has a bug, but its
+ * mappings must not outlive the attachment: they are unmapped here.
+ */
 static void cmabuf_dmabuf_detach(struct dma_buf *dmabuf,
 				 struct dma_buf_attachment *attachment)
 {
 	struct cmabuf_buffer *buffer = dmabuf->priv;
 	struct cmabuf_attachment *a = attachment->priv;
+	struct cmabuf_mapping *m, *next;
+	LIST_HEAD(live);
 
 	mutex_lock(&buffer->lock);
 	list_del(&a->node);
+	list_splice_init(&a->mappings, &live);
 	mutex_unlock(&buffer->lock);
 
-	sg_free_table(&a->table);
+	if (!list_empty(&live))
+		dev_warn(a->dev, "detached from a cmabuf buffer still mapped; unmapping it\n");
+	list_for_each_entry_safe(m, next, &live, node)
+		cmabuf_mapping_free(a->dev, m);
 	kfree(a);
 }
 
+/*
+ * The limits are read at every map, not at attach: a driver may set them
+ * after attaching, and an importer that never maps needs none.
+ */
 static struct sg_table *cmabuf_dmabuf_map(struct dma_buf_attachment *attachment,
 					  enum dma_data_direction dir)
 {
 	struct cmabuf_buffer *buffer = attachment->dmabuf->priv;
 	struct cmabuf_attachment *a = attachment->priv;
+	struct cmabuf_sg_limits lim;
+	struct cmabuf_mapping *m;
 	int ret;
 
-	ret = dma_map_sgtable(a->dev, &a->table, dir, 0);
+	ret = cmabuf_sg_limits_get(a->dev, &lim);
 	if (ret)
 		return ERR_PTR(ret);
 
+	m = kzalloc_obj(*m);
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	ret = cmabuf_sg_build(&m->table, buffer->range.page,
+			      attachment->dmabuf->size, &lim);
+	if (ret)
+		goto free_mapping;
+	ret = dma_map_sgtable(a->dev, &m->table, dir, 0);
+	if (ret)
+		goto free_table;
+	m->dir = dir;
+
 	mutex_lock(&buffer->lock);
-	a->mapped = true;
-	a->dir = dir;
+	list_add(&m->node, &a->mappings);
 	mutex_unlock(&buffer->lock);
-	return &a->table;
+	return &m->table;
+
+free_table:
+	sg_free_table(&m->table);
+free_mapping:
+	kfree(m);
+	return ERR_PTR(ret);
 }
 
+/*
+ * @table must be a live mapping of @attachment: anything else is refused
+ * with a message rather than unmapped. The direction is the mapping's own,
+ * which the DMA API requires.
+ */
 static void cmabuf_dmabuf_unmap(struct dma_buf_attachment *attachment,
 				struct sg_table *table,
 				enum dma_data_direction dir)
 {
 	struct cmabuf_buffer *buffer = attachment->dmabuf->priv;
 	struct cmabuf_attachment *a = attachment->priv;
+	struct cmabuf_mapping *m, *found = NULL;
 
 	mutex_lock(&buffer->lock);
-	a->mapped = false;
+	list_for_each_entry(m, &a->mappings, node) {
+		if (&m->table == table) {
+			list_del(&m->node);
+			found = m;
+			break;
+		}
+	}
 	mutex_unlock(&buffer->lock);
 
-	dma_unmap_sgtable(a->dev, table, dir, 0);
+	if (!found) {
+		dev_warn(a->dev, "unmapping a table cmabuf did not map for it\n");
+		return;
+	}
+	cmabuf_mapping_free(a->dev, found);
 }
 
 /*
- * CPU access brackets sync every mapped attachment. They use the direction
- * each attachment was mapped with: that is what the device may have done to
- * the memory, and the DMA API wants syncs to match the mapping.
+ * CPU access brackets sync every live mapping. They use the direction each
+ * was mapped with: that is what the device may have done to the memory,
+ * and the DMA API wants syncs to match the mapping. Under swiotlb these
+ * are the copies between the buffer and its bounce buffers.
  */
 static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, bool for_cpu)
 {
 	struct cmabuf_attachment *a;
+	struct cmabuf_mapping *m;
 
 	mutex_lock(&buffer->lock);
 	list_for_each_entry(a, &buffer->attachments, node) {
-		if (!a->mapped)
-			continue;
-		if (for_cpu)
-			dma_sync_sgtable_for_cpu(a->dev, &a->table, a->dir);
-		else
-			dma_sync_sgtable_for_device(a->dev, &a->table, a->dir);
+		list_for_each_entry(m, &a->mappings, node) {
+			if (for_cpu)
+				dma_sync_sgtable_for_cpu(a->dev, &m->table,
+							 m->dir);
+			else
+				dma_sync_sgtable_for_device(a->dev, &m->table,
+							    m->dir);
+		}
 	}
 	mutex_unlock(&buffer->lock);
 }

@@ -23,6 +23,6 @@ if ! awk '$2 == "cma_alloc" { found = 1 } END { exit !found }' "$dir/stock.symve
 fi
 (cd "$CMABUF_TOP" && rsync -a --delete --exclude='*.o' --exclude='*.ko' \
 	--exclude='.*.cmd' --exclude=stock.symvers --relative VERSION Kbuild drivers include \
-	$(ls -d tests/importer tests/kunit 2>/dev/null) "$dir/")
+	$(ls -d tests/importer tests/edu tests/kunit 2>/dev/null) "$dir/")
 make -C "$(kernel_out_dir "$kernel")" M="$dir" ARCH=arm64 \
 	CROSS_COMPILE="$CROSS_COMPILE" CMABUF_SYMVERS="$dir/stock.symvers" CMABUF_STOCK=1 W=1 TESTS=1 modules

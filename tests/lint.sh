@@ -39,9 +39,9 @@ checkpatch() {
 		grep -E '(ERROR|WARNING|CHECK):')
 }
 kfiles=$(cd "$top" && git ls-files 'drivers/*.[ch]' 'include/*.h' 'tests/kunit/*.[ch]' \
-	'tests/importer/*.[ch]')
+	'tests/importer/*.[ch]' 'tests/edu/*.[ch]')
 ufiles=$(cd "$top" && git ls-files '*.[ch]' | grep -v -e '^drivers/' -e '^include/' \
-	-e '^tests/kunit/' -e '^tests/importer/')
+	-e '^tests/kunit/' -e '^tests/importer/' -e '^tests/edu/')
 out=$(checkpatch "" $kfiles; checkpatch CAMELCASE,PREFER_DEFINED_ATTRIBUTE_MACRO $ufiles)
 [ -z "$out" ]
 ok $? "checkpatch --strict on $(echo $kfiles $ufiles | wc -w) files"
@@ -52,8 +52,8 @@ for k in "${kernels[@]}"; do
 	mod=$CMABUF_BUILD/lint/$k
 	rm -rf "$mod"
 	mkdir -p "$mod"
-	(cd "$top" && rsync -a --relative VERSION Kbuild drivers include \
-		$(ls -d tests/importer tests/kunit 2>/dev/null) "$mod/")
+	(cd "$top" \&\& rsync -a --relative VERSION Kbuild drivers include \
+		$(ls -d tests/importer tests/edu tests/kunit 2>/dev/null) "$mod/")
 	out=$(make -C "$CMABUF_BUILD/kernel/$k" M="$mod" ARCH=arm64 \
 		CROSS_COMPILE="$CROSS_COMPILE" CHECK="$top/tests/sparse-compat.sh" \
 		C=2 W=1 TESTS=1 modules 2>&1)

@@ -7,6 +7,7 @@
  *   cmabuf_strategy  the strategy and alignment each request gets
  *   cmabuf_probe     a platform device bound to the driver, and a buffer
  *                    that outlives the binding
+ *   cmabuf_sg        scatterlists cut to an importer's segment limits
  *   cmabuf_zero      clearing, alone and on every CPU, of dirtied ranges
  *
  * The arithmetic and strategy suites call the driver's pure helpers with
@@ -25,6 +26,8 @@
 #include <linux/file.h>
 #include <linux/iosys-map.h>
 #include <linux/platform_device.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 
 #include "cmabuf.h"
@@ -560,6 +563,130 @@ static struct kunit_suite cmabuf_probe_suite = {
 	.test_cases = cmabuf_probe_cases,
 };
 
+/* ---- cmabuf_sg ---- */
+
+/* An importer without limits, as the test importer sets itself up. */
+static const struct cmabuf_sg_limits cmabuf_sg_none = {
+	.max_len = UINT_MAX & PAGE_MASK,
+	.boundary = ULONG_MAX,
+};
+
+/* A PCI device that never set its DMA parameters. */
+static const struct cmabuf_sg_limits cmabuf_sg_pci = {
+	.max_len = SZ_64K,
+	.boundary = 0xffffffffUL,
+};
+
+/* Without limits, any buffer is one entry: the table's size is constant. */
+static void cmabuf_sg_count_unlimited(struct kunit *test)
+{
+	const struct cmabuf_sg_limits *lim = &cmabuf_sg_none;
+
+	KUNIT_EXPECT_EQ(test, 1U, cmabuf_sg_count(lim, SZ_1G, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, 1U, cmabuf_sg_count(lim, SZ_1G, SZ_64M));
+	KUNIT_EXPECT_EQ(test, 1U, cmabuf_sg_count(lim, SZ_4G, SZ_1G));
+	KUNIT_EXPECT_EQ(test, 1U, cmabuf_sg_count(lim, SZ_1G, CMABUF_MAX_BYTES));
+	/* Across 4 GiB: the boundary of a 32-bit mask is not this one's. */
+	KUNIT_EXPECT_EQ(test, 1U, cmabuf_sg_count(lim, SZ_4G - SZ_64M, SZ_1G));
+}
+
+/* A PCI device's defaults: 64 KiB segments, none across 4 GiB. */
+static void cmabuf_sg_count_pci(struct kunit *test)
+{
+	const struct cmabuf_sg_limits *lim = &cmabuf_sg_pci;
+
+	KUNIT_EXPECT_EQ(test, 1U, cmabuf_sg_count(lim, SZ_1G, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, 1U, cmabuf_sg_count(lim, SZ_1G, SZ_64K));
+	KUNIT_EXPECT_EQ(test, 2U, cmabuf_sg_count(lim, SZ_1G, SZ_64K + PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, 1024U, cmabuf_sg_count(lim, SZ_1G, SZ_64M));
+	KUNIT_EXPECT_EQ(test, 16384U, cmabuf_sg_count(lim, SZ_4G, SZ_1G));
+	/* Not 64 KiB aligned: the segments are still 64 KiB long. */
+	KUNIT_EXPECT_EQ(test, 2U,
+			cmabuf_sg_count(lim, SZ_1G + PAGE_SIZE, SZ_128K));
+	/* 4 KiB below 4 GiB: the first segment stops at the boundary. */
+	KUNIT_EXPECT_EQ(test, 3U,
+			cmabuf_sg_count(lim, SZ_4G - PAGE_SIZE, SZ_128K));
+}
+
+/* A boundary shorter than the longest segment cuts where it falls. */
+static void cmabuf_sg_count_boundary(struct kunit *test)
+{
+	const struct cmabuf_sg_limits lim = {
+		.max_len = SZ_1M,
+		.boundary = SZ_2M - 1,
+	};
+
+	/* 1.5 MiB .. 3.5 MiB: 512 KiB, 1 MiB, 512 KiB. */
+	KUNIT_EXPECT_EQ(test, 3U,
+			cmabuf_sg_count(&lim, SZ_1M + SZ_512K, SZ_2M));
+	KUNIT_EXPECT_EQ(test, 2U, cmabuf_sg_count(&lim, SZ_2M, SZ_2M));
+	KUNIT_EXPECT_EQ(test, 512U, cmabuf_sg_count(&lim, SZ_1G, SZ_512M));
+}
+
+/*
+ * Build a table of real pages and check every entry against the limits:
+ * whole pages, no longer than max_len, inside one boundary window, and
+ * together the range in order.
+ */
+static void cmabuf_sg_check_table(struct kunit *test, struct page *page,
+				  u64 size, const struct cmabuf_sg_limits *lim)
+{
+	phys_addr_t next = page_to_phys(page);
+	struct scatterlist *sg;
+	struct sg_table table;
+	unsigned int i;
+	u64 total = 0;
+
+	KUNIT_ASSERT_EQ(test, 0, cmabuf_sg_build(&table, page, size, lim));
+	KUNIT_EXPECT_EQ(test, cmabuf_sg_count(lim, next, size),
+			table.orig_nents);
+	for_each_sgtable_sg(&table, sg, i) {
+		KUNIT_EXPECT_EQ(test, next, sg_phys(sg));
+		KUNIT_EXPECT_EQ(test, 0UL, sg->length % PAGE_SIZE);
+		KUNIT_EXPECT_LE(test, sg->length, lim->max_len);
+		KUNIT_EXPECT_EQ(test, sg_phys(sg) & ~(u64)lim->boundary,
+				(sg_phys(sg) + sg->length - 1) &
+				~(u64)lim->boundary);
+		next += sg->length;
+		total += sg->length;
+	}
+	KUNIT_EXPECT_EQ(test, size, total);
+	sg_free_table(&table);
+}
+
+static void cmabuf_sg_build_tables(struct kunit *test)
+{
+	const unsigned int order = 5;	/* 128 KiB, 128 KiB aligned */
+	const struct cmabuf_sg_limits small = {
+		.max_len = 3 * PAGE_SIZE,
+		.boundary = 4 * PAGE_SIZE - 1,
+	};
+	struct page *page;
+
+	page = alloc_pages(GFP_KERNEL, order);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	cmabuf_sg_check_table(test, page, PAGE_SIZE << order, &cmabuf_sg_none);
+	cmabuf_sg_check_table(test, page, PAGE_SIZE << order, &cmabuf_sg_pci);
+	cmabuf_sg_check_table(test, page, PAGE_SIZE << order, &small);
+	/* From the second page on, so that the boundary cuts early. */
+	cmabuf_sg_check_table(test, page + 1, (PAGE_SIZE << order) - PAGE_SIZE,
+			      &small);
+	__free_pages(page, order);
+}
+
+static struct kunit_case cmabuf_sg_cases[] = {
+	KUNIT_CASE(cmabuf_sg_count_unlimited),
+	KUNIT_CASE(cmabuf_sg_count_pci),
+	KUNIT_CASE(cmabuf_sg_count_boundary),
+	KUNIT_CASE(cmabuf_sg_build_tables),
+	{}
+};
+
+static struct kunit_suite cmabuf_sg_suite = {
+	.name = "cmabuf_sg",
+	.test_cases = cmabuf_sg_cases,
+};
+
 /**
  * struct cmabuf_zero_case - one clearing: a size and the CPUs it may use
  * @name: for the KTAP output.
@@ -630,7 +757,7 @@ static struct kunit_suite cmabuf_zero_suite = {
 
 kunit_test_suites(&cmabuf_uapi_suite, &cmabuf_arith_suite,
 		  &cmabuf_strategy_suite, &cmabuf_probe_suite,
-		  &cmabuf_zero_suite);
+		  &cmabuf_sg_suite, &cmabuf_zero_suite);
 
 MODULE_DESCRIPTION("KUnit suites of cmabuf");
 MODULE_LICENSE("GPL");

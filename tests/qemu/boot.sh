@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# boot.sh [--shell | --list] [--suites "A B" | --except "A B"]
+# boot.sh [--shell | --list | --list-apart] [--suites "A B" | --except "A B"]
 #         [--timeout SECONDS] [--env NAME=VALUE]... [--append "ARGS"]
 #         [--smp N] KERNEL
 #
@@ -16,6 +16,11 @@
 # in VALUE). --append adds kernel parameters (default: those SUITES gives
 # the kernel with "@cmdline KERNEL ARGS...", when the default suites run);
 # --smp sets the number of vCPUs (default 2).
+#
+# A suite that needs a guest of its own ("@guest SUITE ARGS..." in SUITES)
+# is not among the default suites: it runs only when named with --suites,
+# in a guest booted with its ARGS unless --append says otherwise (check.sh
+# boots it apart; --list-apart prints the kernel's suites of that kind).
 #
 # Guests of different kernels may run at once, except where a suite that
 # SUITES marks "@alone" (it measures time) runs: that guest waits for the
@@ -39,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--suites) suites=$2; shift ;;
 	--except) except=$2; shift ;;
 	--list) mode=list ;;
+	--list-apart) mode=list-apart ;;
 	--timeout) timeout=$2; shift ;;
 	--env) env="$env $2"; shift ;;
 	--append) cmdline="$cmdline $2"; shift ;;
@@ -53,10 +59,26 @@ kernel=${1:?usage: boot.sh [--shell] [--suites \"A B\" | --except \"A B\"] [--ti
 . "$here/qemu.sh"
 
 # The suites SUITES lists for a kernel: lines "name [kernel...]".
-default_suites() {
+kernel_suites() {
 	awk -v k="$1" '!/^[#@]/ && NF { if (NF == 1) print $1;
 		else for (i = 2; i <= NF; i++) if ($i == k) print $1 }' \
 		"$top/tests/suites/SUITES"
+}
+
+# The suites that need a guest of their own: "@guest SUITE ARG...".
+apart_suites() {
+	awk '$1 == "@guest" { print $2 }' "$top/tests/suites/SUITES"
+}
+
+# The kernel parameters of such a suite, empty for the others.
+suite_cmdline() {
+	awk -v s="$1" '$1 == "@guest" && $2 == s { for (i = 3; i <= NF; i++) printf " %s", $i }' \
+		"$top/tests/suites/SUITES"
+}
+
+# The suites a guest of the kernel runs by default.
+default_suites() {
+	kernel_suites "$1" | { grep -vxF -f <(apart_suites) || true; }
 }
 
 # The module parameters SUITES asks for: "@insmod ARG...".
@@ -77,12 +99,28 @@ alone_suites() {
 		"$top/tests/suites/SUITES"
 }
 
+if [ "$mode" = list-apart ]; then
+	kernel_suites "$kernel" | { grep -xF -f <(apart_suites) || true; } | xargs
+	exit 0
+fi
 if [ -z "$suites" ]; then
 	suites=$(default_suites "$kernel" |
 		 { grep -vxF -f <(printf '%s\n' $except) || true; } | tr '\n' ' ')
 	args=$(default_module_args)
 	[ -n "$args" ] && env="$env CMABUF_MODULE_ARGS=$args"
 	[ -n "$cmdline" ] || cmdline=$(default_cmdline "$kernel")
+elif [ -z "$cmdline" ]; then
+	# Named suites: the parameters of their "@guest" lines, which must agree.
+	first=
+	for s in $suites; do
+		c=$(suite_cmdline "$s")
+		if [ -z "$first" ]; then
+			cmdline=$c
+			first=$s
+		elif [ "$c" != "$cmdline" ]; then
+			die "suites $first and $s need different kernel command lines"
+		fi
+	done
 fi
 if [ -z "$timeout" ]; then
 	case $kernel in
@@ -99,18 +137,21 @@ if [ "$mode" = list ]; then
 	exit 0
 fi
 
-# One guest per kernel at a time: its initramfs and logs are its own. A
-# guest that runs an "@alone" suite (or a shell, where anything may be
-# measured) takes the machine: the lock is exclusive for it, shared for the
-# others, which then run side by side on the two cores.
-mkdir -p "$CMABUF_BUILD/guest"
+# One guest per log directory at a time: its initramfs and logs are its
+# own, so that a kernel's guests with different suites (check.sh boots
+# some apart) may run at once. A guest that runs an "@alone" suite (or a
+# shell, where anything may be measured) takes the machine: the lock is
+# exclusive for it, shared for the others, which then run side by side on
+# the two cores.
+logs=${CMABUF_LOGS:-$CMABUF_BUILD/logs/$kernel}
+mkdir -p "$CMABUF_BUILD/guest" "$logs"
 share=-s
 alone=$(alone_suites)
 for s in $suites; do
 	grep -qxF "$s" <<<"$alone" && share=-x
 done
 [ "$mode" = shell ] && share=-x
-exec 8>"$CMABUF_BUILD/guest/.lock-$kernel"
+exec 8>"$logs/.lock"
 exec 9>"$CMABUF_BUILD/guest/.lock"
 if ! flock -n 8 || ! flock -n $share 9; then
 	log "waiting for another guest to finish"
@@ -118,18 +159,15 @@ if ! flock -n 8 || ! flock -n $share 9; then
 	flock $share 9
 fi
 
-# Written to a temporary name first: a guest of another kernel may be
-# reading it.
+# Written to a temporary name first: another guest may be reading it.
 dtb=$CMABUF_BUILD/guest/cmabuf-virt-smp$QEMU_SMP.dtb
 if [ ! -f "$dtb" ] || [ "$here/cmabuf-regions.dtsi" -nt "$dtb" ] || [ "$here/qemu.sh" -nt "$dtb" ]; then
-	bash "$here/mkdtb.sh" "$dtb.$kernel.tmp"
-	mv "$dtb.$kernel.tmp" "$dtb"
+	bash "$here/mkdtb.sh" "$dtb.$$.tmp"
+	mv "$dtb.$$.tmp" "$dtb"
 fi
-initrd=$CMABUF_BUILD/guest/initramfs-$kernel.cpio.gz
+initrd=$logs/initramfs.cpio.gz
 bash "$here/mkinitramfs.sh" "$kernel" "$initrd"
 
-logs=${CMABUF_LOGS:-$CMABUF_BUILD/logs/$kernel}
-mkdir -p "$logs"
 rm -f "$logs/console.log" "$logs/results.log" "$logs/status"
 
 append="$QEMU_CMDLINE$cmdline CMABUF_KERNEL=$kernel CMABUF_MODE=$mode"

@@ -81,17 +81,29 @@ host_suite bench-report python3 "$top/tests/bench/test_report.py"
 # two cores well; only the speedup measurements need the machine alone.
 # So: first each kernel's speedup suite in a guest of its own, one after
 # the other; then the debug kernel's guest beside the others, which run
-# one after the other. The speedup guests' results join their kernel's as
-# speedup.tap and guest-speedup.tap.
+# one after the other and then the suites that need a kernel command line
+# of their own (boot.sh --list-apart), each in a short guest. The results
+# of a guest booted apart join their kernel's at the end: SUITE.tap and
+# guest-SUITE.tap.
+apart=()
+
+# boot_apart KERNEL SUITE: SUITE in a guest of its own.
+boot_apart() {
+	CMABUF_LOGS=$logs/$1-$2 bash "$here/boot.sh" --suites "$2" "$1"
+	python3 "$here/collect.py" guest "$results/.$1-$2" "$logs/$1-$2"
+}
+
 timed=()
 for k in "${booted[@]}"; do
 	case " $(bash "$here/boot.sh" --list "$k") " in
 	*" speedup "*) timed+=("$k") ;;
 	esac
+	for s in $(bash "$here/boot.sh" --list-apart "$k"); do
+		apart+=("$k $s")
+	done
 done
 for k in "${timed[@]}"; do
-	CMABUF_LOGS=$logs/$k-speedup bash "$here/boot.sh" --suites speedup "$k"
-	python3 "$here/collect.py" guest "$results/.$k-speedup" "$logs/$k-speedup"
+	boot_apart "$k" speedup
 done
 
 # boot_all KERNEL...: every other suite, one kernel after the other.
@@ -120,17 +132,17 @@ case " ${others[*]} " in
 	;;
 esac
 boot_all "${others[@]}"
+for a in "${apart[@]}"; do
+	boot_apart $a
+done
 wait $debug_pid
 
 for k in "${timed[@]}"; do
-	d=$results/.$k-speedup
-	mkdir -p "$results/$k"
-	for f in "$d"/speedup.*; do
-		[ -e "$f" ] && mv "$f" "$results/$k/"
-	done
-	mv "$d/guest.tap" "$results/$k/guest-speedup.tap"
-	mv "$d/guest.rc" "$results/$k/guest-speedup.rc"
-	rm -rf "$d"
+	python3 "$here/collect.py" join "$results/$k" "$results/.$k-speedup" speedup
+done
+for a in "${apart[@]}"; do
+	read -r k s <<<"$a"
+	python3 "$here/collect.py" join "$results/$k" "$results/.$k-$s" "$s"
 done
 
 # The speedup checks compare the 6.12 and 7.2 guests of this run.

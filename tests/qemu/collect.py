@@ -11,6 +11,12 @@
   collect.py host RESULTS_DIR SUITE RC FILE
       Record the TAP output FILE of a host-side suite that exited with RC.
 
+  collect.py join RESULTS_DIR APART_DIR NAME
+      Move what "guest" collected into APART_DIR, from a guest booted apart
+      for the suite NAME, into RESULTS_DIR, its guest.tap as
+      guest-NAME.tap. When APART_DIR has no guest.tap (the guest was never
+      booted, or never collected), guest-NAME.tap says so and fails.
+
   collect.py summary RESULTS_ROOT
       Judge every RESULTS_ROOT/<target>/<suite>.tap, print one table and a
       last line "N passed, N failed, N skipped"; exit 1 on any failure.
@@ -256,6 +262,21 @@ def collect_host(results_dir, suite, rc, tap_file):
     write(os.path.join(results_dir, suite + ".rc"), rc + "\n")
 
 
+def join_apart(results_dir, apart_dir, name):
+    os.makedirs(results_dir, exist_ok=True)
+    guest = os.path.join(results_dir, "guest-%s" % name)
+    if not os.path.exists(os.path.join(apart_dir, "guest.tap")):
+        write(guest + ".tap", "TAP version 13\n1..1\nnot ok 1 guest of %s was booted "
+              "and collected\n" % name)
+        write(guest + ".rc", "0\n")
+        return
+    for fname in os.listdir(apart_dir):
+        base, ext = os.path.splitext(fname)
+        target = guest + ext if base == "guest" else os.path.join(results_dir, fname)
+        os.replace(os.path.join(apart_dir, fname), target)
+    os.rmdir(apart_dir)
+
+
 def summary(root):
     rows = []
     for target in sorted(os.listdir(root)):
@@ -298,6 +319,9 @@ def main(argv):
         return 0
     if len(argv) == 6 and argv[1] == "host":
         collect_host(argv[2], argv[3], argv[4], argv[5])
+        return 0
+    if len(argv) == 5 and argv[1] == "join":
+        join_apart(argv[2], argv[3], argv[4])
         return 0
     if len(argv) == 3 and argv[1] == "summary":
         return summary(argv[2])

@@ -34,16 +34,15 @@ make_log() {
 	echo "$dir"
 }
 
-# expect CASE pass|fail PATTERN: judge the log of CASE; the summary must
-# agree with the expectation, and a failure must name PATTERN.
-expect() {
-	local name=$1 want=$2 pattern=$3 out rc verdict
-	rm -rf "$work/results"
-	python3 "$collect" guest "$work/results/7.2" "$work/$name"
+# judge CASE pass|fail PATTERN PASSED: the summary of $work/results must
+# agree with the expectation: a pass with PASSED tests passed, or a
+# failure that names PATTERN.
+judge() {
+	local name=$1 want=$2 pattern=$3 passed=$4 out rc verdict
 	out=$(python3 "$collect" summary "$work/results")
 	rc=$?
 	verdict=fail
-	if [ "$want" = pass ] && [ $rc -eq 0 ] && grep -q '^4 passed, 0 failed' <<<"$out"; then
+	if [ "$want" = pass ] && [ $rc -eq 0 ] && grep -q "^$passed passed, 0 failed" <<<"$out"; then
 		verdict=ok
 	elif [ "$want" = fail ] && [ $rc -ne 0 ] && grep -q -- "$pattern" <<<"$out" &&
 		grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' <<<"$out"; then
@@ -59,8 +58,26 @@ expect() {
 	fi
 }
 
+# expect CASE pass|fail PATTERN: judge the log of CASE.
+expect() {
+	rm -rf "$work/results"
+	python3 "$collect" guest "$work/results/7.2" "$work/$1"
+	judge "$1" "$2" "$3" 4
+}
+
+# expect_apart CASE pass|fail PATTERN [APART_LOG]: the clean log of CASE as
+# the kernel's guest, joined by a guest booted apart for dma-bounce, whose
+# log is APART_LOG (none: it never ran).
+expect_apart() {
+	rm -rf "$work/results"
+	python3 "$collect" guest "$work/results/7.2" "$work/$1"
+	[ -n "${4:-}" ] && python3 "$collect" guest "$work/results/.7.2-dma-bounce" "$4"
+	python3 "$collect" join "$work/results/7.2" "$work/results/.7.2-dma-bounce" dma-bounce
+	judge "$1" "$2" "$3" 8
+}
+
 echo "TAP version 13"
-echo "1..17"
+echo "1..22"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -135,6 +152,44 @@ if grep -q ' TESTS=1 modules' <<<"$recipe" &&
 	echo "ok $n module_target_builds_test_modules"
 else
 	echo "not ok $n module_target_builds_test_modules"
+	fails=$((fails + 1))
+fi
+
+# A guest booted apart (a suite with a kernel command line of its own)
+# joins its kernel's results: clean it passes, and each way it can go
+# wrong fails the run under its own name.
+make_log apart_clean_passes >/dev/null
+d=$(make_log apart_clean_guest)
+sed -i 's/demo/dma-bounce/g' "$d/results.log"
+expect_apart apart_clean_passes pass "" "$d"
+
+make_log apart_timeout_fails >/dev/null
+d=$(make_log apart_timeout_guest)
+sed -i 's/demo/dma-bounce/g; /cmabuf-suite-end/d; /cmabuf-guest-done/d' "$d/results.log"
+echo "timeout after 1500s" >"$d/status"
+expect_apart apart_timeout_fails fail "guest-dma-bounce: not ok guest ran every suite" "$d"
+
+make_log apart_splat_fails >/dev/null
+d=$(make_log apart_splat_guest)
+sed -i 's/demo/dma-bounce/g' "$d/results.log"
+echo '[    3.000000] WARNING: CPU: 1 PID: 80 at kernel/dma/debug.c:1230 check_sg_segment+0x1/0x2' \
+	>>"$d/console.log"
+expect_apart apart_splat_fails fail "guest-dma-bounce: not ok console log" "$d"
+
+make_log apart_never_booted_fails >/dev/null
+expect_apart apart_never_booted_fails fail "guest of dma-bounce was booted"
+
+# Suites with a kernel command line of their own are not in the default
+# guest, are listed apart, and cannot share a guest with the others.
+n=$((n + 1))
+all=$(bash "$here/boot.sh" --list 7.2)
+own=$(bash "$here/boot.sh" --list-apart 7.2)
+if [ "$own" = dma-bounce ] && [[ " $all " != *" dma-bounce "* ]] &&
+	[[ " $all " == *" dma "* ]] &&
+	! bash "$here/boot.sh" --list --suites "dma dma-bounce" 7.2 >/dev/null 2>&1; then
+	echo "ok $n apart_suites_boot_apart"
+else
+	echo "not ok $n apart_suites_boot_apart # '$all' / '$own'"
 	fails=$((fails + 1))
 fi
 
