@@ -9,8 +9,11 @@ them as TAP; the exit status is 1 when one fails.
 
 A check is "WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO": the median of the
 first must be at least RATIO times the median of the second, both measured
-with at least --min-n samples. SIDE is "before" or "after". Example:
+with at least --min-n samples and neither zero. SIDE is "before" or
+"after". Example:
   --check "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 2"
+A check that needs a side given as --unavailable SIDE=REASON is a skip
+with that reason; a check whose results are missing fails.
 """
 
 import argparse
@@ -121,9 +124,11 @@ def cell(s):
             f"{fmt_ms(s['max_ns'])}), n={s['n']}")
 
 
-def run_checks(specs, before, after, min_n):
-    """Each spec checked; a list of dicts with ok and a one-line message."""
+def run_checks(specs, before, after, min_n, unavailable=None):
+    """Each spec checked; a list of dicts with ok, a one-line message and,
+    for a check that needs an unavailable side, the reason to skip it."""
     sides = {"before": before, "after": after}
+    unavailable = unavailable or {}
     out = []
     for spec in specs:
         words = spec.split()
@@ -132,12 +137,20 @@ def run_checks(specs, before, after, min_n):
         try:
             workload, phase, first, second, want = words
             want = float(want)
-            picked = []
+            picked, used = [], []
             for word in (first, second):
                 side, path = word.split(":", 1)
                 picked.append(sides[side].get((workload, phase, path)))
+                used.append(side)
         except (ValueError, KeyError):
             res["message"] = f"malformed check '{spec}'"
+            continue
+        gone = [unavailable[s] for s in dict.fromkeys(used) if s in unavailable]
+        if gone:
+            res["ok"] = True
+            res["skip"] = "; ".join(gone)
+            res["message"] = (f"{workload} {phase}: {first} / {second} "
+                              f"(want >= {want:g}x)")
             continue
         missing = [w for w, r in zip((first, second), picked) if r is None]
         if missing:
@@ -146,8 +159,14 @@ def run_checks(specs, before, after, min_n):
             continue
         few = [f"{w} n={r['n']}" for w, r in zip((first, second), picked)
                if r["n"] < min_n]
-        ratio = (picked[0]["median_ns"] / picked[1]["median_ns"]
-                 if picked[1]["median_ns"] else math.inf)
+        # A zero median is no measurement, and no ratio can come of it.
+        zero = [w for w, r in zip((first, second), picked)
+                if r["median_ns"] <= 0]
+        if zero:
+            res["message"] = (f"{workload} {phase}: median 0 for "
+                              f"{', '.join(zero)}: nothing was measured")
+            continue
+        ratio = picked[0]["median_ns"] / picked[1]["median_ns"]
         res["ratio"] = ratio
         res["ok"] = ratio >= want and not few
         res["message"] = (
@@ -181,7 +200,9 @@ def write_markdown(path, rows, meta, checks):
     if checks:
         lines += ["", "| check | result |", "|---|---|"]
         for c in checks:
-            lines.append(f"| {c['message']} | {'pass' if c['ok'] else 'FAIL'} |")
+            verdict = ("skip: " + c["skip"] if "skip" in c
+                       else "pass" if c["ok"] else "FAIL")
+            lines.append(f"| {c['message']} | {verdict} |")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -297,6 +318,9 @@ def main(argv=None):
     ap.add_argument("--out-dir", default="build/bench")
     ap.add_argument("--check", action="append", default=[],
                     help="'WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO'")
+    ap.add_argument("--unavailable", action="append", default=[],
+                    metavar="SIDE=REASON",
+                    help="checks that need SIDE are skipped with REASON")
     ap.add_argument("--min-n", type=int, default=20,
                     help="samples each side of a check needs (default 20)")
     ap.add_argument("--no-chart", action="store_true")
@@ -307,7 +331,13 @@ def main(argv=None):
     meta = {"before": side_meta(args.before, b_kernels, args.before_label),
             "after": side_meta(args.after, a_kernels, args.after_label)}
     rows = merge(before, after)
-    checks = run_checks(args.check, before, after, args.min_n)
+    unavailable = {}
+    for u in args.unavailable:
+        side, _, reason = u.partition("=")
+        if side not in ("before", "after"):
+            ap.error(f"--unavailable {u}: SIDE is before or after")
+        unavailable[side] = reason or f"no {side} results"
+    checks = run_checks(args.check, before, after, args.min_n, unavailable)
 
     os.makedirs(args.out_dir, exist_ok=True)
     report = {"generated": datetime.datetime.now(datetime.timezone.utc)
@@ -326,7 +356,8 @@ def main(argv=None):
         print("TAP version 13")
         print(f"1..{len(checks)}")
         for i, c in enumerate(checks, 1):
-            print(f"{'ok' if c['ok'] else 'not ok'} {i} - {c['message']}")
+            skip = f" # SKIP {c['skip']}" if "skip" in c else ""
+            print(f"{'ok' if c['ok'] else 'not ok'} {i} - {c['message']}{skip}")
     return 0 if all(c["ok"] for c in checks) else 1
 
 
