@@ -6,8 +6,9 @@
 # makes of it: a clean log must pass, and a WARNING, a failing test, a
 # missing plan, a time-out and the other ways a run goes wrong must each
 # fail it; so must logs left by an earlier run, a boot.sh that failed, a
-# suite that plans no test, the suites that find nothing to run or scan,
-# and speedup checks without their kernel's results. boot.sh itself must
+# suite that plans no test, the suites that find nothing to run or scan
+# or cannot run what they are for, and speedup checks without their
+# kernel's results. boot.sh itself must
 # remove the old logs before anything can fail. With a built 7.2 kernel, a
 # real boot with a one-second limit is also checked to fail. Prints TAP.
 
@@ -86,7 +87,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..26"
+echo "1..27"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -186,6 +187,10 @@ host_expect kunit_module_missing_fails fail "was not built" \
 	env CMABUF_KUNIT_KO="$work/none.ko" sh "$top/tests/suites/kunit.sh"
 host_expect kmemleak_scan_refused_fails fail "not ok kmemleak scanned" \
 	env CMABUF_KMEMLEAK=/proc/version sh "$top/tests/suites/kmemleak.sh"
+
+# The compat suite fails without its 32-bit program.
+host_expect compat_without_program_fails fail "the 32-bit uapi tests, is not installed" \
+	env CMABUF_COMPAT_TEST="$work/none" sh "$top/tests/suites/compat.sh"
 
 # The speedup checks: a kernel that was not asked for makes its checks
 # skips that say so; one that was asked for but left no results fails.
