@@ -98,6 +98,8 @@ int rel_write_str(const char *path, const char *s);
 int rel_debugfs_mount(void);
 int rel_cma_read(const char *area, const char *file, unsigned long long *val);
 int rel_cma_base_pfn(const char *area, unsigned long long *pfn);
+int rel_cma_has_room(const char *area, unsigned long long pages,
+		     unsigned long long align, bool *room);
 
 int rel_instances(struct rel_instance *inst, unsigned int max,
 		  unsigned int *count);
