@@ -87,7 +87,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..28"
+echo "1..29"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -191,6 +191,12 @@ host_expect kmemleak_scan_refused_fails fail "not ok kmemleak scanned" \
 # The compat suite fails without its 32-bit program.
 host_expect compat_without_program_fails fail "the 32-bit uapi tests, is not installed" \
 	env CMABUF_COMPAT_TEST="$work/none" sh "$top/tests/suites/compat.sh"
+
+# The lifecycle tests of the dma-heaps fail where cmabuf has none.
+echo N >"$work/heap-param"
+host_expect lifecycle_heap_without_heaps_fails fail "heap-defaults must run first" \
+	env CMABUF_HEAP_PARAM="$work/heap-param" \
+	sh "$top/tests/suites/lifecycle-heap.sh"
 
 # The speedup checks: a kernel that was not asked for makes its checks
 # skips that say so; one that was asked for but left no results fails.

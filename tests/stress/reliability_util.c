@@ -439,17 +439,11 @@ bool rel_module_loaded(const char *name)
 	return !stat(path, &st);
 }
 
-/*
- * A module that registered a dma-heap took a reference on itself that it
- * never drops (dma-heaps cannot be removed): it can never be unloaded.
- */
-bool rel_module_pinned(void)
+/* Is cmabuf loaded with heap=1? */
+static bool rel_heap_param(void)
 {
 	char val[8] = "";
-	struct dirent *de;
-	bool heap = false;
 	FILE *f;
-	DIR *dir;
 
 	f = fopen("/sys/module/" REL_MODULE_NAME "/parameters/heap", "re");
 	if (!f)
@@ -457,7 +451,20 @@ bool rel_module_pinned(void)
 	if (!fgets(val, sizeof(val), f))
 		val[0] = '\0';
 	fclose(f);
-	if (val[0] != 'Y')
+	return val[0] == 'Y';
+}
+
+/*
+ * A module that registered a dma-heap took a reference on itself that it
+ * never drops (dma-heaps cannot be removed): it can never be unloaded.
+ */
+bool rel_module_pinned(void)
+{
+	struct dirent *de;
+	bool heap = false;
+	DIR *dir;
+
+	if (!rel_heap_param())
 		return false;
 
 	dir = opendir("/dev/dma_heap");
@@ -468,6 +475,50 @@ bool rel_module_pinned(void)
 			heap = true;
 	closedir(dir);
 	return heap;
+}
+
+/* Does the file at @path contain the bytes of @needle? */
+static bool rel_file_contains(const char *path, const char *needle)
+{
+	size_t len = strlen(needle), n, keep = 0;
+	char buf[4096 + 64];
+	bool found = false;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && (n = fread(buf + keep, 1, 4096, f)) > 0) {
+		n += keep;
+		found = memmem(buf, n, needle, len);
+		/* A match may straddle two reads. */
+		keep = n < len - 1 ? n : len - 1;
+		memmove(buf, buf + n - keep, keep);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Must cmabuf have a dma-heap for each instance with a stable name? When
+ * it was loaded with heap=1 and built against a kernel that exports
+ * dma_heap_add (the module then refers to it by name).
+ */
+bool rel_module_has_heaps(void)
+{
+	return rel_heap_param() &&
+	       rel_file_contains(REL_MODULE_PATH, "dma_heap_add");
+}
+
+/*
+ * Set by the suites that run where heap-defaults has registered cmabuf's
+ * dma-heaps: there a test that needs them fails instead of skipping.
+ */
+bool rel_heaps_required(void)
+{
+	const char *v = getenv(REL_REQUIRE_HEAPS);
+
+	return v && !strcmp(v, "1");
 }
 
 /* "EINVAL" for EINVAL, "0" for success. */

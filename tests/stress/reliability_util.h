@@ -37,6 +37,9 @@
 #define REL_PINNED_REASON \
 	"cmabuf registered a dma-heap and can never be unloaded: load it with heap=0 to run this"
 
+/* "1" where cmabuf's dma-heaps must exist (see rel_heaps_required()). */
+#define REL_REQUIRE_HEAPS	"CMABUF_REQUIRE_HEAPS"
+
 /**
  * struct rel_instance - one instance of the driver, as userspace sees it
  * @name: misc device name: "cmabuf", "cmabuf-general", ...
@@ -123,6 +126,8 @@ int rel_module_load(const char *path, const char *params);
 int rel_module_unload(const char *name);
 bool rel_module_loaded(const char *name);
 bool rel_module_pinned(void);
+bool rel_module_has_heaps(void);
+bool rel_heaps_required(void);
 
 /*
  * From the selftest's helpers (tests/selftests/cmabuf_test_util.c, linked
