@@ -87,7 +87,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..29"
+echo "1..30"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -191,6 +191,15 @@ host_expect kmemleak_scan_refused_fails fail "not ok kmemleak scanned" \
 # The compat suite fails without its 32-bit program.
 host_expect compat_without_program_fails fail "the 32-bit uapi tests, is not installed" \
 	env CMABUF_COMPAT_TEST="$work/none" sh "$top/tests/suites/compat.sh"
+
+# Fault injection fails on a kernel without it, its programs faked to pass.
+printf '#!/bin/sh\nprintf "TAP version 13\\n1..1\\nok 1 faked\\n"\n' \
+	>"$work/bin/cmabuf-run"
+cp "$work/bin/cmabuf-run" "$work/bin/cmabuf_faults"
+chmod +x "$work/bin/cmabuf-run" "$work/bin/cmabuf_faults"
+host_expect faults_without_fault_injection_fails fail "the kernel has no fault injection" \
+	env PATH="$work/bin:$PATH" CMABUF_FAIL_NTH="$work/none" \
+	sh "$top/tests/suites/faults.sh"
 
 # The lifecycle tests of the dma-heaps fail where cmabuf has none.
 echo N >"$work/heap-param"
