@@ -32,6 +32,12 @@ endif
 CFLAGS := -static -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi -I$(SELFTESTS)
 DRM_CFLAGS := -I/usr/include/libdrm
 
+# 32-bit arm programs for the arm64 guest, which runs them through the
+# kernel's compat layer (CONFIG_COMPAT). The harness casts pointers to
+# uintmax_t when it compares them, which warns on 32 bits.
+COMPAT_CC := arm-linux-gnueabihf-gcc
+COMPAT_CFLAGS := $(CFLAGS) -Wno-pointer-to-int-cast
+
 .PHONY: all clean
 
 # The default goal; each Makefile gives it its programs.

@@ -9,9 +9,11 @@ them as TAP; the exit status is 1 when one fails.
 
 A check is "WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO [MIN_N]": the median
 of the first must be at least RATIO times the median of the second, both
-measured with at least MIN_N samples (default --min-n). SIDE is "before"
-or "after". Example:
+measured with at least MIN_N samples (default --min-n) and neither zero.
+SIDE is "before" or "after". Example:
   --check "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 2"
+A check that needs a side given as --unavailable SIDE=REASON is a skip
+with that reason; a check whose results are missing fails.
 
 Results carry the setting they were measured in (init_on_alloc, vCPUs):
 each setting gets its own table, before and after compared within it, and
@@ -166,9 +168,11 @@ def pick(results, workload, phase, path):
     return found[0] if found else None
 
 
-def run_checks(specs, before, after, min_n):
-    """Each spec checked; a list of dicts with ok and a one-line message."""
+def run_checks(specs, before, after, min_n, unavailable=None):
+    """Each spec checked; a list of dicts with ok, a one-line message and,
+    for a check that needs an unavailable side, the reason to skip it."""
     sides = {"before": before, "after": after}
+    unavailable = unavailable or {}
     out = []
     for spec in specs:
         words = spec.split()
@@ -180,13 +184,25 @@ def run_checks(specs, before, after, min_n):
             need = int(words[5]) if len(words) == 6 else min_n
             if len(words) > 6:
                 raise ValueError
-            picked = []
+            used = []
             for word in (first, second):
-                side, path = word.split(":", 1)
-                picked.append(pick(sides[side], workload, phase, path))
+                side = word.split(":", 1)[0]
+                if side not in sides:
+                    raise KeyError(side)
+                used.append(side)
         except (ValueError, KeyError):
             res["message"] = f"malformed check '{spec}'"
             continue
+        gone = [unavailable[s] for s in dict.fromkeys(used) if s in unavailable]
+        if gone:
+            res["ok"] = True
+            res["skip"] = "; ".join(gone)
+            res["message"] = (f"{workload} {phase}: {first} / {second} "
+                              f"(want >= {want:g}x)")
+            continue
+        try:
+            picked = [pick(sides[w.split(":", 1)[0]], workload, phase,
+                           w.split(":", 1)[1]) for w in (first, second)]
         except Ambiguous as e:
             res["message"] = f"ambiguous check '{spec}': {e}"
             continue
@@ -197,8 +213,14 @@ def run_checks(specs, before, after, min_n):
             continue
         few = [f"{w} n={r['n']}" for w, r in zip((first, second), picked)
                if r["n"] < need]
-        ratio = (picked[0]["median_ns"] / picked[1]["median_ns"]
-                 if picked[1]["median_ns"] else math.inf)
+        # A zero median is no measurement, and no ratio can come of it.
+        zero = [w for w, r in zip((first, second), picked)
+                if r["median_ns"] <= 0]
+        if zero:
+            res["message"] = (f"{workload} {phase}: median 0 for "
+                              f"{', '.join(zero)}: nothing was measured")
+            continue
+        ratio = picked[0]["median_ns"] / picked[1]["median_ns"]
         res["ratio"] = ratio
         res["ok"] = ratio >= want and not few
         res["message"] = (
@@ -306,7 +328,9 @@ def write_markdown(path, rows, meta, checks, limit_rows=()):
     if checks:
         lines += ["", "| check | result |", "|---|---|"]
         for c in checks:
-            lines.append(f"| {c['message']} | {'pass' if c['ok'] else 'FAIL'} |")
+            verdict = ("skip: " + c["skip"] if "skip" in c
+                       else "pass" if c["ok"] else "FAIL")
+            lines.append(f"| {c['message']} | {verdict} |")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -425,6 +449,9 @@ def main(argv=None):
     ap.add_argument("--out-dir", default="build/bench")
     ap.add_argument("--check", action="append", default=[],
                     help="'WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO'")
+    ap.add_argument("--unavailable", action="append", default=[],
+                    metavar="SIDE=REASON",
+                    help="checks that need SIDE are skipped with REASON")
     ap.add_argument("--min-n", type=int, default=20,
                     help="samples each side of a check needs (default 20)")
     ap.add_argument("--no-chart", action="store_true")
@@ -436,7 +463,13 @@ def main(argv=None):
             "after": side_meta(args.after, a_kernels, args.after_label)}
     rows = merge(before, after)
     limit_rows = limits((("after", after), ("before", before)))
-    checks = run_checks(args.check, before, after, args.min_n)
+    unavailable = {}
+    for u in args.unavailable:
+        side, _, reason = u.partition("=")
+        if side not in ("before", "after"):
+            ap.error(f"--unavailable {u}: SIDE is before or after")
+        unavailable[side] = reason or f"no {side} results"
+    checks = run_checks(args.check, before, after, args.min_n, unavailable)
 
     os.makedirs(args.out_dir, exist_ok=True)
     report = {"generated": datetime.datetime.now(datetime.timezone.utc)
@@ -457,7 +490,8 @@ def main(argv=None):
         print("TAP version 13")
         print(f"1..{len(checks)}")
         for i, c in enumerate(checks, 1):
-            print(f"{'ok' if c['ok'] else 'not ok'} {i} - {c['message']}")
+            skip = f" # SKIP {c['skip']}" if "skip" in c else ""
+            print(f"{'ok' if c['ok'] else 'not ok'} {i} - {c['message']}{skip}")
     return 0 if all(c["ok"] for c in checks) else 1
 
 

@@ -173,11 +173,41 @@ def test_settings(tmp):
        "no limit where its in-kernel allocation was not measured")
 
 
+def test_zero_and_unavailable(tmp):
+    out = os.path.join(tmp, "zero")
+    zero = os.path.join(tmp, "zero.jsonl")
+    with open(AFTER, encoding="utf-8") as f, \
+            open(zero, "w", encoding="utf-8") as z:
+        for line in f:
+            if '"cmabuf-frozen"' in line and '"free"' in line:
+                line = line.replace('"median_ns": 2000000', '"median_ns": 0')
+            z.write(line)
+    p = subprocess.run([sys.executable, REPORT, "--before", BEFORE,
+                        "--after", zero, "--out-dir", out, "--no-chart",
+                        "--check", "contig-64m free before:cmabuf-legacy "
+                        "after:cmabuf-frozen 2"],
+                       capture_output=True, text=True, check=False)
+    ok(p.returncode == 1 and "not ok 1" in p.stdout and
+       "median 0 for after:cmabuf-frozen" in p.stdout,
+       "a zero median fails the check instead of an infinite ratio")
+    p = run(out, "--no-chart", "--unavailable", "before=6.12 is not in KERNELS",
+            "--check", "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 2",
+            "--check", "contig-64m free after:cmabuf-frozen after:cmabuf-compound 1.3")
+    ok(p.returncode == 0 and
+       "ok 1 - contig-64m free: before:cmabuf-legacy / after:cmabuf-frozen "
+       "(want >= 2x) # SKIP 6.12 is not in KERNELS" in p.stdout and
+       "ok 2 - contig-64m free: after:cmabuf-frozen" in p.stdout and
+       "# SKIP" not in p.stdout.split("ok 2")[1],
+       "a check needing an unavailable side is a skip with its reason; "
+       "the others still run")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
         test_failing_checks(tmp)
         test_settings(tmp)
+        test_zero_and_unavailable(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0

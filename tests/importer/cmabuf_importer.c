@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) "cmabuf_importer: " fmt
 
+#include <linux/bitops.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/iosys-map.h>
@@ -53,11 +54,13 @@ struct cmabuf_importer {
  * @dmabuf: the reference taken by dma_buf_get().
  * @attach: the attachment.
  * @sgt: the mapping of @attach, or NULL when it is not mapped.
+ * @dir: the direction of that mapping.
  */
 struct cmabuf_importer_held {
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
+	enum dma_data_direction dir;
 };
 
 static struct platform_device *cmabuf_importer_pdev;
@@ -260,10 +263,20 @@ static void cmabuf_importer_drop(struct cmabuf_importer_held *held)
 {
 	if (held->sgt)
 		dma_buf_unmap_attachment_unlocked(held->attach, held->sgt,
-						  DMA_BIDIRECTIONAL);
+						  held->dir);
 	dma_buf_detach(held->dmabuf, held->attach);
 	dma_buf_put(held->dmabuf);
 	kfree(held);
+}
+
+/* The direction HOLD's @flags ask for: bidirectional unless one is named. */
+static enum dma_data_direction cmabuf_importer_hold_dir(u32 flags)
+{
+	if (flags & CMABUF_IMPORTER_HOLD_TO_DEVICE)
+		return DMA_TO_DEVICE;
+	if (flags & CMABUF_IMPORTER_HOLD_FROM_DEVICE)
+		return DMA_FROM_DEVICE;
+	return DMA_BIDIRECTIONAL;
 }
 
 /* Take, attach and possibly map the buffer of @arg->fd; fill @arg's outputs. */
@@ -288,9 +301,10 @@ static int cmabuf_importer_hold(struct cmabuf_importer *imp,
 		ret = PTR_ERR(held->attach);
 		goto put_dmabuf;
 	}
+	held->dir = cmabuf_importer_hold_dir(arg->flags);
 	if (arg->flags & CMABUF_IMPORTER_HOLD_MAP) {
 		held->sgt = dma_buf_map_attachment_unlocked(held->attach,
-							    DMA_BIDIRECTIONAL);
+							    held->dir);
 		if (IS_ERR(held->sgt)) {
 			ret = PTR_ERR(held->sgt);
 			goto detach;
@@ -312,7 +326,7 @@ static int cmabuf_importer_hold(struct cmabuf_importer *imp,
 unmap_attachment:
 	if (held->sgt)
 		dma_buf_unmap_attachment_unlocked(held->attach, held->sgt,
-						  DMA_BIDIRECTIONAL);
+						  held->dir);
 detach:
 	dma_buf_detach(held->dmabuf, held->attach);
 put_dmabuf:
@@ -338,7 +352,8 @@ static int cmabuf_importer_release(struct cmabuf_importer *imp, u32 handle)
  * until CMABUF_IMPORTER_IOC_RELEASE or module unload.
  *
  * Errors: -EFAULT for a bad pointer (nothing is held then); -EINVAL for an
- * unknown flag or a non-zero output field or pad; -EBADF for an fd that is
+ * unknown flag, two directions or a direction without a mapping, or a
+ * non-zero output field or pad; -EBADF for an fd that is
  * not open; -EINVAL for one that is not a dma-buf; -ENOSPC when
  * %CMABUF_IMPORTER_MAX_HOLDS buffers are held; -ENOMEM; the error of
  * dma_buf_attach() or dma_buf_map_attachment().
@@ -347,11 +362,16 @@ static long cmabuf_importer_ioctl_hold(struct cmabuf_importer *imp,
 				       void __user *uarg)
 {
 	struct cmabuf_importer_hold arg;
+	u32 dirs;
 	int ret;
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
+	dirs = arg.flags & (CMABUF_IMPORTER_HOLD_TO_DEVICE |
+			    CMABUF_IMPORTER_HOLD_FROM_DEVICE);
 	if (arg.flags & ~CMABUF_IMPORTER_HOLD_VALID_FLAGS ||
+	    (dirs && !(arg.flags & CMABUF_IMPORTER_HOLD_MAP)) ||
+	    hweight32(dirs) > 1 ||
 	    !cmabuf_importer_zeroed(&arg,
 				    offsetof(struct cmabuf_importer_hold, handle),
 				    sizeof(arg)))

@@ -75,9 +75,16 @@ static inline __u64 cmabuf_importer_pattern(__u64 seed, __u64 offset)
 #define CMABUF_IMPORTER_CHECK_VALID_FLAGS \
 	(CMABUF_IMPORTER_CHECK_VERIFY | CMABUF_IMPORTER_CHECK_WRITE)
 
-/* &cmabuf_importer_hold.flags */
+/*
+ * &cmabuf_importer_hold.flags. The mapping is DMA_BIDIRECTIONAL unless one
+ * of the direction flags says otherwise (at most one of them).
+ */
 #define CMABUF_IMPORTER_HOLD_MAP	0x1U	/* also keep a mapping */
-#define CMABUF_IMPORTER_HOLD_VALID_FLAGS	CMABUF_IMPORTER_HOLD_MAP
+#define CMABUF_IMPORTER_HOLD_TO_DEVICE	0x2U	/* map DMA_TO_DEVICE */
+#define CMABUF_IMPORTER_HOLD_FROM_DEVICE 0x4U	/* map DMA_FROM_DEVICE */
+#define CMABUF_IMPORTER_HOLD_VALID_FLAGS \
+	(CMABUF_IMPORTER_HOLD_MAP | CMABUF_IMPORTER_HOLD_TO_DEVICE | \
+	 CMABUF_IMPORTER_HOLD_FROM_DEVICE)
 
 /* Most buffers held at once. */
 #define CMABUF_IMPORTER_MAX_HOLDS	64
@@ -187,7 +194,8 @@ struct cmabuf_importer_release {
  * CMABUF_IMPORTER_IOC_RELEASE or until the module is unloaded.
  *
  * Errors: EBADF for an fd that is not open; EINVAL for an fd that is not a
- * dma-buf, an unknown flag, a non-zero pad or output field; ENOSPC when
+ * dma-buf, an unknown flag, both direction flags or a direction without
+ * %CMABUF_IMPORTER_HOLD_MAP, a non-zero pad or output field; ENOSPC when
  * %CMABUF_IMPORTER_MAX_HOLDS buffers are held; the error of
  * dma_buf_attach() or dma_buf_map_attachment(); ENOMEM; EFAULT for a bad
  * pointer.

@@ -9,8 +9,11 @@
 # and a fresh initramfs. Without --shell the guest runs the suites (by
 # default those tests/suites/SUITES lists for KERNEL) and powers off; the
 # console goes to build/logs/KERNEL/console.log and the suites' TAP to
-# build/logs/KERNEL/results.log. Exit status: 0 when the guest finished,
-# 124 on a time-out, 1 when it stopped early. --except runs the default
+# build/logs/KERNEL/results.log. The logs of the previous boot are removed
+# before anything else can fail, and the guest says back CMABUF_RUN_ID
+# (default: a new one) in its results, so that logs are always this run's.
+# Exit status: 0 when the guest finished, 124 on a time-out, 1 when it
+# stopped early or could not be started. --except runs the default
 # suites but those; --list prints the suites and boots nothing. --env
 # passes a variable to the guest's init, and so to every suite (no spaces
 # in VALUE). --append adds kernel parameters (default: those SUITES gives
@@ -129,9 +132,6 @@ if [ -z "$timeout" ]; then
 	esac
 fi
 
-image=$(kernel_out_dir "$kernel")/arch/arm64/boot/Image
-[ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
-
 if [ "$mode" = list ]; then
 	echo $suites
 	exit 0
@@ -159,6 +159,14 @@ if ! flock -n 8 || ! flock -n $share 9; then
 	flock $share 9
 fi
 
+# Nothing of an earlier boot may be taken for this one's: its logs go
+# before the kernel, the device tree and the initramfs are looked for.
+rm -f "$logs/console.log" "$logs/results.log" "$logs/status"
+run_id=${CMABUF_RUN_ID:-$(date +%s%N)}
+
+image=$(kernel_out_dir "$kernel")/arch/arm64/boot/Image
+[ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
+
 # Written to a temporary name first: another guest may be reading it.
 dtb=$CMABUF_BUILD/guest/cmabuf-virt-smp$QEMU_SMP.dtb
 if [ ! -f "$dtb" ] || [ "$here/cmabuf-regions.dtsi" -nt "$dtb" ] || [ "$here/qemu.sh" -nt "$dtb" ]; then
@@ -168,9 +176,7 @@ fi
 initrd=$logs/initramfs.cpio.gz
 bash "$here/mkinitramfs.sh" "$kernel" "$initrd"
 
-rm -f "$logs/console.log" "$logs/results.log" "$logs/status"
-
-append="$QEMU_CMDLINE$cmdline CMABUF_KERNEL=$kernel CMABUF_MODE=$mode"
+append="$QEMU_CMDLINE$cmdline CMABUF_KERNEL=$kernel CMABUF_MODE=$mode CMABUF_RUN=$run_id"
 append="$append CMABUF_SUITES=$(echo $suites | tr ' ' ',')$env"
 qemu=("$QEMU" "${QEMU_MACHINE[@]}" -no-reboot
 	-kernel "$image" -initrd "$initrd" -dtb "$dtb" -append "$append"

@@ -14,8 +14,11 @@ top=$(cd "$here/../.." && pwd)
 [ $# -gt 0 ] || set -- 7.2 6.12 7.2-debug
 results=$CMABUF_BUILD/results
 logs=$CMABUF_BUILD/logs
-rm -rf "$results"
+# Nothing of an earlier run may be judged as this one's: results and logs
+# go, and every guest must say back this run's id (tests/qemu/boot.sh).
+rm -rf "$results" "$logs"
 mkdir -p "$results/host" "$logs"
+run_id=check-$(date +%s)-$$
 
 build_tap=$logs/build.tap
 build_n=0
@@ -87,10 +90,18 @@ host_suite bench-report python3 "$top/tests/bench/test_report.py"
 # guest-SUITE.tap.
 apart=()
 
+# guest RESULTS_DIR LOG_DIR BOOT_ARG...: boot.sh BOOT_ARG... with its logs
+# in LOG_DIR, judged into RESULTS_DIR with boot.sh's exit status.
+guest() {
+	local dir=$1 log_dir=$2 rc=0
+	shift 2
+	CMABUF_LOGS=$log_dir CMABUF_RUN_ID=$run_id bash "$here/boot.sh" "$@" || rc=$?
+	python3 "$here/collect.py" guest "$dir" "$log_dir" "$run_id" "$rc"
+}
+
 # boot_apart KERNEL SUITE: SUITE in a guest of its own.
 boot_apart() {
-	CMABUF_LOGS=$logs/$1-$2 bash "$here/boot.sh" --suites "$2" "$1"
-	python3 "$here/collect.py" guest "$results/.$1-$2" "$logs/$1-$2"
+	guest "$results/.$1-$2" "$logs/$1-$2" --suites "$2" "$1"
 }
 
 timed=()
@@ -110,8 +121,7 @@ done
 boot_all() {
 	local k
 	for k in "$@"; do
-		bash "$here/boot.sh" --except speedup "$k"
-		python3 "$here/collect.py" guest "$results/$k" "$logs/$k"
+		guest "$results/$k" "$logs/$k" --except speedup "$k"
 	done
 }
 debug=() others=()
@@ -145,22 +155,10 @@ for a in "${apart[@]}"; do
 	python3 "$here/collect.py" join "$results/$k" "$results/.$k-$s" "$s"
 done
 
-# The speedup checks compare the 6.12 and 7.2 guests of this run.
-speedup_checks() {
-	local dir=$CMABUF_BUILD/bench/check k
-	mkdir -p "$dir"
-	for k in 6.12 7.2; do
-		sed -n 's/^# bench-json //p' "$results/$k/speedup.tap" >"$dir/$k.jsonl"
-	done
-	python3 "$top/tests/bench/report.py" --before "$dir/6.12.jsonl" \
-		--after "$dir/7.2.jsonl" --out-dir "$dir" --no-chart --min-n 20 \
-		--check "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 2" \
-		--check "contig-64m free after:cmabuf-frozen after:cmabuf-compound 1.3" \
-		--check "gigantic-1g free before:cmabuf-legacy after:cmabuf-compound 5"
-}
-if [ -f "$results/6.12/speedup.tap" ] && [ -f "$results/7.2/speedup.tap" ]; then
-	host_suite speedup speedup_checks
-fi
+# The speedup checks (tests/bench/speedup-checks) on this run's speedup
+# suites: always in the summary, as skips where a kernel was not asked for.
+host_suite speedup bash "$here/speedup-checks.sh" "$results" \
+	"$CMABUF_BUILD/bench/check" "$@"
 
 {
 	echo "TAP version 13"

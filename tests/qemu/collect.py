@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Collect and judge the test-bed's results.
 
-  collect.py guest RESULTS_DIR LOG_DIR
+  collect.py guest RESULTS_DIR LOG_DIR [RUN_ID BOOT_RC]
       Split LOG_DIR/results.log (what the guest wrote to /dev/hvc0) into
       RESULTS_DIR/<suite>.tap with the suite's exit status beside it in
       <suite>.rc, and write RESULTS_DIR/guest.tap: did the guest finish, and
-      is the console log (LOG_DIR/console.log) free of kernel splats.
+      is the console log (LOG_DIR/console.log) free of kernel splats. With
+      RUN_ID (what boot.sh was given as CMABUF_RUN_ID) the guest must have
+      said it was booted for that run, and BOOT_RC is boot.sh's exit status,
+      which must be 0: logs left by an earlier run, or by a boot.sh that
+      failed before the guest started, fail it.
 
   collect.py host RESULTS_DIR SUITE RC FILE
       Record the TAP output FILE of a host-side suite that exited with RC.
@@ -21,9 +25,10 @@
       Judge every RESULTS_ROOT/<target>/<suite>.tap, print one table and a
       last line "N passed, N failed, N skipped"; exit 1 on any failure.
 
-A suite fails when its TAP has no plan, runs a different number of tests
-than planned, says "not ok" or "Bail out!", or when its program exited
-non-zero, was killed or never finished.
+A suite fails when its TAP has no plan, plans no test without saying why
+("1..0", where "1..0 # SKIP reason" counts one skipped test), runs a
+different number of tests than planned, says "not ok" or "Bail out!", or
+when its program exited non-zero, was killed or never finished.
 """
 
 import os
@@ -57,7 +62,7 @@ SPLATS = [
 SPLAT_RE = re.compile("|".join("(?:%s)" % p for p in SPLATS))
 
 TEST_RE = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$")
-PLAN_RE = re.compile(r"^1\.\.(\d+)")
+PLAN_RE = re.compile(r"^1\.\.(\d+)\s*(?:#\s*(.*))?$")
 
 
 class Tap:
@@ -102,6 +107,12 @@ def parse_level(lines, tap, where, depth=0):
             if plan is not None:
                 tap.problem("%s: second plan" % where)
             plan = int(m.group(1))
+            # A suite with nothing to run must say why, and then it is
+            # one skip in the summary rather than nothing at all.
+            if plan == 0 and directive(m.group(2)) == "skip":
+                tap.skipped += 1
+            elif plan == 0:
+                tap.problem("%s: plans no test (1..0 without a SKIP reason)" % where)
             continue
         verdict, _num, name, direc = TEST_RE.match(text).groups()
         count += 1
@@ -121,7 +132,7 @@ def parse_level(lines, tap, where, depth=0):
             tap.passed += 1
         else:
             tap.failed += 1
-            tap.problem("%s: not ok %s" % (where, name))
+            tap.problem("%s: not ok %s%s" % (where, name, " # " + direc if direc else ""))
     if children:
         parse_level(children, tap, where + "/(unfinished)", depth + 1)
         tap.problem("%s: subtests without their result line" % where)
@@ -208,7 +219,17 @@ def split_results(results_log):
         yield current, lines, None, None
 
 
-def collect_guest(results_dir, log_dir):
+def guest_run_id(results_log):
+    """The run the guest said it was booted for, or None."""
+    with open(results_log, errors="replace") as f:
+        for line in f:
+            m = re.match(r"^### cmabuf-guest-start .*\brun=(\S+)", line)
+            if m:
+                return m.group(1)
+    return None
+
+
+def collect_guest(results_dir, log_dir, run_id=None, boot_rc=None):
     os.makedirs(results_dir, exist_ok=True)
     for old in os.listdir(results_dir):
         if old.endswith((".tap", ".rc", ".seconds")):
@@ -241,11 +262,22 @@ def collect_guest(results_dir, log_dir):
     else:
         splats.append("no console log")
 
+    why = []
+    if not (done and status.startswith("finished")):
+        why.append(status)
+    if run_id is not None:
+        seen = guest_run_id(results_log) if os.path.exists(results_log) else None
+        if seen != run_id:
+            why.append("results are not from this run (guest said run %s, this is %s)"
+                       % (seen, run_id))
+    if boot_rc is not None and boot_rc != "0":
+        why.append("boot.sh exit status %s" % boot_rc)
+
     out = ["TAP version 13", "1..2"]
-    if done and status.startswith("finished"):
+    if not why:
         out.append("ok 1 guest ran every suite and powered off")
     else:
-        out.append("not ok 1 guest ran every suite and powered off # %s" % status)
+        out.append("not ok 1 guest ran every suite and powered off # %s" % "; ".join(why))
     if splats:
         out.append("not ok 2 console log has no kernel splat")
         out += ["# " + s for s in splats[:40]]
@@ -314,8 +346,8 @@ def summary(root):
 
 
 def main(argv):
-    if len(argv) == 4 and argv[1] == "guest":
-        collect_guest(argv[2], argv[3])
+    if len(argv) in (4, 6) and argv[1] == "guest":
+        collect_guest(*argv[2:])
         return 0
     if len(argv) == 6 and argv[1] == "host":
         collect_host(argv[2], argv[3], argv[4], argv[5])

@@ -15,6 +15,7 @@ packages=(
 	cpio ccache sparse rsync kmod xz-utils python3 patch git
 	qemu-system-arm device-tree-compiler
 	libdrm-dev libdrm-dev:arm64 libc6-dev:arm64
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 	gnuplot-nox dt-schema dkms man-db
 )
 

@@ -23,10 +23,11 @@ make -s -C "$top" userspace
 make -s -C "$top" module KERNEL="$kernel"
 
 rc=0
-bash "$here/boot.sh" --suites "$suites" --timeout 86400 --env CMABUF_TIMEOUT=86400 \
-	--env CMABUF_FUZZ_OPS="$ops" "$kernel" || rc=$?
+run_id=soak-$(date +%s)-$$
+CMABUF_RUN_ID=$run_id bash "$here/boot.sh" --suites "$suites" --timeout 86400 \
+	--env CMABUF_TIMEOUT=86400 --env CMABUF_FUZZ_OPS="$ops" "$kernel" || rc=$?
 results=$CMABUF_BUILD/results-soak
 rm -rf "$results"
-python3 "$here/collect.py" guest "$results/$kernel" "$CMABUF_BUILD/logs/$kernel"
+python3 "$here/collect.py" guest "$results/$kernel" "$CMABUF_BUILD/logs/$kernel" "$run_id" "$rc"
 sed -n 's/^# record: /  /p' "$results/$kernel"/*.tap
 python3 "$here/collect.py" summary "$results"

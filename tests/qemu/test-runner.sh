@@ -5,8 +5,12 @@
 # guest log the way a real boot would leave it and checks what collect.py
 # makes of it: a clean log must pass, and a WARNING, a failing test, a
 # missing plan, a time-out and the other ways a run goes wrong must each
-# fail it. With a built 7.2 kernel, a real boot with a one-second limit is
-# also checked to fail. Prints TAP.
+# fail it; so must logs left by an earlier run, a boot.sh that failed, a
+# suite that plans no test, the suites that find nothing to run or scan
+# or cannot run what they are for, and speedup checks without their
+# kernel's results. boot.sh itself must
+# remove the old logs before anything can fail. With a built 7.2 kernel, a
+# real boot with a one-second limit is also checked to fail. Prints TAP.
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +28,7 @@ make_log() {
 	mkdir -p "$dir"
 	printf '[    0.000000] Booting Linux\n[    2.000000] reboot: Power down\n' >"$dir/console.log"
 	{
-		echo "### cmabuf-guest-start 7.2 7.2.13"
+		echo "### cmabuf-guest-start 7.2 7.2.13 run=this-run"
 		echo "### cmabuf-suite-begin demo"
 		printf 'TAP version 13\n1..2\nok 1 first\nok 2 second\n'
 		echo "### cmabuf-suite-end demo rc=0"
@@ -34,17 +38,14 @@ make_log() {
 	echo "$dir"
 }
 
-# judge CASE pass|fail PATTERN PASSED: the summary of $work/results must
-# agree with the expectation: a pass with PASSED tests passed, or a
-# failure that names PATTERN.
-judge() {
-	local name=$1 want=$2 pattern=$3 passed=$4 out rc verdict
-	out=$(python3 "$collect" summary "$work/results")
-	rc=$?
-	verdict=fail
-	if [ "$want" = pass ] && [ $rc -eq 0 ] && grep -q "^$passed passed, 0 failed" <<<"$out"; then
+# report NAME pass|fail PATTERN SUMMARY RC: one test line. A pass needs
+# summary exit 0 and the line "PATTERN" (a regex for the last line); a
+# failure needs a non-zero exit, a failure counted and PATTERN named.
+report() {
+	local name=$1 want=$2 pattern=$3 out=$4 rc=$5 verdict=fail
+	if [ "$want" = pass ] && [ "$rc" -eq 0 ] && grep -qE -- "$pattern" <<<"$out"; then
 		verdict=ok
-	elif [ "$want" = fail ] && [ $rc -ne 0 ] && grep -q -- "$pattern" <<<"$out" &&
+	elif [ "$want" = fail ] && [ "$rc" -ne 0 ] && grep -q -- "$pattern" <<<"$out" &&
 		grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' <<<"$out"; then
 		verdict=ok
 	fi
@@ -58,26 +59,51 @@ judge() {
 	fi
 }
 
-# expect CASE pass|fail PATTERN: judge the log of CASE.
+# expect CASE pass|fail PATTERN [RUN_ID BOOT_RC]: judge the log of CASE as
+# make check does (run "this-run", boot.sh exit 0 unless given); the
+# summary must agree with the expectation, and a failure must name PATTERN.
 expect() {
+	local name=$1 want=$2 pattern=$3 out rc
 	rm -rf "$work/results"
-	python3 "$collect" guest "$work/results/7.2" "$work/$1"
-	judge "$1" "$2" "$3" 4
+	python3 "$collect" guest "$work/results/7.2" "$work/$name" "${4:-this-run}" "${5:-0}"
+	out=$(python3 "$collect" summary "$work/results")
+	rc=$?
+	[ "$want" = pass ] && pattern='^4 passed, 0 failed'
+	report "$name" "$want" "$pattern" "$out" $rc
 }
 
 # expect_apart CASE pass|fail PATTERN [APART_LOG]: the clean log of CASE as
 # the kernel's guest, joined by a guest booted apart for dma-bounce, whose
 # log is APART_LOG (none: it never ran).
 expect_apart() {
+	local name=$1 want=$2 pattern=$3 out rc
 	rm -rf "$work/results"
-	python3 "$collect" guest "$work/results/7.2" "$work/$1"
-	[ -n "${4:-}" ] && python3 "$collect" guest "$work/results/.7.2-dma-bounce" "$4"
+	python3 "$collect" guest "$work/results/7.2" "$work/$name" this-run 0
+	[ -n "${4:-}" ] &&
+		python3 "$collect" guest "$work/results/.7.2-dma-bounce" "$4" this-run 0
 	python3 "$collect" join "$work/results/7.2" "$work/results/.7.2-dma-bounce" dma-bounce
-	judge "$1" "$2" "$3" 8
+	out=$(python3 "$collect" summary "$work/results")
+	rc=$?
+	[ "$want" = pass ] && pattern='^8 passed, 0 failed'
+	report "$name" "$want" "$pattern" "$out" $rc
+}
+
+# host_expect CASE pass|fail PATTERN CMD...: CMD's TAP judged as a host
+# suite.
+host_expect() {
+	local name=$1 want=$2 pattern=$3 out rc
+	shift 3
+	rm -rf "$work/hresults"
+	"$@" >"$work/$name.tap" 2>"$work/$name.err"
+	rc=$?
+	python3 "$collect" host "$work/hresults/host" "$name" "$rc" "$work/$name.tap"
+	out=$(python3 "$collect" summary "$work/hresults")
+	rc=$?
+	report "$name" "$want" "$pattern" "$out" $rc
 }
 
 echo "TAP version 13"
-echo "1..22"
+echo "1..38"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -193,6 +219,102 @@ else
 	fails=$((fails + 1))
 fi
 
+# Logs of an earlier run, or of a boot.sh that failed, are not this run's.
+make_log stale_logs_fail >/dev/null
+expect stale_logs_fail fail "results are not from this run" other-run 0
+
+make_log failed_boot_sh_fails >/dev/null
+expect failed_boot_sh_fails fail "boot.sh exit status 1" this-run 1
+
+# A suite must run something, or say why it runs nothing.
+d=$(make_log empty_plan_fails)
+sed -i 's/^1\.\.2$/1..0/; /^ok [12] /d' "$d/results.log"
+expect empty_plan_fails fail "plans no test"
+
+d=$(make_log skipped_plan_is_a_skip)
+sed -i 's/^1\.\.2$/1..0 # SKIP nothing here on this kernel/; /^ok [12] /d' "$d/results.log"
+expect_skip_out=$(rm -rf "$work/results"
+	python3 "$collect" guest "$work/results/7.2" "$d" this-run 0
+	python3 "$collect" summary "$work/results")
+report skipped_plan_is_a_skip pass '^2 passed, 0 failed, 1 skipped' "$expect_skip_out" $?
+
+# boot.sh removes the previous boot's logs before it builds anything: a
+# device tree that cannot be made (no QEMU here) leaves no logs behind,
+# and what make check collects then fails.
+fake=$work/fake-build
+mkdir -p "$fake/kernel/7.2/arch/arm64/boot"
+: >"$fake/kernel/7.2/arch/arm64/boot/Image"
+cp -r "$(make_log old_logs)" "$fake/old-logs"
+CMABUF_BUILD=$fake CMABUF_LOGS=$fake/old-logs CMABUF_RUN_ID=new-run QEMU=false \
+	bash "$here/boot.sh" --suites demo 7.2 >/dev/null 2>&1
+rc=$?
+left=$(ls "$fake/old-logs")
+rm -rf "$work/results"
+python3 "$collect" guest "$work/results/7.2" "$fake/old-logs" new-run "$rc"
+out=$(python3 "$collect" summary "$work/results")
+src=$?
+if [ $rc -eq 0 ] || [ -n "$left" ]; then
+	out="boot.sh exit $rc, left behind: $left"
+	src=0
+fi
+report boot_sh_failing_early_leaves_no_old_logs fail "no status" "$out" $src
+
+# The KUnit suite fails when its module shows no suite (a loader that
+# loads anything, an empty debugfs directory), and the kmemleak suite
+# when its scan is refused.
+mkdir -p "$work/bin" "$work/kunit"
+printf '#!/bin/sh\nexit 0\n' >"$work/bin/insmod"
+cp "$work/bin/insmod" "$work/bin/rmmod"
+chmod +x "$work/bin/insmod" "$work/bin/rmmod"
+host_expect kunit_without_suites_fails fail "no cmabuf suite" \
+	env PATH="$work/bin:$PATH" CMABUF_KUNIT_KO="$here/init" \
+	CMABUF_KUNIT_DIR="$work/kunit" sh "$top/tests/suites/kunit.sh"
+host_expect kunit_module_missing_fails fail "was not built" \
+	env CMABUF_KUNIT_KO="$work/none.ko" sh "$top/tests/suites/kunit.sh"
+host_expect kmemleak_scan_refused_fails fail "not ok kmemleak scanned" \
+	env CMABUF_KMEMLEAK=/proc/version sh "$top/tests/suites/kmemleak.sh"
+
+# The compat suite fails without its 32-bit program.
+host_expect compat_without_program_fails fail "the 32-bit uapi tests, is not installed" \
+	env CMABUF_COMPAT_TEST="$work/none" sh "$top/tests/suites/compat.sh"
+
+# Fault injection fails on a kernel without it, its programs faked to pass.
+printf '#!/bin/sh\nprintf "TAP version 13\\n1..1\\nok 1 faked\\n"\n' \
+	>"$work/bin/cmabuf-run"
+cp "$work/bin/cmabuf-run" "$work/bin/cmabuf_faults"
+chmod +x "$work/bin/cmabuf-run" "$work/bin/cmabuf_faults"
+host_expect faults_without_fault_injection_fails fail "the kernel has no fault injection" \
+	env PATH="$work/bin:$PATH" CMABUF_FAIL_NTH="$work/none" \
+	sh "$top/tests/suites/faults.sh"
+
+# The lifecycle tests of the dma-heaps fail where cmabuf has none.
+echo N >"$work/heap-param"
+host_expect lifecycle_heap_without_heaps_fails fail "heap-defaults must run first" \
+	env CMABUF_HEAP_PARAM="$work/heap-param" \
+	sh "$top/tests/suites/lifecycle-heap.sh"
+
+# The speedup checks: a kernel that was not asked for makes its checks
+# skips that say so; one that was asked for but left no results fails.
+mkdir -p "$work/speedup/7.2"
+sed 's/^/# bench-json /' "$top/tests/bench/fixtures/after.jsonl" \
+	>"$work/speedup/7.2/speedup.tap"
+host_expect speedup_without_6_12_skips pass '^[0-9]+ passed, 0 failed, [1-9][0-9]* skipped' \
+	bash "$here/speedup-checks.sh" "$work/speedup" "$work/speedup-out" 7.2
+out=$(grep "# SKIP" "$work/speedup_without_6_12_skips.tap")
+report speedup_skip_names_the_kernel pass "SKIP 6.12 is not in KERNELS" "$out" 0
+host_expect speedup_asked_but_missing_fails fail "no result for before:cmabuf-legacy" \
+	bash "$here/speedup-checks.sh" "$work/speedup" "$work/speedup-out" 7.2 6.12
+host_expect speedup_nothing_asked_skips pass '^0 passed, 0 failed, [1-9][0-9]* skipped' \
+	bash "$here/speedup-checks.sh" "$work/speedup" "$work/speedup-out" 7.2-debug
+
+# The stress test takes an ENOMEM only where the area's bitmap shows no
+# free range of that size and alignment: the helper that reads it, on
+# made-up bitmaps.
+make -s -C "$top/tests/stress" ARCH=host "$top/build/host/bin/rel_test" \
+	>"$work/rel_test.build" 2>&1
+host_expect stress_enomem_check_reads_the_bitmap pass '^[1-9][0-9]* passed, 0 failed' \
+	"$top/build/host/bin/rel_test"
+
 # make check boots the speedup suite alone, then every other suite: the
 # two lists must split the kernel's suites between them.
 n=$((n + 1))
@@ -220,9 +342,10 @@ fi
 n=$((n + 1))
 if [ -f "$top/build/kernel/7.2/arch/arm64/boot/Image" ]; then
 	logs=$top/build/logs/7.2-timeout-test
-	CMABUF_LOGS=$logs bash "$here/boot.sh" --timeout 1 --suites testbed 7.2 >/dev/null 2>&1
+	CMABUF_LOGS=$logs CMABUF_RUN_ID=timeout-test bash "$here/boot.sh" --timeout 1 \
+		--suites testbed 7.2 >/dev/null 2>&1
 	rc=$?
-	python3 "$collect" guest "$work/real/7.2" "$logs"
+	python3 "$collect" guest "$work/real/7.2" "$logs" timeout-test "$rc"
 	if [ $rc -eq 124 ] && grep -q timeout "$logs/status" &&
 		! python3 "$collect" summary "$work/real" >/dev/null; then
 		echo "ok $n real_boot_timeout_fails"

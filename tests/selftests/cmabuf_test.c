@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -43,12 +44,14 @@
 
 /**
  * struct cmabuf_dev - an open instance
+ * @path: its device node.
  * @fd: the device.
  * @info: its INFO when the test started.
  * @area: the name of its CMA area.
  * @start: the counters when the test started.
  */
 struct cmabuf_dev {
+	const char *path;
 	int fd;
 	struct cmabuf_info info;
 	char area[CMABUF_AREA_NAME_MAX];
@@ -97,6 +100,7 @@ static bool dev_open(struct __test_metadata *_metadata,
 {
 	int err;
 
+	dev->path = path;
 	dev->fd = open(path, O_RDWR | O_CLOEXEC);
 	err = dev->fd < 0 ? errno : 0;
 	if ((err == ENOENT || err == ENXIO || err == ENODEV) &&
@@ -820,6 +824,95 @@ TEST_F(mapping, munmap_part_keeps_rest)
 	munmap(map + rest, len - rest);
 }
 
+/* The sysfs counters of every strategy of an instance. */
+struct strategy_counts {
+	unsigned long long allocations;
+	unsigned long long frees;
+	unsigned long long failures;
+	unsigned long long live_buffers;
+	unsigned long long live_bytes;
+};
+
+static void strategy_counts_read(struct __test_metadata *_metadata,
+				 const struct cmabuf_dev *dev,
+				 struct strategy_counts *c)
+{
+	const char *group;
+	__u32 s;
+
+	memset(c, 0, CMABUF_STRATEGY_COUNT * sizeof(*c));
+	for (s = CMABUF_STRATEGY_COMPOUND; s < CMABUF_STRATEGY_COUNT; s++) {
+		group = cmabuf_stat_group(s);
+		ASSERT_EQ(0, cmabuf_stat_read(dev->path, group, "allocations",
+					      &c[s].allocations));
+		ASSERT_EQ(0, cmabuf_stat_read(dev->path, group, "frees",
+					      &c[s].frees));
+		ASSERT_EQ(0, cmabuf_stat_read(dev->path, group, "failures",
+					      &c[s].failures));
+		ASSERT_EQ(0, cmabuf_stat_read(dev->path, group, "live_buffers",
+					      &c[s].live_buffers));
+		ASSERT_EQ(0, cmabuf_stat_read(dev->path, group, "live_bytes",
+					      &c[s].live_bytes));
+	}
+}
+
+/*
+ * Every strategy's counters but @used's as they were; @used's moved by
+ * @allocs allocations, @frees frees and @bytes live bytes.
+ */
+static void expect_strategy_counts(struct __test_metadata *_metadata,
+				   const struct cmabuf_dev *dev,
+				   const struct strategy_counts *before,
+				   __u32 used, int allocs, int frees,
+				   long long bytes)
+{
+	struct strategy_counts now[CMABUF_STRATEGY_COUNT];
+	__u32 s;
+
+	strategy_counts_read(_metadata, dev, now);
+	for (s = CMABUF_STRATEGY_COMPOUND; s < CMABUF_STRATEGY_COUNT; s++) {
+		struct strategy_counts want = before[s];
+
+		if (s == used) {
+			want.allocations += allocs;
+			want.frees += frees;
+			want.live_buffers += allocs - frees;
+			want.live_bytes += bytes;
+		}
+		EXPECT_EQ(want.allocations, now[s].allocations)
+			TH_LOG("%s allocations", cmabuf_stat_group(s));
+		EXPECT_EQ(want.frees, now[s].frees)
+			TH_LOG("%s frees", cmabuf_stat_group(s));
+		EXPECT_EQ(want.failures, now[s].failures)
+			TH_LOG("%s failures", cmabuf_stat_group(s));
+		EXPECT_EQ(want.live_buffers, now[s].live_buffers)
+			TH_LOG("%s live_buffers", cmabuf_stat_group(s));
+		EXPECT_EQ(want.live_bytes, now[s].live_bytes)
+			TH_LOG("%s live_bytes", cmabuf_stat_group(s));
+	}
+}
+
+/*
+ * The counters of the strategy that allocated a buffer count it, and
+ * those of the other strategies do not move: one more allocation, buffer
+ * and its bytes while it lives, one more free after.
+ */
+TEST_F(alloc, strategy_counters_count_the_buffer)
+{
+	struct strategy_counts before[CMABUF_STRATEGY_COUNT];
+	struct cmabuf_buf *b = &self->b;
+	struct cmabuf_alloc_data data;
+	__u32 used = b->data.strategy;
+
+	strategy_counts_read(_metadata, &b->dev, before);
+	ASSERT_EQ(0, cmabuf_alloc(b->dev.fd, b->size, b->strategy, &data));
+	EXPECT_EQ(used, data.strategy);
+	expect_strategy_counts(_metadata, &b->dev, before, used, 1, 0,
+			       data.alloc_size);
+	close(data.fd);
+	expect_strategy_counts(_metadata, &b->dev, before, used, 1, 1, 0);
+}
+
 /* alloc_1g: 1 GiB buffers, on the large instance only; few and costly. */
 FIXTURE(alloc_1g) {
 	struct cmabuf_buf b;
@@ -1196,6 +1289,29 @@ TEST_F(alloc_args, auto_power_of_two_prefers_compound)
 	alloc_ok(_metadata, self->dev.fd, &self->data, &self->fd);
 	ASSERT_EQ(want, self->data.strategy)
 		TH_LOG("got %s", cmabuf_strategy_name(self->data.strategy));
+}
+
+/*
+ * No file descriptor left: ALLOC fails with EMFILE, and the buffer it had
+ * made is gone again (the teardown checks the counters).
+ */
+TEST_F(alloc_args, no_fd_left_emfile)
+{
+	struct rlimit old, low;
+	int fds[64], n = 0, err;
+
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &old));
+	low = old;
+	low.rlim_cur = 16;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &low));
+	while (n < (int)ARRAY_SIZE(fds) && (fds[n] = dup(self->dev.fd)) >= 0)
+		n++;
+	err = errno;
+	EXPECT_EQ(EMFILE, err) TH_LOG("%d fds: %s", n, strerror(err));
+	EXPECT_EQ(EMFILE, alloc_errno(self->dev.fd, &self->data));
+	while (n--)
+		close(fds[n]);
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &old));
 }
 
 /* An older caller that knows nothing of @pad. */
@@ -1832,6 +1948,214 @@ TEST_F(bench_args, compound_below_min_order_einval)
 TEST_F(bench_args, bad_pointer_efault)
 {
 	ASSERT_EQ(EFAULT, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_BENCH, NULL));
+}
+
+/* Pages the area has handed out since boot (sysfs), or ~0 on error. */
+static unsigned long long area_allocated(const struct cmabuf_dev *dev)
+{
+	unsigned long long v;
+
+	if (cmabuf_cma_sysfs_read(dev->area, "alloc_pages_success", &v))
+		return ~0ULL;
+	return v;
+}
+
+/*
+ * A fatal signal stops a long BENCH between two allocations (EINTR, which
+ * the killed caller never sees): it dies long before the last iteration,
+ * and everything the benchmark held is back in the area (teardown).
+ */
+TEST_F_TIMEOUT(bench_args, fatal_signal_stops_it, 300)
+{
+	const unsigned long long pages = 256;
+	unsigned long long start, now, done;
+	int status, i;
+	pid_t pid;
+
+	start = area_allocated(&self->dev);
+	if (start == ~0ULL)
+		SKIP(return, "no CMA sysfs statistics for %s", self->dev.area);
+	self->bench.pages = pages;
+	self->bench.iterations = CMABUF_BENCH_MAX_ITERATIONS;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(cmabuf_ioctl(self->dev.fd, CMABUF_IOC_BENCH,
+				   &self->bench));
+	/* Kill it once it has allocated (at most 10 s), 0.1 s later. */
+	for (i = 0; i < 10000 && area_allocated(&self->dev) == start; i++)
+		usleep(1000);
+	usleep(100000);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	now = area_allocated(&self->dev);
+	done = (now - start) / pages;
+	TH_LOG("killed after %llu of %u iterations", done,
+	       CMABUF_BENCH_MAX_ITERATIONS);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		TH_LOG("status %#x: BENCH finished first", status);
+	EXPECT_LT(0ULL, done);
+	EXPECT_GT((unsigned long long)CMABUF_BENCH_MAX_ITERATIONS, done);
+}
+
+/*
+ * auto_fallback: AUTO's first choice made to fail at run time. The
+ * general area (256 MiB on a 256 MiB boundary) is filled with 2 MiB
+ * COMPOUND buffers, and two neighbours that start 2 MiB past a 4 MiB
+ * boundary are freed: 4 MiB are free in a row, but not on a 4 MiB
+ * boundary, so a COMPOUND folio of 4 MiB cannot be had and AUTO falls
+ * back to FROZEN, which takes exactly that range.
+ */
+#define FALLBACK_FILL_MAX	512
+
+/**
+ * struct fallback_bufs - the buffers that fill the area
+ * @fd: their fds, -1 once closed.
+ * @phys: where each 2 MiB buffer starts; 0 for the others and closed ones.
+ * @n: entries in use.
+ */
+struct fallback_bufs {
+	int fd[FALLBACK_FILL_MAX];
+	__u64 phys[FALLBACK_FILL_MAX];
+	int n;
+};
+
+FIXTURE(auto_fallback) {
+	struct cmabuf_dev dev;
+	struct fallback_bufs bufs;
+};
+
+FIXTURE_SETUP(auto_fallback)
+{
+	self->bufs.n = 0;
+	if (!dev_open(_metadata, &self->dev, DEV_GENERAL))
+		return;
+	if (!cmabuf_strategy_supported(&self->dev.info,
+				       CMABUF_STRATEGY_COMPOUND) ||
+	    !cmabuf_compound_fits(&self->dev.info, 2 * SZ_2M) ||
+	    !cmabuf_compound_fits(&self->dev.info, SZ_2M))
+		SKIP(return, "%s (strategies %#x, orders %u..%u)",
+		     "COMPOUND of 2 and 4 MiB is not supported here",
+		     self->dev.info.strategies,
+		     self->dev.info.min_compound_order,
+		     self->dev.info.max_compound_order);
+}
+
+FIXTURE_TEARDOWN(auto_fallback)
+{
+	struct fallback_bufs *bufs = &self->bufs;
+
+	while (bufs->n--)
+		if (bufs->fd[bufs->n] >= 0)
+			close(bufs->fd[bufs->n]);
+	dev_close(_metadata, &self->dev);
+}
+
+/* ALLOC until ENOMEM, keeping each buffer and where it is. */
+static void fallback_fill(struct __test_metadata *_metadata, int dev,
+			  struct fallback_bufs *bufs, __u64 size,
+			  __u32 strategy)
+{
+	struct cmabuf_alloc_data data;
+	struct cmabuf_phys phys;
+	int err;
+
+	for (;;) {
+		err = cmabuf_alloc(dev, size, strategy, &data);
+		if (err == ENOMEM)
+			return;
+		ASSERT_EQ(0, err);
+		ASSERT_GT(FALLBACK_FILL_MAX, bufs->n);
+		ASSERT_EQ(0, cmabuf_phys(dev, data.fd, &phys));
+		bufs->fd[bufs->n] = data.fd;
+		bufs->phys[bufs->n++] = size == SZ_2M ? phys.phys : 0;
+	}
+}
+
+static void fallback_close(struct fallback_bufs *bufs, int i)
+{
+	close(bufs->fd[i]);
+	bufs->fd[i] = -1;
+	bufs->phys[i] = 0;
+}
+
+/*
+ * A 2 MiB buffer that starts 2 MiB past a 4 MiB boundary and has another
+ * right after it: its index in @i and the other's, returned, or -1.
+ */
+static int fallback_pair(const struct fallback_bufs *bufs, int *i)
+{
+	int k, j;
+
+	for (k = 0; k < bufs->n; k++) {
+		if (!bufs->phys[k] || bufs->phys[k] % (2 * SZ_2M) != SZ_2M)
+			continue;
+		for (j = 0; j < bufs->n; j++) {
+			if (bufs->phys[j] == bufs->phys[k] + SZ_2M) {
+				*i = k;
+				return j;
+			}
+		}
+	}
+	return -1;
+}
+
+TEST_F_TIMEOUT(auto_fallback, compound_refused_frozen_serves_then_enomem, 600)
+{
+	struct strategy_counts before[CMABUF_STRATEGY_COUNT];
+	struct strategy_counts now[CMABUF_STRATEGY_COUNT];
+	struct fallback_bufs *bufs = &self->bufs;
+	struct cmabuf_alloc_data data;
+	struct cmabuf_phys phys;
+	int i = -1, j, k, err;
+	__u64 at;
+
+	fallback_fill(_metadata, self->dev.fd, bufs, SZ_2M,
+		      CMABUF_STRATEGY_COMPOUND);
+	fallback_fill(_metadata, self->dev.fd, bufs, PAGE,
+		      CMABUF_STRATEGY_FROZEN);
+	j = fallback_pair(bufs, &i);
+	ASSERT_LE(0, j) TH_LOG("no two 2 MiB buffers side by side off a 4 MiB boundary among %d",
+			       bufs->n);
+	at = bufs->phys[i];
+	fallback_close(bufs, i);
+	fallback_close(bufs, j);
+
+	/* 4 MiB free in a row, off a 4 MiB boundary: COMPOUND fails. */
+	strategy_counts_read(_metadata, &self->dev, before);
+	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, 2 * SZ_2M, CMABUF_STRATEGY_AUTO,
+				  &data));
+	bufs->fd[i] = data.fd;
+	EXPECT_EQ((__u32)CMABUF_STRATEGY_FROZEN, data.strategy)
+		TH_LOG("got %s", cmabuf_strategy_name(data.strategy));
+	ASSERT_EQ(0, cmabuf_phys(self->dev.fd, data.fd, &phys));
+	EXPECT_EQ(at, phys.phys);
+	strategy_counts_read(_metadata, &self->dev, now);
+	EXPECT_EQ(before[CMABUF_STRATEGY_COMPOUND].failures + 1,
+		  now[CMABUF_STRATEGY_COMPOUND].failures);
+	EXPECT_EQ(before[CMABUF_STRATEGY_COMPOUND].allocations,
+		  now[CMABUF_STRATEGY_COMPOUND].allocations);
+	EXPECT_EQ(before[CMABUF_STRATEGY_FROZEN].allocations + 1,
+		  now[CMABUF_STRATEGY_FROZEN].allocations);
+	EXPECT_EQ(before[CMABUF_STRATEGY_FROZEN].failures,
+		  now[CMABUF_STRATEGY_FROZEN].failures);
+
+	/* Only 2 MiB free anywhere: both fail, each counts a failure. */
+	for (k = 0; k < bufs->n && !bufs->phys[k]; k++)
+		;
+	ASSERT_GT(bufs->n, k);
+	fallback_close(bufs, k);
+	err = cmabuf_alloc(self->dev.fd, 2 * SZ_2M, CMABUF_STRATEGY_AUTO, &data);
+	if (!err)
+		close(data.fd);
+	EXPECT_EQ(ENOMEM, err);
+	strategy_counts_read(_metadata, &self->dev, before);
+	EXPECT_EQ(now[CMABUF_STRATEGY_COMPOUND].failures + 1,
+		  before[CMABUF_STRATEGY_COMPOUND].failures);
+	EXPECT_EQ(now[CMABUF_STRATEGY_FROZEN].failures + 1,
+		  before[CMABUF_STRATEGY_FROZEN].failures);
+	EXPECT_EQ(now[CMABUF_STRATEGY_FROZEN].allocations,
+		  before[CMABUF_STRATEGY_FROZEN].allocations);
 }
 
 /* phys: where PHYS says a buffer lives, per instance. */

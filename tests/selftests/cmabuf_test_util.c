@@ -215,6 +215,47 @@ static int cma_held_pages(const char *area, unsigned long long *held)
 	return 0;
 }
 
+/* A file of sysfs mm/cma/<area>/, such as alloc_pages_success. */
+int cmabuf_cma_sysfs_read(const char *area, const char *file,
+			  unsigned long long *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), CMA_SYSFS "/%s/%s", area, file);
+	return read_ull(path, val);
+}
+
+/*
+ * A counter of the instance whose device is @path (/dev/<name>), from
+ * sysfs misc/<name>/<group>/<counter>: group "stats" for the total,
+ * cmabuf_stat_group() for one strategy's.
+ */
+int cmabuf_stat_read(const char *path, const char *group, const char *counter,
+		     unsigned long long *val)
+{
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char file[256];
+
+	snprintf(file, sizeof(file), "/sys/class/misc/%s/%s/%s", name, group,
+		 counter);
+	return read_ull(file, val);
+}
+
+/* The sysfs group of one strategy's counters; NULL for AUTO. */
+const char *cmabuf_stat_group(__u32 strategy)
+{
+	switch (strategy) {
+	case CMABUF_STRATEGY_COMPOUND:
+		return "stats_compound";
+	case CMABUF_STRATEGY_FROZEN:
+		return "stats_frozen";
+	case CMABUF_STRATEGY_LEGACY:
+		return "stats_legacy";
+	default:
+		return NULL;
+	}
+}
+
 int cmabuf_counters_read(int dev, const char *area, struct cmabuf_counters *c)
 {
 	struct cmabuf_info info;

@@ -62,6 +62,11 @@ int cmabuf_cma_read(const char *area, const char *file,
 		    unsigned long long *val);
 int cmabuf_counters_read(int dev, const char *area,
 			 struct cmabuf_counters *c);
+int cmabuf_cma_sysfs_read(const char *area, const char *file,
+			  unsigned long long *val);
+int cmabuf_stat_read(const char *path, const char *group, const char *counter,
+		     unsigned long long *val);
+const char *cmabuf_stat_group(__u32 strategy);
 
 void *cmabuf_map(int fd, size_t len, off_t offset);
 size_t cmabuf_first_nonzero(const void *buf, size_t len);

@@ -348,6 +348,59 @@ TEST_F(importer, hold_survives_closing_importer)
 	EXPECT_EQ(self->t.start, used_now(_metadata, self->t.area));
 }
 
+/* DMA_BUF_IOCTL_SYNC with exactly @flags. */
+static int sync_exactly(int buf, __u64 flags)
+{
+	struct dma_buf_sync sync = { .flags = flags };
+
+	return sharing_ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+/*
+ * CPU access while the importer holds mappings in each DMA direction: the
+ * exporter syncs every mapping in the direction it was mapped with (the
+ * debug kernel's DMA API checks complain otherwise), whatever direction
+ * userspace asks for, and what userspace writes inside SYNC_START and
+ * SYNC_END is what the importer reads afterwards.
+ */
+TEST_F(importer, cpu_access_with_mappings_in_each_direction)
+{
+	static const __u32 dirs[] = {
+		0, CMABUF_IMPORTER_HOLD_TO_DEVICE,
+		CMABUF_IMPORTER_HOLD_FROM_DEVICE,
+	};
+	static const __u64 access[] = {
+		DMA_BUF_SYNC_WRITE, DMA_BUF_SYNC_READ, DMA_BUF_SYNC_RW,
+	};
+	struct cmabuf_importer_hold hold[ARRAY_SIZE(dirs)];
+	struct cmabuf_importer_check chk;
+	__u64 seed = SEED_USER;
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++)
+		ASSERT_EQ(0, importer_hold(self->t.imp, self->t.buf,
+					   CMABUF_IMPORTER_HOLD_MAP | dirs[i],
+					   &hold[i]));
+	for (j = 0; j < ARRAY_SIZE(access); j++) {
+		ASSERT_EQ(0, sync_exactly(self->t.buf,
+					  DMA_BUF_SYNC_START | access[j]));
+		if (access[j] & DMA_BUF_SYNC_WRITE)
+			pattern_fill(self->t.map, self->t.size, ++seed);
+		else
+			EXPECT_EQ(0U, pattern_mismatches(self->t.map,
+							 self->t.size, seed));
+		ASSERT_EQ(0, sync_exactly(self->t.buf,
+					  DMA_BUF_SYNC_END | access[j]));
+		ASSERT_EQ(0, importer_check(self->t.imp, self->t.buf,
+					    CMABUF_IMPORTER_CHECK_VERIFY, seed,
+					    0, &chk));
+		EXPECT_EQ(0ULL, chk.mismatches);
+		EXPECT_EQ((__u32)CMABUF_IMPORTER_STEP_NONE, chk.failed_step);
+	}
+	for (i = 0; i < ARRAY_SIZE(dirs); i++)
+		EXPECT_EQ(0, importer_release(self->t.imp, hold[i].handle));
+}
+
 TEST_F(importer, release_twice_refused)
 {
 	struct cmabuf_importer_hold hold;
@@ -456,6 +509,19 @@ TEST_F(importer_refusal, hold_unknown_flag_refused)
 	EXPECT_EQ(EINVAL, importer_hold(self->imp, self->buf,
 					~CMABUF_IMPORTER_HOLD_VALID_FLAGS,
 					&hold));
+}
+
+TEST_F(importer_refusal, hold_two_directions_refused)
+{
+	struct cmabuf_importer_hold hold;
+
+	EXPECT_EQ(EINVAL, importer_hold(self->imp, self->buf,
+					CMABUF_IMPORTER_HOLD_MAP |
+					CMABUF_IMPORTER_HOLD_TO_DEVICE |
+					CMABUF_IMPORTER_HOLD_FROM_DEVICE,
+					&hold));
+	EXPECT_EQ(EINVAL, importer_hold(self->imp, self->buf,
+					CMABUF_IMPORTER_HOLD_TO_DEVICE, &hold));
 }
 
 TEST_F(importer_refusal, hold_nonzero_output_refused)
@@ -776,7 +842,8 @@ TEST_F(vgem, import_after_exporter_exited_fd_by_pidfd_getfd)
  * /dev/<name>. Its absence is a SKIP only where cmabuf.ko was built
  * without dma_heap_add; a heap of that name that another exporter
  * registered first (the kernel's CMA heap names its heaps after their CMA
- * areas) is a SKIP too, since cmabuf cannot have that name.
+ * areas) is a SKIP too, since cmabuf cannot have that name. A heap that
+ * cannot allocate fails every test.
  */
 FIXTURE(heap) {
 	int heap;
@@ -825,6 +892,7 @@ static int heap_exporter(int heap, char *exp, size_t size)
 FIXTURE_SETUP(heap)
 {
 	char path[128], exp[32];
+	int ret;
 
 	self->heap = -1;
 	self->dev = -1;
@@ -844,9 +912,17 @@ FIXTURE_SETUP(heap)
 		SKIP(return, "no heap %s: cmabuf.ko built without dma_heap_add",
 		     path);
 	}
-	/* cmabuf's buffers are exported under the instance's name. */
-	if (heap_exporter(self->heap, exp, sizeof(exp)) ||
-	    strcmp(exp, variant->name))
+	/*
+	 * A heap that exists must allocate: only one whose buffers come from
+	 * another exporter, which took the name first, is a reason to skip.
+	 * cmabuf's buffers are exported under the instance's name.
+	 */
+	ret = heap_exporter(self->heap, exp, sizeof(exp));
+	ASSERT_EQ(0, ret) {
+		TH_LOG("%s exists but a 4 KiB allocation from it failed: %s",
+		       path, strerror(ret));
+	}
+	if (strcmp(exp, variant->name))
 		SKIP(return, "%s is not cmabuf's: its buffers come from '%s'",
 		     path, exp);
 	area_used(_metadata, self->dev, self->area, &self->start);

@@ -16,11 +16,27 @@
  *    reloaded with heap=0), and rmmod of the importer while it holds
  *    buffers.
  *
+ * and, where they can run, how the instances and their dma-heaps bind:
+ *
+ *  - probe errors (a region that is not reusable CMA, no memory-region)
+ *    leave nothing behind, an unlabelled node becomes /dev/cmabuf-<n>,
+ *    and default_instance=0 leaves out /dev/cmabuf;
+ *  - a dma-heap refuses with ENODEV while its instance is unbound and
+ *    allocates again once it is bound, and a name that the kernel's CMA
+ *    heap took gets no cmabuf heap (EEXIST) but a working instance.
+ *
+ * The extra device tree nodes (tests/qemu/cmabuf-regions.dtsi) are
+ * "linux,cmabuf-test": nothing binds them until a test sets their
+ * driver_override.
+ *
  * CMABUF_LIFECYCLE_REPEAT scales every repeat count (default 1.0 = as
- * written below). The number of faults injected is printed at the end as
+ * written below). The faults and events that really happened (a kill that
+ * landed while the buffer was zeroed, an area seen full, an unbind with
+ * buffers alive, ...) are counted and printed at the end as
  * "# record: faults injected=N". Output is TAP, from the kselftest harness.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -61,9 +77,10 @@ static void __attribute__((destructor)) lc_faults_report(void)
 		printf("# record: faults injected=%llu\n", *faults);
 }
 
-static void lc_fault(void)
+/* Count one fault or event, if it really happened as the test meant. */
+static void lc_fault_if(bool happened)
 {
-	if (faults)
+	if (faults && happened)
 		__atomic_add_fetch(faults, 1, __ATOMIC_RELAXED);
 }
 
@@ -288,7 +305,6 @@ TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		close(pipefd[0]);
 		close(pipefd[1]);
-		lc_fault();
 		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 		ASSERT_BASELINE();
 
@@ -304,6 +320,7 @@ TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 		zeroing++;
 		EXPECT_EQ(alloc0, alloc1);
 		EXPECT_EQ(fail0 + 1, fail1);
+		lc_fault_if(alloc0 == alloc1 && fail0 + 1 == fail1);
 	}
 	TH_LOG("%d of %d kills landed while 1 GiB was being zeroed", zeroing,
 	       n);
@@ -337,7 +354,7 @@ TEST_F_TIMEOUT(lc, exhaust_then_recover, 600)
 {
 	struct lc_ctx *ctx = &self->ctx;
 	const struct rel_instance *in = lc_find(ctx, "cmabuf-general");
-	int i, r, n, n0 = -1, small, small0 = -1, dev, fds[512];
+	int i, r, n, n0 = -1, small, small0 = -1, dev, fd, fds[512];
 	struct cmabuf_info info;
 
 	if (!in)
@@ -348,11 +365,11 @@ TEST_F_TIMEOUT(lc, exhaust_then_recover, 600)
 		n = lc_fill_area(_metadata, in, dev, 24 * SZ_1M, fds, 64);
 		small = lc_fill_area(_metadata, in, dev, SZ_1M, fds + n,
 				     512 - n);
-		lc_fault();
 		ASSERT_LT(0, n);
 		/* Full: not even one more page. */
-		EXPECT_EQ(-ENOMEM, lc_alloc(dev, in->page_size,
-					    CMABUF_STRATEGY_AUTO));
+		fd = lc_alloc(dev, in->page_size, CMABUF_STRATEGY_AUTO);
+		EXPECT_EQ(-ENOMEM, fd);
+		lc_fault_if(fd == -ENOMEM);
 		memset(&info, 0, sizeof(info));
 		ASSERT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
 		EXPECT_EQ((__u64)(n * 24 + small) * SZ_1M, info.live_bytes);
@@ -379,6 +396,7 @@ TEST_F(lc, close_fd_while_mapped)
 	struct lc_ctx *ctx = &self->ctx;
 	int i, dev, fd, n = lc_repeat(50);
 	const struct rel_instance *in;
+	unsigned long long live;
 	size_t size;
 	__u8 *map;
 
@@ -395,10 +413,10 @@ TEST_F(lc, close_fd_while_mapped)
 		lc_fill(map, size, i + 1);
 		ASSERT_EQ(0, close(fd));
 		close(dev);
-		lc_fault();
 		/* The mapping keeps the buffer, its pages and its data. */
-		EXPECT_EQ(ctx->base.inst[i % ctx->ninst].live_buffers + 1,
-			  lc_live(in));
+		live = lc_live(in);
+		EXPECT_EQ(ctx->base.inst[i % ctx->ninst].live_buffers + 1, live);
+		lc_fault_if(live == ctx->base.inst[i % ctx->ninst].live_buffers + 1);
 		EXPECT_EQ(0U, lc_mismatches(map, size, i + 1));
 		lc_fill(map, size, i + 2);
 		EXPECT_EQ(0U, lc_mismatches(map, size, i + 2));
@@ -421,6 +439,7 @@ static void lc_close_while_held(struct __test_metadata *_metadata,
 	struct cmabuf_importer_hold hold;
 	struct cmabuf_importer_release rel;
 	const struct rel_instance *in;
+	unsigned long long live;
 	size_t size;
 	__u8 *map;
 
@@ -458,9 +477,9 @@ static void lc_close_while_held(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, close(fd));
 		if (own_fd)
 			ASSERT_EQ(0, close(imp));
-		lc_fault();
-		EXPECT_EQ(ctx->base.inst[i % ctx->ninst].live_buffers + 1,
-			  lc_live(in));
+		live = lc_live(in);
+		EXPECT_EQ(ctx->base.inst[i % ctx->ninst].live_buffers + 1, live);
+		lc_fault_if(live == ctx->base.inst[i % ctx->ninst].live_buffers + 1);
 
 		memset(&rel, 0, sizeof(rel));
 		rel.handle = hold.handle;
@@ -559,8 +578,8 @@ TEST_F(lc, process_killed_holding_buffers)
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		close(pipefd[0]);
 		close(pipefd[1]);
-		lc_fault();
 		EXPECT_TRUE(WIFSIGNALED(status));
+		lc_fault_if(WIFSIGNALED(status));
 		/* What the importer holds outlives the process. */
 		for (j = 0; j < held; j++) {
 			rel.handle = handles[j];
@@ -617,10 +636,10 @@ static int lc_bind(const char *pdev, const char *misc)
 }
 
 /*
- * Allocate @size from the instance's dma-heap and free it at once: 0, the
- * errno, or -1 when the instance has no heap (6.12).
+ * Allocate @size from the dma-heap @name: the dma-buf fd, -errno, or
+ * -ENOENT when there is no such heap.
  */
-static int lc_heap_alloc(const struct rel_instance *in, __u64 size)
+static int lc_heap_buf(const char *name, __u64 size)
 {
 	struct dma_heap_allocation_data h = {
 		.len = size,
@@ -629,15 +648,53 @@ static int lc_heap_alloc(const struct rel_instance *in, __u64 size)
 	char path[128];
 	int heap, err;
 
-	snprintf(path, sizeof(path), "/dev/dma_heap/%s", in->name);
+	snprintf(path, sizeof(path), "/dev/dma_heap/%s", name);
 	heap = open(path, O_RDONLY | O_CLOEXEC);
 	if (heap < 0)
-		return -1;
+		return -errno;
 	err = lc_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &h);
-	if (!err)
-		close(h.fd);
 	close(heap);
-	return err;
+	return err ? -err : (int)h.fd;
+}
+
+/*
+ * Allocate a page from the dma-heap @name and free it at once: 0, the
+ * errno, or -1 when there is no such heap (6.12, heap=0).
+ */
+static int lc_heap_alloc_name(const char *name)
+{
+	int fd = lc_heap_buf(name, 4096);
+
+	if (fd == -ENOENT)
+		return -1;
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
+}
+
+/* The exporter of a buffer from the dma-heap @name, from its fdinfo. */
+static int lc_heap_exporter(const char *name, char exp[64])
+{
+	char path[64], line[128];
+	int fd, ret = ENOENT;
+	FILE *f;
+
+	fd = lc_heap_buf(name, 4096);
+	if (fd < 0)
+		return -fd;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "exp_name: %63s", exp) == 1) {
+			ret = 0;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	close(fd);
+	return ret;
 }
 
 /*
@@ -652,12 +709,17 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 	struct cmabuf_importer_hold hold;
 	struct cmabuf_bench bench = { 0 };
 	const struct rel_instance *in;
+	bool heaps = rel_module_has_heaps();
 	struct cmabuf_info info;
 	int i, dev, fd[2], other, err;
 	char pdev[64];
 	size_t size;
 	__u8 *map;
 
+	ASSERT_TRUE(heaps || !rel_heaps_required())
+		TH_LOG("%s=1, but cmabuf has no dma-heaps", REL_REQUIRE_HEAPS);
+	TH_LOG("dma-heaps %s", heaps ? "registered: checked across unbind and bind" :
+	       "off (heap=0 or no dma_heap_add): none may exist");
 	for (i = 0; i < lc_repeat(20); i++) {
 		in = &ctx->inst[i % ctx->ninst];
 		size = (4 + i) * (size_t)in->page_size;
@@ -681,9 +743,10 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 
 		ASSERT_EQ(0, rel_write_str(REL_PLATFORM_DRIVER "/unbind",
 					   pdev));
-		lc_fault();
 		EXPECT_FALSE(lc_dev_exists(in->name));
-		EXPECT_EQ(-ENODEV, lc_alloc(dev, size, CMABUF_STRATEGY_AUTO));
+		err = lc_alloc(dev, size, CMABUF_STRATEGY_AUTO);
+		EXPECT_EQ(-ENODEV, err);
+		lc_fault_if(!lc_dev_exists(in->name) && err == -ENODEV);
 		bench.pages = 1;
 		bench.iterations = 1;
 		EXPECT_EQ(ENODEV, lc_ioctl(dev, CMABUF_IOC_BENCH, &bench));
@@ -691,9 +754,9 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		EXPECT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
 		EXPECT_EQ(2ULL, info.live_buffers);
 		/* Its dma-heap stays, and refuses until it is bound again. */
-		err = lc_heap_alloc(in, in->page_size);
-		if (err >= 0)
-			EXPECT_EQ(ENODEV, err);
+		err = lc_heap_alloc_name(in->name);
+		EXPECT_EQ(heaps ? ENODEV : -1, err)
+			TH_LOG("%s's heap, unbound: %d", in->name, err);
 		EXPECT_EQ(0U, lc_mismatches(map, size, i + 3));
 		/* Still a cmabuf buffer, for any instance left. */
 		other = lc_open(&ctx->inst[(i + 1) % ctx->ninst]);
@@ -715,11 +778,238 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		}
 		close(dev);
 		ASSERT_EQ(0, lc_bind(pdev, in->name));
-		err = lc_heap_alloc(in, in->page_size);
-		if (err >= 0)
-			EXPECT_EQ(0, err);
+		/* Bound again: its heap is served by the new instance. */
+		err = lc_heap_alloc_name(in->name);
+		if (heaps) {
+			EXPECT_EQ(0, err) TH_LOG("%s: heap ALLOC after bind: %d",
+						 in->name, err);
+		}
 		ASSERT_BASELINE();
 	}
+}
+
+/* ---- the test nodes: probe errors, numbered instances, taken names ---- */
+
+#define LC_PLATFORM_DEVICES	"/sys/bus/platform/devices"
+
+/* Let cmabuf bind the test node @node: 0, or the errno of its probe. */
+static int lc_test_bind(const char *node)
+{
+	char path[256];
+	int ret;
+
+	snprintf(path, sizeof(path), LC_PLATFORM_DEVICES "/%s/driver_override",
+		 node);
+	ret = rel_write_str(path, REL_MODULE_NAME);
+	if (ret)
+		return ret;
+	return rel_write_str(REL_PLATFORM_DRIVER "/bind", node);
+}
+
+static bool lc_node_bound(const char *node)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), REL_PLATFORM_DRIVER "/%s", node);
+	return !lstat(path, &st);
+}
+
+/*
+ * Unbind @node if cmabuf has it and clear its driver_override, so that no
+ * later load of the module binds it.
+ */
+static int lc_test_release(const char *node)
+{
+	char path[256];
+	int ret = 0;
+
+	if (lc_node_bound(node))
+		ret = rel_write_str(REL_PLATFORM_DRIVER "/unbind", node);
+	snprintf(path, sizeof(path), LC_PLATFORM_DEVICES "/%s/driver_override",
+		 node);
+	return rel_write_str(path, "\n") ?: ret;
+}
+
+/* The misc device a bound node got, from sysfs, into @name. */
+static int lc_node_misc(const char *node, char *name, size_t size)
+{
+	char path[256];
+	struct dirent *de;
+	int ret = ENOENT;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), LC_PLATFORM_DEVICES "/%s/misc", node);
+	dir = opendir(path);
+	if (!dir)
+		return errno;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(name, size, "%.63s", de->d_name);
+		ret = 0;
+	}
+	closedir(dir);
+	return ret;
+}
+
+/* Wait up to 5 s for /dev/@name. */
+static bool lc_wait_dev(const char *name)
+{
+	__u64 end = rel_now_ns() + 5 * 1000000000ULL;
+
+	while (!lc_dev_exists(name) && rel_now_ns() < end)
+		usleep(1000);
+	return lc_dev_exists(name);
+}
+
+/*
+ * Probes that must fail leave no device, no binding and no name behind:
+ * each fails the same way again, every time.
+ */
+TEST_F(lc, probe_errors_leave_nothing)
+{
+	static const struct {
+		const char *node;
+		const char *misc;
+		int err;
+		const char *what;
+	} cases[] = {
+		{ "cmabuf-test-coherent", "cmabuf-coherent", EINVAL,
+		  "a memory-region that is not reusable CMA" },
+		{ "cmabuf-test-no-region", "cmabuf-no-region", ENODEV,
+		  "no memory-region" },
+	};
+	struct lc_ctx *ctx = &self->ctx;
+	unsigned int i;
+	bool clean;
+	int r, err;
+
+	for (r = 0; r < lc_repeat(5); r++) {
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
+			err = lc_test_bind(cases[i].node);
+			clean = !lc_node_bound(cases[i].node) &&
+				!lc_dev_exists(cases[i].misc);
+			EXPECT_EQ(cases[i].err, err) {
+				TH_LOG("%s (%s): bind gave %s", cases[i].node,
+				       cases[i].what, rel_errname(err));
+			}
+			EXPECT_TRUE(clean);
+			EXPECT_EQ(0, lc_test_release(cases[i].node));
+			lc_fault_if(err == cases[i].err && clean);
+		}
+	}
+	ASSERT_BASELINE();
+}
+
+/*
+ * A node without a label is /dev/cmabuf-<n> on its region, with no heap
+ * (its name is not stable); unbound, it gives its number back.
+ */
+TEST_F(lc, unlabelled_node_is_numbered)
+{
+	static const char node[] = "cmabuf-test-unlabelled";
+	struct lc_ctx *ctx = &self->ctx;
+	char name[REL_NAME_MAX], first[REL_NAME_MAX] = "", area[64];
+	struct cmabuf_info info;
+	int r, n, matched, dev, fd;
+
+	for (r = 0; r < lc_repeat(5); r++) {
+		ASSERT_EQ(0, lc_test_bind(node));
+		ASSERT_EQ(0, lc_node_misc(node, name, sizeof(name)));
+		matched = sscanf(name, "cmabuf-%d", &n);
+		EXPECT_EQ(1, matched) TH_LOG("%s", name);
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", name);
+		EXPECT_STREQ(first, name);
+		ASSERT_TRUE(lc_wait_dev(name));
+		dev = rel_instance_open(name, O_RDWR);
+		ASSERT_LE(0, dev);
+		memset(&info, 0, sizeof(info));
+		info.area_name_ptr = (uintptr_t)area;
+		info.area_name_size = sizeof(area);
+		EXPECT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
+		EXPECT_STREQ("general-pool", area);
+		fd = lc_alloc(dev, 16ULL * info.page_size, CMABUF_STRATEGY_AUTO);
+		EXPECT_LE(0, fd);
+		if (fd >= 0)
+			close(fd);
+		close(dev);
+		EXPECT_EQ(-1, lc_heap_alloc_name(name));
+		ASSERT_EQ(0, lc_test_release(node));
+		EXPECT_FALSE(lc_dev_exists(name));
+		lc_fault_if(!lc_dev_exists(name));
+		ASSERT_BASELINE();
+	}
+}
+
+/* Does the kernel log say @text between @kmsg's position and now? */
+static bool lc_kmsg_says(int kmsg, const char *text)
+{
+	char rec[1024];
+	bool found = false;
+	ssize_t n;
+
+	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE) {
+		if (n <= 0)
+			continue;	/* overwritten records */
+		rec[n] = '\0';
+		found |= !!strstr(rec, text);
+	}
+	return found;
+}
+
+/*
+ * The instance labelled "taken" would serve /dev/dma_heap/cmabuf-taken,
+ * but the kernel's CMA heap named a heap after the CMA area of that name
+ * first: cmabuf registers none (EEXIST), says so, and the instance works.
+ */
+TEST_F(lc, heap_name_taken_gets_no_heap)
+{
+	static const char node[] = "cmabuf-test-taken";
+	static const char name[] = "cmabuf-taken";
+	static const char said[] =
+		"no dma-heap cmabuf-taken: the CMA heap of an area took the name";
+	struct lc_ctx *ctx = &self->ctx;
+	char exp[64] = "";
+	int kmsg, dev, fd, err;
+	bool warned;
+
+	if (!rel_module_has_heaps()) {
+		ASSERT_FALSE(rel_heaps_required())
+			TH_LOG("%s=1, but cmabuf has no dma-heaps",
+			       REL_REQUIRE_HEAPS);
+		SKIP(return, "%s: %s", "cmabuf has no dma-heaps here",
+		     "heap=0, or built without dma_heap_add (lifecycle-heap runs this)");
+	}
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, kmsg);
+	lseek(kmsg, 0, SEEK_END);
+	err = lc_test_bind(node);
+	EXPECT_EQ(0, err) TH_LOG("bind %s: %s", node, rel_errname(err));
+	warned = lc_kmsg_says(kmsg, said);
+	close(kmsg);
+	EXPECT_TRUE(warned) TH_LOG("the kernel log lacks '%s'", said);
+	EXPECT_TRUE(lc_wait_dev(name));
+
+	dev = rel_instance_open(name, O_RDWR);
+	EXPECT_LE(0, dev);
+	fd = dev >= 0 ? lc_alloc(dev, SZ_1M, CMABUF_STRATEGY_AUTO) : -1;
+	EXPECT_LE(0, fd);
+	if (fd >= 0)
+		close(fd);
+	if (dev >= 0)
+		close(dev);
+	/* The heap of that name is the CMA heap's. */
+	err = lc_heap_exporter(name, exp);
+	EXPECT_EQ(0, err);
+	EXPECT_STRNE("cmabuf", exp);
+	TH_LOG("/dev/dma_heap/%s hands out buffers of '%s'", name, exp);
+
+	EXPECT_EQ(0, lc_test_release(node));
+	EXPECT_FALSE(lc_dev_exists(name));
+	lc_fault_if(warned && !err && strcmp(exp, "cmabuf"));
+	ASSERT_BASELINE();
 }
 
 /* ---- rmmod ---- */
@@ -745,7 +1035,7 @@ TEST_F(lc, rmmod_refused_while_buffers_alive)
 		lc_fill(map, size, i + 11);
 
 		err = rel_module_unload(REL_MODULE_NAME);
-		lc_fault();
+		lc_fault_if(err == EAGAIN || err == EBUSY);
 		EXPECT_TRUE(err == EAGAIN || err == EBUSY) {
 			TH_LOG("rmmod with a buffer alive: %s",
 			       rel_errname(err));
@@ -783,6 +1073,30 @@ static int lc_reload(struct lc_ctx *ctx, const char *params)
 	return lc_all_devices(ctx) ? 0 : ETIMEDOUT;
 }
 
+/* default_instance=0: the device tree's instances, and no /dev/cmabuf. */
+TEST_F_TIMEOUT(lc, default_instance_0_leaves_out_cmabuf, 120)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	struct stat st;
+	bool absent;
+
+	if (rel_module_pinned())
+		SKIP(return, "%s", REL_PINNED_REASON);
+	ASSERT_EQ(0, rel_module_unload(REL_MODULE_NAME));
+	ASSERT_EQ(0, rel_module_load(REL_MODULE_PATH,
+				     "heap=0 default_instance=0"));
+	EXPECT_TRUE(lc_wait_dev("cmabuf-general"));
+	EXPECT_TRUE(lc_wait_dev("cmabuf-large"));
+	absent = !lc_dev_exists("cmabuf") &&
+		 stat(LC_PLATFORM_DEVICES "/cmabuf-default", &st);
+	EXPECT_TRUE(absent);
+	ASSERT_EQ(0, rel_module_unload(REL_MODULE_NAME));
+	ASSERT_EQ(0, lc_reload(ctx, "heap=0"));
+	EXPECT_TRUE(lc_dev_exists("cmabuf"));
+	lc_fault_if(absent);
+	ASSERT_BASELINE();
+}
+
 /*
  * Without buffers the module unloads, its devices go, and loaded again
  * (heap=0, so that it stays unloadable) everything works as before.
@@ -797,7 +1111,7 @@ TEST_F_TIMEOUT(lc, rmmod_after_buffers_gone_and_reload, 300)
 		SKIP(return, "%s", REL_PINNED_REASON);
 	for (i = 0; i < lc_repeat(20); i++) {
 		ASSERT_EQ(0, rel_module_unload(REL_MODULE_NAME));
-		lc_fault();
+		lc_fault_if(!rel_module_loaded(REL_MODULE_NAME));
 		EXPECT_FALSE(rel_module_loaded(REL_MODULE_NAME));
 		EXPECT_FALSE(lc_dev_exists(in->name));
 		ASSERT_EQ(0, lc_reload(ctx, "heap=0"));
@@ -844,9 +1158,9 @@ TEST_F_TIMEOUT(lc, rmmod_importer_while_holding, 300)
 		close(ctx->imp);
 		ctx->imp = -1;
 		err = rel_module_unload(REL_IMPORTER_NAME);
-		lc_fault();
 		ASSERT_EQ(0, err);
 		ASSERT_BASELINE();
+		lc_fault_if(true);
 		ASSERT_EQ(0, rel_module_load(REL_IMPORTER_PATH, NULL));
 		ctx->imp = open(REL_IMPORTER_DEV, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, ctx->imp);

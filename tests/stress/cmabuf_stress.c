@@ -8,7 +8,11 @@
  *
  * Each thread holds a few buffers of every size on every instance, big
  * enough now and then to fill an area: the only error any call may return
- * is ENOMEM from CMABUF_IOC_ALLOC, and then the thread lets something go
+ * is ENOMEM from CMABUF_IOC_ALLOC, and only when the area has no free range
+ * of that size and alignment. Every ENOMEM is checked: with every other
+ * allocation held off, the area's bitmap (debugfs) is read, the allocation
+ * tried again and the bitmap read again; ENOMEM again while both reads
+ * show such a range fails the run. Then the thread lets something go
  * and carries on. Should no area have filled up by half time, the threads
  * turn to the smallest area with big buffers until one does: a run always
  * goes through exhaustion and recovery. Every buffer is checked zero when it arrives and its
@@ -52,6 +56,7 @@ enum st_count {
 	ST_OPS,		/* operations */
 	ST_ALLOCS,	/* successful allocations */
 	ST_ENOMEM,	/* allocations that found the area full */
+	ST_RETRIED,	/* ENOMEM that a second try, alone, turned into a buffer */
 	ST_SQUEEZED,	/* allocations aimed at filling the smallest area */
 	ST_UNEXPECTED,	/* calls that failed with anything but that ENOMEM */
 	ST_VERIFIED,	/* buffers whose contents were checked */
@@ -63,16 +68,25 @@ enum st_count {
 	ST_COUNTS,
 };
 
+/* Tries of an allocation that found no memory, with the others held off. */
+#define ST_ENOMEM_TRIES	3
+#define ST_ROOM_BUT_ENOMEM \
+	"ALLOC of %llu pages (%s) from %s: ENOMEM %d times while %s had %llu free pages in a row aligned to %llu, before and after"
+
 /**
  * struct st_stats - shared by every process and thread
  * @n: the counters, by &enum st_count.
  * @first: description of the first unexpected error or mismatch.
  * @first_taken: @first is written.
+ * @alloc_lock: every ALLOC holds it shared; the check of an ENOMEM holds
+ *	it alone, so that nothing else takes memory from an area meanwhile
+ *	(frees go on: they can only make room).
  */
 struct st_stats {
 	unsigned long long n[ST_COUNTS];
 	char first[256];
 	int first_taken;
+	pthread_rwlock_t alloc_lock;
 };
 
 /**
@@ -279,6 +293,56 @@ static unsigned int st_smallest(const struct st_proc *p)
 	return min;
 }
 
+/* The alignment, in pages, a buffer of @pages with @strategy needs. */
+static unsigned long long st_align(__u32 strategy, unsigned long long pages)
+{
+	/* AUTO falls back to an unaligned range; only COMPOUND must align. */
+	return strategy == CMABUF_STRATEGY_COMPOUND ? pages : 1;
+}
+
+/*
+ * An ALLOC of @d found no memory in @in's area. Alone, look at the area's
+ * bitmap, try again (a few times: the pages of a free range may be
+ * migrating) and look again. Returns 0 with the buffer in @d when a try
+ * succeeded, ENOMEM when the area really had no such range at one of the
+ * looks, another errno of ALLOC, or -1 (counted and described) when both
+ * looks saw one or the bitmap could not be read.
+ */
+static int st_enomem(const struct rel_instance *in, int dev,
+		     struct cmabuf_alloc_data *d)
+{
+	unsigned long long pages = d->size / in->page_size;
+	unsigned long long align = st_align(d->flags, pages);
+	bool before = false, after = false;
+	int err = ENOMEM, ret, i;
+
+	pthread_rwlock_wrlock(&st->alloc_lock);
+	ret = rel_cma_has_room(in->area, pages, align, &before);
+	for (i = 0; i < ST_ENOMEM_TRIES && err == ENOMEM; i++) {
+		if (i)
+			usleep(1000);
+		err = st_ioctl(dev, CMABUF_IOC_ALLOC, d);
+	}
+	if (!ret)
+		ret = rel_cma_has_room(in->area, pages, align, &after);
+	pthread_rwlock_unlock(&st->alloc_lock);
+
+	if (ret) {
+		st_unexpected("reading the CMA bitmap", ret);
+		return -1;
+	}
+	if (!err)
+		st_add(ST_RETRIED);
+	if (err != ENOMEM || !before || !after)
+		return err;
+	st_add(ST_UNEXPECTED);
+	st_problem(ST_ROOM_BUT_ENOMEM,
+		   pages, d->flags == CMABUF_STRATEGY_COMPOUND ? "COMPOUND" :
+		   "not COMPOUND", in->name, ST_ENOMEM_TRIES, in->area, pages,
+		   align);
+	return -1;
+}
+
 static void st_alloc(struct st_worker *w)
 {
 	struct st_proc *p = w->p;
@@ -304,7 +368,11 @@ static void st_alloc(struct st_worker *w)
 	d.size = squeeze ? (size_t)(16 + rel_below(&w->rng, 17)) << 20 :
 			   st_size(w, in->page_size);
 	d.flags = st_strategy(w, in, d.size);
+	pthread_rwlock_rdlock(&st->alloc_lock);
 	err = st_ioctl(p->dev[i], CMABUF_IOC_ALLOC, &d);
+	pthread_rwlock_unlock(&st->alloc_lock);
+	if (err == ENOMEM)
+		err = st_enomem(in, p->dev[i], &d);
 	if (err == ENOMEM) {
 		/* The area is full: let something go and carry on. */
 		st_add(ST_ENOMEM);
@@ -312,6 +380,8 @@ static void st_alloc(struct st_worker *w)
 			st_drop(w, rel_below(&w->rng, w->nbufs));
 		return;
 	}
+	if (err < 0)
+		return;	/* counted by st_enomem() */
 	if (err) {
 		st_unexpected("ALLOC", err);
 		return;
@@ -686,6 +756,27 @@ static int st_spawn(struct st_proc *tmpl, int procs, pid_t *pids)
 	return 0;
 }
 
+/*
+ * Shared by the processes; a waiting checker goes before new readers, or
+ * nine busy threads could keep it waiting for the rest of the run.
+ */
+static int st_lock_init(pthread_rwlock_t *lock)
+{
+	pthread_rwlockattr_t attr;
+	int ret;
+
+	ret = pthread_rwlockattr_init(&attr);
+	if (!ret)
+		ret = pthread_rwlockattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+	if (!ret)
+		ret = pthread_rwlockattr_setkind_np
+			(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	if (!ret)
+		ret = pthread_rwlock_init(lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	return ret;
+}
+
 static int st_open_all(struct st_proc *p)
 {
 	unsigned int i;
@@ -726,6 +817,9 @@ int main(int argc, char **argv)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", rel_errname(errno));
+	ret = st_lock_init(&st->alloc_lock);
+	if (ret)
+		ksft_exit_fail_msg("rwlock: %s\n", rel_errname(ret));
 	p.inst = inst;
 	p.threads = o.threads;
 	p.seed = o.seed;
@@ -779,8 +873,9 @@ int main(int argc, char **argv)
 			 o.procs, o.threads, (unsigned long long)ms, st->n[ST_OPS],
 			 st->n[ST_ALLOCS]);
 	ksft_test_result(!st->n[ST_UNEXPECTED],
-			 "only ENOMEM failed: %llu ENOMEM, %llu other errors\n",
-			 st->n[ST_ENOMEM], st->n[ST_UNEXPECTED]);
+			 "only ENOMEM failed, each time with no free range of that size and alignment in the area's bitmap: %llu ENOMEM (%llu more succeeded on a second try), %llu other errors\n",
+			 st->n[ST_ENOMEM], st->n[ST_RETRIED],
+			 st->n[ST_UNEXPECTED]);
 	ksft_test_result(st->n[ST_ENOMEM] > 0,
 			 "an area filled up (%llu ENOMEM) and work went on\n",
 			 st->n[ST_ENOMEM]);

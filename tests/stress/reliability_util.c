@@ -67,12 +67,23 @@ int rel_debugfs_mount(void)
 	return stat(CMA_DEBUGFS, &st) ? errno : 0;
 }
 
+/*
+ * Where the CMA areas' debugfs directories are: CMABUF_CMA_DEBUGFS moves
+ * them, for the host test of the helpers below (tests/stress/rel_test.c).
+ */
+static const char *rel_cma_debugfs(void)
+{
+	const char *dir = getenv("CMABUF_CMA_DEBUGFS");
+
+	return dir ? dir : CMA_DEBUGFS;
+}
+
 /* A number from debugfs cma/<area>/<file>. */
 int rel_cma_read(const char *area, const char *file, unsigned long long *val)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), CMA_DEBUGFS "/%s/%s", area, file);
+	snprintf(path, sizeof(path), "%s/%s/%s", rel_cma_debugfs(), area, file);
 	return rel_read_ull(path, val);
 }
 
@@ -85,6 +96,63 @@ int rel_cma_base_pfn(const char *area, unsigned long long *pfn)
 	if (!rel_cma_read(area, "ranges/0/base_pfn", pfn))
 		return 0;
 	return rel_cma_read(area, "base_pfn", pfn);
+}
+
+/*
+ * Does @area have @pages free pages in a row starting on a multiple of
+ * @align pages? Answered from the area's allocation bitmap in debugfs, one
+ * bit per 2^order_per_bit pages: what the CMA allocator searches, without
+ * the pages it would still have to migrate. Bits past the area's count are
+ * padding and count as taken.
+ */
+int rel_cma_has_room(const char *area, unsigned long long pages,
+		     unsigned long long align, bool *room)
+{
+	unsigned long long base, count, opb, bit, bits, start = 0, pfn, end;
+	unsigned long word = 0;
+	bool in_run = false;
+	char path[256];
+	int ret = 0, i;
+	FILE *f;
+
+	*room = false;
+	ret = rel_cma_base_pfn(area, &base);
+	if (!ret)
+		ret = rel_cma_read(area, "count", &count);
+	if (!ret)
+		ret = rel_cma_read(area, "order_per_bit", &opb);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/%s/bitmap", rel_cma_debugfs(), area);
+	f = fopen(path, "re");
+	if (!f)
+		return errno;
+	bits = count >> opb;
+	for (bit = 0; bit <= bits && !*room; bit++) {
+		bool busy = true;
+
+		if (bit < bits) {
+			i = bit % 32;
+			if (!i && fscanf(f, "%lu", &word) != 1) {
+				ret = EIO;
+				break;
+			}
+			busy = word & (1UL << i);
+		}
+		if (!busy && !in_run) {
+			start = bit;
+			in_run = true;
+		} else if (busy && in_run) {
+			/* A free run [start, bit): is there an aligned range in it? */
+			pfn = base + (start << opb);
+			end = base + (bit << opb);
+			pfn = (pfn + align - 1) / align * align;
+			*room = pfn + pages <= end;
+			in_run = false;
+		}
+	}
+	fclose(f);
+	return ret;
 }
 
 /* Is @name a cmabuf instance's misc device (and not the importer's)? */
@@ -372,17 +440,11 @@ bool rel_module_loaded(const char *name)
 	return !stat(path, &st);
 }
 
-/*
- * A module that registered a dma-heap took a reference on itself that it
- * never drops (dma-heaps cannot be removed): it can never be unloaded.
- */
-bool rel_module_pinned(void)
+/* Is cmabuf loaded with heap=1? */
+static bool rel_heap_param(void)
 {
 	char val[8] = "";
-	struct dirent *de;
-	bool heap = false;
 	FILE *f;
-	DIR *dir;
 
 	f = fopen("/sys/module/" REL_MODULE_NAME "/parameters/heap", "re");
 	if (!f)
@@ -390,7 +452,20 @@ bool rel_module_pinned(void)
 	if (!fgets(val, sizeof(val), f))
 		val[0] = '\0';
 	fclose(f);
-	if (val[0] != 'Y')
+	return val[0] == 'Y';
+}
+
+/*
+ * A module that registered a dma-heap took a reference on itself that it
+ * never drops (dma-heaps cannot be removed): it can never be unloaded.
+ */
+bool rel_module_pinned(void)
+{
+	struct dirent *de;
+	bool heap = false;
+	DIR *dir;
+
+	if (!rel_heap_param())
 		return false;
 
 	dir = opendir("/dev/dma_heap");
@@ -401,6 +476,50 @@ bool rel_module_pinned(void)
 			heap = true;
 	closedir(dir);
 	return heap;
+}
+
+/* Does the file at @path contain the bytes of @needle? */
+static bool rel_file_contains(const char *path, const char *needle)
+{
+	size_t len = strlen(needle), n, keep = 0;
+	char buf[4096 + 64];
+	bool found = false;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && (n = fread(buf + keep, 1, 4096, f)) > 0) {
+		n += keep;
+		found = memmem(buf, n, needle, len);
+		/* A match may straddle two reads. */
+		keep = n < len - 1 ? n : len - 1;
+		memmove(buf, buf + n - keep, keep);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Must cmabuf have a dma-heap for each instance with a stable name? When
+ * it was loaded with heap=1 and built against a kernel that exports
+ * dma_heap_add (the module then refers to it by name).
+ */
+bool rel_module_has_heaps(void)
+{
+	return rel_heap_param() &&
+	       rel_file_contains(REL_MODULE_PATH, "dma_heap_add");
+}
+
+/*
+ * Set by the suites that run where heap-defaults has registered cmabuf's
+ * dma-heaps: there a test that needs them fails instead of skipping.
+ */
+bool rel_heaps_required(void)
+{
+	const char *v = getenv(REL_REQUIRE_HEAPS);
+
+	return v && !strcmp(v, "1");
 }
 
 /* "EINVAL" for EINVAL, "0" for success. */

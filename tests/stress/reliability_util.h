@@ -37,6 +37,9 @@
 #define REL_PINNED_REASON \
 	"cmabuf registered a dma-heap and can never be unloaded: load it with heap=0 to run this"
 
+/* "1" where cmabuf's dma-heaps must exist (see rel_heaps_required()). */
+#define REL_REQUIRE_HEAPS	"CMABUF_REQUIRE_HEAPS"
+
 /**
  * struct rel_instance - one instance of the driver, as userspace sees it
  * @name: misc device name: "cmabuf", "cmabuf-general", ...
@@ -100,6 +103,8 @@ int rel_write_str(const char *path, const char *s);
 int rel_debugfs_mount(void);
 int rel_cma_read(const char *area, const char *file, unsigned long long *val);
 int rel_cma_base_pfn(const char *area, unsigned long long *pfn);
+int rel_cma_has_room(const char *area, unsigned long long pages,
+		     unsigned long long align, bool *room);
 
 int rel_instances(struct rel_instance *inst, unsigned int max,
 		  unsigned int *count);
@@ -123,6 +128,8 @@ int rel_module_load(const char *path, const char *params);
 int rel_module_unload(const char *name);
 bool rel_module_loaded(const char *name);
 bool rel_module_pinned(void);
+bool rel_module_has_heaps(void);
+bool rel_heaps_required(void);
 
 /*
  * From the selftest's helpers (tests/selftests/cmabuf_test_util.c, linked

@@ -14,7 +14,9 @@
 #
 #   CMABUF_LIFECYCLE_REPEAT  scales every repeat count (default 1)
 #
-# The program prints "# record: faults injected=N".
+# Arguments go to cmabuf_lifecycle: lifecycle-heap.sh runs some tests
+# again. The program prints "# record: faults injected=N", the faults and
+# events that happened as meant.
 
 if ! command -v cmabuf_lifecycle >/dev/null ||
    ! command -v cmabuf-run >/dev/null; then
@@ -29,7 +31,8 @@ nodes() {
 }
 
 before=$(nodes)
-cmabuf-run --importer --restore --time lifecycle cmabuf_lifecycle
+cmabuf-run --importer --restore --time "${CMABUF_SUITE:-lifecycle}" \
+	cmabuf_lifecycle "$@"
 rc=$?
 if [ "$(nodes)" != "$before" ]; then
 	echo "# device nodes before the suite: $before, after: $(nodes)"

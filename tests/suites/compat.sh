@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# compat_ioctl: the driver's uapi tests as a 32-bit arm program
+# (cmabuf_test32, tests/selftests/), so that every ioctl goes through the
+# kernel's compat layer: ALLOC, INFO, BENCH and PHYS, what each accepts and
+# refuses and what it writes back. The structures have the same layout on
+# both ABIs (__u64 fields, explicit padding); compat_ptr_ioctl passes the
+# pointer on. A missing program fails the suite, and so does a kernel
+# without CONFIG_COMPAT, which cannot run it (no plan). Leaves out the two
+# cases that are not about the ABI: a 1 GiB COMPOUND buffer and a killed
+# BENCH.
+#
+#   CMABUF_COMPAT_TEST  the program (default /usr/bin/cmabuf_test32)
+
+test=${CMABUF_COMPAT_TEST:-/usr/bin/cmabuf_test32}
+
+if [ ! -x "$test" ]; then
+	echo "TAP version 13"
+	echo "Bail out! $test, the 32-bit uapi tests, is not installed"
+	exit 1
+fi
+
+[ -d /sys/kernel/debug/cma ] ||
+	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+CMABUF_TEST_REQUIRE_DEVICES=1 exec "$test" \
+	-T compound_max_order_allocates -T fatal_signal_stops_it \
+	-f alloc_args -f info -f bench -f bench_args -f phys -f phys_args 2>&1
