@@ -202,12 +202,40 @@ def test_zero_and_unavailable(tmp):
        "the others still run")
 
 
+def test_runs(tmp):
+    """runs.py: ratios within each run, then median [lowest-highest]."""
+    reports = []
+    for i, (heap, comp) in enumerate(((60.0, 30.0), (80.0, 20.0),
+                                      (50.0, 50.0))):
+        lines = [result("7.2", "e2e-64m", "alloc", "cma-heap", heap, 1),
+                 result("7.2", "e2e-64m", "alloc", "cmabuf-compound", comp, 1)]
+        after = os.path.join(tmp, f"runs-{i}.jsonl")
+        with open(after, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        out = os.path.join(tmp, f"runs-{i}")
+        subprocess.run([sys.executable, REPORT, "--before", after, "--after",
+                        after, "--out-dir", out, "--no-chart"],
+                       capture_output=True, check=False)
+        reports.append(os.path.join(out, "report.json"))
+    p = subprocess.run([sys.executable, os.path.join(HERE, "runs.py"),
+                        *reports], capture_output=True, text=True, check=False)
+    line = [x for x in p.stdout.splitlines()
+            if x.startswith("| init_on_alloc=1, 2 vCPUs | e2e-64m | alloc |")]
+    ok(p.returncode == 0 and line and
+       "| 2.00× [1.00–4.00] | 2 of 3 runs |" in line[0],
+       "runs.py: the alloc target from three runs, ratio per run")
+    line = [x for x in p.stdout.splitlines() if x.startswith("| alloc |")]
+    ok(line and "| 60.0 [50.0–80.0] | 30.0 [20.0–50.0] |" in line[0],
+       "runs.py: medians of the runs' medians, with their range")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
         test_failing_checks(tmp)
         test_settings(tmp)
         test_zero_and_unavailable(tmp)
+        test_runs(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0

@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The measurements behind the speedup checks of "make check": medians of 20
-# interleaved iterations, in the kernel, nothing zeroed. The host compares
-# the 6.12 (LEGACY) and 7.2 (FROZEN, COMPOUND) figures of one run
-# (tests/qemu/check.sh).
+# The measurements behind the speedup checks of "make check"
+# (tests/bench/speedup-checks): medians of interleaved iterations, the
+# allocator timed in the kernel and, end to end, from userspace against the
+# CMA heap. The host compares the 6.12 (LEGACY) and 7.2 (FROZEN, COMPOUND)
+# figures of one run (tests/qemu/check.sh).
 
 . /suites/bench-lib.sh
 

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""runs.py REPORT.json... : several "make bench" runs summed up as markdown.
+
+Each REPORT.json is one run's build/bench/report.json (tests/bench/report.py).
+A cell is the median over the runs of each run's median, in ms, and in
+brackets the lowest and highest of them. A ratio is taken within each run
+(both medians from the same boot, iterations interleaved) and then
+summed up the same way: median [lowest–highest] over the runs.
+
+Prints, per setting: cmabuf against the upstream CMA heap on 7.2 and
+against 6.12 LEGACY, phase by phase, for the end-to-end workloads; the
+in-kernel workloads per strategy; ALLOC against its limit; and the targets
+of the end-to-end issue with what was measured.
+"""
+
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report import fmt_ms  # noqa: E402
+
+E2E_PHASES = ("alloc", "mmap", "touch", "munmap", "close", "cycle")
+KERNEL_WORKLOADS = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m", "zero-1g")
+STRATEGIES = ("cmabuf-compound", "cmabuf-frozen", "cmabuf-legacy")
+
+# (setting prefix, workload, phases, slow path, fast path, side of the slow
+# one, wanted ratio): the targets, each a ratio of medians of one run.
+TARGETS = (
+    ("init_on_alloc=0, 2", "e2e-64m", ("alloc",), "cma-heap", "after", 1.5),
+    ("init_on_alloc=0, 2", "e2e-1g", ("alloc",), "cma-heap", "after", 1.5),
+    ("init_on_alloc=1, 2", "e2e-64m", ("alloc",), "cma-heap", "after", 1.8),
+    ("init_on_alloc=1, 2", "e2e-1g", ("alloc",), "cma-heap", "after", 1.8),
+    ("init_on_alloc=1, 2", "e2e-1g", ("mmap", "touch", "munmap"), "cma-heap",
+     "after", 3),
+    ("init_on_alloc=1, 2", "e2e-1g", ("mmap",), "cma-heap", "after", 0.5),
+    ("init_on_alloc=1, 2", "e2e-64m", ("cycle",), "cma-heap", "after", 3),
+    ("init_on_alloc=1, 2", "e2e-64m", ("cycle",), "cmabuf-legacy", "before", 2),
+)
+
+
+def fmt(ms):
+    return fmt_ms(ms * 1e6)
+
+
+def spread(values, unit=""):
+    """median [lowest–highest] of values, or a dash when there are none."""
+    if not values:
+        return "–"
+    mid = statistics.median(values)
+    if unit == "x":
+        return f"{mid:.2f}× [{min(values):.2f}–{max(values):.2f}]"
+    return f"{fmt(mid)} [{fmt(min(values))}–{fmt(max(values))}]"
+
+
+def load(paths):
+    """Per run, {(setting, side, workload, phase, path): median in ms}."""
+    runs = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            rep = json.load(f)
+        res = {}
+        for row in rep["rows"]:
+            for side in ("before", "after"):
+                got = row.get(side)
+                if not got:
+                    continue
+                p = row["path"] if side == "after" else row["before_path"]
+                key = (row["setting"], side, row["workload"], row["phase"], p)
+                res[key] = got["median_ns"] / 1e6
+        runs.append((rep, res))
+    return runs
+
+
+def settings(runs):
+    seen = []
+    for _, res in runs:
+        for key in res:
+            if key[0] not in seen:
+                seen.append(key[0])
+    return seen
+
+
+def values(runs, key):
+    return [res[key] for _, res in runs if key in res]
+
+
+def ratios(runs, slow, fast, phases=None):
+    """Per run, the sum over phases of slow over the sum of fast."""
+    out = []
+    for _, res in runs:
+        s_keys = [slow[:3] + (ph,) + slow[4:] for ph in phases] if phases else [slow]
+        f_keys = [fast[:3] + (ph,) + fast[4:] for ph in phases] if phases else [fast]
+        if all(k in res for k in s_keys + f_keys):
+            f = sum(res[k] for k in f_keys)
+            if f > 0:
+                out.append(sum(res[k] for k in s_keys) / f)
+    return out
+
+
+def e2e_table(runs, setting, workload):
+    print(f"\n**{workload}**, {setting}\n")
+    print("| phase | 6.12 LEGACY | 7.2 CMA heap | 7.2 cmabuf COMPOUND | "
+          "heap ÷ cmabuf | 6.12 ÷ cmabuf |")
+    print("|---|---|---|---|---|---|")
+    for ph in E2E_PHASES:
+        legacy = (setting, "before", workload, ph, "cmabuf-legacy")
+        heap = (setting, "after", workload, ph, "cma-heap")
+        comp = (setting, "after", workload, ph, "cmabuf-compound")
+        if not values(runs, comp):
+            continue
+        print(f"| {ph} | {spread(values(runs, legacy))} | "
+              f"{spread(values(runs, heap))} | {spread(values(runs, comp))} | "
+              f"{spread(ratios(runs, heap, comp), 'x')} | "
+              f"{spread(ratios(runs, legacy, comp), 'x')} |")
+
+
+def kernel_table(runs, setting):
+    rows = []
+    for w in KERNEL_WORKLOADS:
+        for ph in ("alloc", "free", "zero-1cpu", "zero-all"):
+            legacy = (setting, "before", w, ph, "cmabuf-legacy")
+            cells = []
+            for p in STRATEGIES:
+                cells.append(values(runs, (setting, "after", w, ph, p)))
+            auto = values(runs, (setting, "after", w, ph, "cmabuf-auto"))
+            before = values(runs, legacy) or values(
+                runs, (setting, "before", w, ph, "cmabuf-auto"))
+            if not any(cells) and not auto:
+                continue
+            rows.append((w, ph, before, cells, auto))
+    if not rows:
+        return
+    print(f"\nIn the kernel, {setting} (`zero-*`: cmabuf's clearing alone, "
+          "one CPU and all)\n")
+    print("| workload | phase | 6.12 LEGACY | 7.2 COMPOUND | 7.2 FROZEN | "
+          "7.2 LEGACY | 6.12 ÷ 7.2 COMPOUND (or the one path) |")
+    print("|---|---|---|---|---|---|---|")
+    for w, ph, before, cells, auto in rows:
+        if auto:
+            fast_key = "cmabuf-auto"
+            slow_key = "cmabuf-auto"
+            cells = [auto, [], []]
+        else:
+            fast_key = "cmabuf-compound"
+            slow_key = "cmabuf-legacy"
+        r = ratios(runs, (setting, "before", w, ph, slow_key),
+                   (setting, "after", w, ph, fast_key))
+        print(f"| {w} | {ph} | {spread(before)} | " +
+              " | ".join(spread(c) for c in cells) + f" | {spread(r, 'x')} |")
+
+
+def limits_table(runs):
+    lim = {}
+    for rep, _ in runs:
+        for row in rep.get("limits", []):
+            key = (row["setting"], row["side"], row["workload"], row["path"])
+            lim.setdefault(key, {"alloc": [], "limit": [], "ratio": [],
+                                 "zero": row["zero"]})
+            d = lim[key]
+            d["alloc"].append(row["alloc_ns"] / 1e6)
+            d["limit"].append((row["kernel_ns"] + row["zero_ns"]) / 1e6)
+            d["ratio"].append(row["ratio"])
+    if not lim:
+        return
+    print("\nALLOC against its limit (the in-kernel allocation plus the "
+          "clearing the path must do at best, measured on the same boot)\n")
+    print("| setting | kernel | workload | path | ALLOC | limit | clearing | "
+          "ALLOC ÷ limit |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (setting, side, w, p), d in lim.items():
+        kernel = "7.2" if side == "after" else "6.12"
+        print(f"| {setting} | {kernel} | {w} | {p} | {spread(d['alloc'])} | "
+              f"{spread(d['limit'])} | {d['zero']} | {spread(d['ratio'], 'x')} |")
+
+
+def targets_table(runs):
+    sets = settings(runs)
+    print("\nTargets (ratio of medians within each run; median "
+          "[lowest–highest] over the runs)\n")
+    print("| setting | workload | phases | against | want | measured | met in |")
+    print("|---|---|---|---|---|---|---|")
+    for prefix, w, phases, slow, side, want in TARGETS:
+        setting = next((s for s in sets if s.startswith(prefix)), None)
+        if setting is None:
+            continue
+        kernel = "7.2" if side == "after" else "6.12"
+        r = ratios(runs, (setting, side, w, phases[0], slow),
+                   (setting, "after", w, phases[0], "cmabuf-compound"), phases)
+        met = sum(x >= want for x in r)
+        what = f"{kernel} {slow}"
+        want_s = (f"≥ {want:g}×" if want >= 1 else
+                  f"mmap ≤ {1 / want:g}× the heap's")
+        print(f"| {setting} | {w} | {' + '.join(phases)} | {what} | {want_s} | "
+              f"{spread(r, 'x')} | {met} of {len(r)} runs |")
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__.strip().splitlines()[0], file=sys.stderr)
+        return 2
+    runs = load(argv[1:])
+    print(f"{len(runs)} runs.")
+    targets_table(runs)
+    for s in settings(runs):
+        print(f"\n### {s}")
+        for w in ("e2e-64m", "e2e-1g"):
+            e2e_table(runs, s, w)
+        kernel_table(runs, s)
+    limits_table(runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
