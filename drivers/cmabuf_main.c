@@ -106,6 +106,8 @@ static unsigned long cmabuf_region_base_pfn(struct device *dev)
 
 static int cmabuf_probe_area(struct cmabuf_dev *cdev, struct device *dev)
 {
+	struct device_node *np;
+	bool reusable;
 	int ret;
 
 	cdev->base_pfn = CMABUF_PFN_UNKNOWN;
@@ -117,6 +119,21 @@ static int cmabuf_probe_area(struct cmabuf_dev *cdev, struct device *dev)
 					     "no default CMA area\n");
 		return 0;
 	}
+
+	/*
+	 * Only a reusable pool is a CMA area. Anything else is refused before
+	 * of_reserved_mem_device_init() sets it up for the device: a coherent
+	 * pool without no-map would be memremap()ed over RAM.
+	 */
+	np = of_parse_phandle(dev->of_node, "memory-region", 0);
+	if (!np)
+		return dev_err_probe(dev, -ENODEV, "no memory-region\n");
+	reusable = of_device_is_compatible(np, "shared-dma-pool") &&
+		   of_property_read_bool(np, "reusable");
+	of_node_put(np);
+	if (!reusable)
+		return dev_err_probe(dev, -EINVAL,
+				     "memory-region is not a reusable shared-dma-pool\n");
 
 	ret = of_reserved_mem_device_init(dev);
 	if (ret)
