@@ -257,8 +257,30 @@ static void fz_hold_done(struct fz *f, int b, __u32 flags,
 	}
 }
 
+/*
+ * The flags HOLD refuses: unknown ones, a direction without a mapping, two
+ * directions at once.
+ */
+static __u32 fz_hold_bad_flags(__u32 flags)
+{
+	__u32 dirs = flags & (CMABUF_IMPORTER_HOLD_TO_DEVICE |
+			      CMABUF_IMPORTER_HOLD_FROM_DEVICE);
+
+	if (dirs && !(flags & CMABUF_IMPORTER_HOLD_MAP))
+		return dirs;
+	if (dirs == (CMABUF_IMPORTER_HOLD_TO_DEVICE |
+		     CMABUF_IMPORTER_HOLD_FROM_DEVICE))
+		return dirs;
+	return flags & ~CMABUF_IMPORTER_HOLD_VALID_FLAGS;
+}
+
 void fz_op_hold(struct fz *f)
 {
+	static const __u32 hold_flags[] = {
+		0, CMABUF_IMPORTER_HOLD_MAP,
+		CMABUF_IMPORTER_HOLD_MAP | CMABUF_IMPORTER_HOLD_TO_DEVICE,
+		CMABUF_IMPORTER_HOLD_MAP | CMABUF_IMPORTER_HOLD_FROM_DEVICE,
+	};
 	struct cmabuf_importer_hold d = { 0 }, out;
 	const size_t ksize = sizeof(d);
 	unsigned int cmd;
@@ -271,8 +293,10 @@ void fz_op_hold(struct fz *f)
 		return;
 	d.fd = fz_pick_any_fd(f);
 	b = fz_buf_of(f, d.fd);
-	d.flags = rel_chance(&f->rng, 85) ? rel_below(&f->rng, 2) :
-					    fz_boundary(f);
+	if (rel_chance(&f->rng, 85))
+		d.flags = hold_flags[rel_below(&f->rng, ARRAY_SIZE(hold_flags))];
+	else
+		d.flags = fz_boundary(f);
 	fz_mutate(f, (__u8 *)&d, ksize, ksize,
 		  offsetof(struct cmabuf_importer_hold, handle));
 	b = fz_buf_of(f, d.fd);
@@ -282,7 +306,7 @@ void fz_op_hold(struct fz *f)
 	fz_expect_init(&e);
 	if (fz_model_imp(f, exact, ptr, &d, ksize,
 			 offsetof(struct cmabuf_importer_hold, handle),
-			 d.flags & ~CMABUF_IMPORTER_HOLD_VALID_FLAGS, d.fd, &e)) {
+			 fz_hold_bad_flags(d.flags), d.fd, &e)) {
 		if (e.may_succeed && f->nholds >= CMABUF_IMPORTER_MAX_HOLDS)
 			fz_err(&e, ENOSPC, "every hold is taken");
 		if (e.may_succeed && !fz_writable(f, ptr, ksize))
