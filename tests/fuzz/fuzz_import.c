@@ -300,6 +300,14 @@ void fz_op_hold(struct fz *f)
 	fz_mutate(f, (__u8 *)&d, ksize, ksize,
 		  offsetof(struct cmabuf_importer_hold, handle));
 	b = fz_buf_of(f, d.fd);
+	/*
+	 * A mapping in one direction only of cmabuf's buffers: the system
+	 * heap syncs every mapping in the direction of the CPU access, not in
+	 * that of the mapping, which the DMA API debugging reports.
+	 */
+	if (b >= 0 && f->bufs[b].inst < 0 && (d.flags & CMABUF_IMPORTER_HOLD_MAP))
+		d.flags &= ~(CMABUF_IMPORTER_HOLD_TO_DEVICE |
+			     CMABUF_IMPORTER_HOLD_FROM_DEVICE);
 	cmd = fz_imp_cmd(f, CMABUF_IMPORTER_IOC_HOLD, &exact);
 	ptr = fz_place(f, &d, ksize);
 
