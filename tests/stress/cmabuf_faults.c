@@ -218,12 +218,8 @@ static void fi_undo(struct fi_ctx *ctx, const struct fi_op *op)
 	ctx->fd = -1;
 }
 
-#ifndef noinline
-#define noinline __attribute__((noinline))
-#endif
-
 /* Grow the stack by more than any call below needs. */
-static noinline void fi_touch_stack(void)
+static void __attribute__((noinline)) fi_touch_stack(void)
 {
 	char deep[128 << 10];
 
