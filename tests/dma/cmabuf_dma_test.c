@@ -645,16 +645,23 @@ TEST_F_TIMEOUT(edu_misuse, mapping_twice_leaks_nothing, TIMEOUT)
 
 /*
  * A driver that detaches with its mappings live: cmabuf unmaps them, so
- * that after doing it again and again mappings still fit.
+ * that after doing it again and again mappings still fit. Not on the
+ * debug kernel: with CONFIG_DMABUF_DEBUG the dma-buf core hands the
+ * importer a copy of each table, which only dma_buf_unmap_attachment()
+ * frees, so the importer's misuse leaks it there whatever the exporter
+ * does (kmemleak, last, would report it).
  */
 TEST_F_TIMEOUT(edu_misuse, detach_while_mapped_unwinds, TIMEOUT)
 {
-	struct edu_dev *edu = misuse_setup(_metadata, &self->m);
+	struct edu_dev *edu;
 	unsigned long long swiotlb = counter(SWIOTLB_USED);
 	struct cmabuf_edu_map m;
 	int round, i;
 	__u32 h;
 
+	if (kernel_is_debug())
+		SKIP(return, "DMABUF_DEBUG: the core's copies of the tables leak");
+	edu = misuse_setup(_metadata, &self->m);
 	for (round = 0; round < ROUNDS; round++) {
 		ASSERT_EQ(0, edu_attach(edu->fd, self->m.buf, &h));
 		for (i = 0; i < 2; i++) {
