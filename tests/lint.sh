@@ -52,7 +52,7 @@ for k in "${kernels[@]}"; do
 	mod=$CMABUF_BUILD/lint/$k
 	rm -rf "$mod"
 	mkdir -p "$mod"
-	(cd "$top" \&\& rsync -a --relative VERSION Kbuild drivers include \
+	(cd "$top" && rsync -a --relative VERSION Kbuild drivers include \
 		$(ls -d tests/importer tests/edu tests/kunit 2>/dev/null) "$mod/")
 	out=$(make -C "$CMABUF_BUILD/kernel/$k" M="$mod" ARCH=arm64 \
 		CROSS_COMPILE="$CROSS_COMPILE" CHECK="$top/tests/sparse-compat.sh" \
