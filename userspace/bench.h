@@ -38,6 +38,9 @@ enum bench_phase {
 				 BIT(PHASE_TOUCH) | BIT(PHASE_MUNMAP) | \
 				 BIT(PHASE_CLOSE) | BIT(PHASE_CYCLE))
 
+/* cmabuf-<S>-4k: an end-to-end path mapped with 4 KiB entries only. */
+#define BENCH_SMALL_PAGES_SUFFIX	"-4k"
+
 /**
  * struct bench_workload - what is allocated and how
  * @name: as given on the command line
@@ -111,6 +114,7 @@ struct bench_path_ops {
  * @done: iterations recorded
  * @error: the failure that stopped it, a negative errno
  * @implied: chosen by "all" rather than named: its absence is no error
+ * @small_pages: end to end, map with 4 KiB entries only (THP off for it)
  */
 struct bench_path {
 	char name[32];
@@ -124,6 +128,7 @@ struct bench_path {
 	unsigned int done;
 	int error;
 	bool implied;
+	bool small_pages;
 };
 
 extern const struct bench_path_ops bench_cmabuf_kernel_ops;

@@ -3,7 +3,12 @@
  * End-to-end paths, timed from userspace with CLOCK_MONOTONIC: allocate a
  * dma-buf (cmabuf ALLOC ioctl or the CMA heap), mmap it, write one word in
  * every page, munmap it, close it. The close drops the last reference and
- * so frees the buffer.
+ * so frees the buffer. A "-4k" path maps the same buffer with 4 KiB page
+ * table entries only, so the two show what 2 MiB entries are worth: with
+ * THP disabled for the process (PR_SET_THP_DISABLE, for that path's cycle
+ * alone) the kernel never calls cmabuf's huge_fault. MADV_NOHUGEPAGE would
+ * do it per mapping, but kernels without CONFIG_ADVISE_SYSCALLS (the test
+ * bed's) have no madvise().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <linux/dma-buf.h>
@@ -47,8 +53,8 @@ static int e2e_touch(int fd, unsigned char *map, __u64 size, __u32 page)
 	return e2e_sync(fd, DMA_BUF_SYNC_END);
 }
 
-static int e2e_cycle(struct bench_path *p, struct bench_ctx *c,
-		     unsigned int iter, e2e_alloc_fn alloc)
+static int e2e_cycle_timed(struct bench_path *p, struct bench_ctx *c,
+			   unsigned int iter, e2e_alloc_fn alloc)
 {
 	__u64 size = c->wl->size, t[6] = { };
 	unsigned char *map;
@@ -85,6 +91,35 @@ close_buf:
 	bench_record(p, PHASE_CLOSE, iter, t[5] - t[4]);
 	bench_record(p, PHASE_CYCLE, iter, t[5] - t[0]);
 	return 0;
+}
+
+/* THP off (4 KiB entries) or back on for this process; 0 or -errno. */
+static int e2e_small_pages(struct bench_path *p, unsigned long off)
+{
+	int ret;
+
+	if (!prctl(PR_SET_THP_DISABLE, off, 0, 0, 0))
+		return 0;
+	ret = -errno;
+	msg_err("%s: prctl(PR_SET_THP_DISABLE, %lu): %s", p->name, off,
+		strerror(-ret));
+	return ret;
+}
+
+/* One cycle; a -4k path's with THP off around it, outside every phase. */
+static int e2e_cycle(struct bench_path *p, struct bench_ctx *c,
+		     unsigned int iter, e2e_alloc_fn alloc)
+{
+	int ret, err;
+
+	if (!p->small_pages)
+		return e2e_cycle_timed(p, c, iter, alloc);
+	ret = e2e_small_pages(p, 1);
+	if (ret)
+		return ret;
+	ret = e2e_cycle_timed(p, c, iter, alloc);
+	err = e2e_small_pages(p, 0);
+	return ret ? ret : err;
 }
 
 static int cmabuf_e2e_alloc(struct bench_path *p, struct bench_ctx *c, int *fd)

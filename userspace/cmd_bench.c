@@ -79,10 +79,13 @@ static void bench_usage(FILE *fp)
 	fprintf(fp,
 		"\npaths (--strategy):\n"
 		"  compound, frozen, legacy, auto  cmabuf with that strategy (cmabuf-<S>)\n"
+		"  <S>-4k        end-to-end workloads: cmabuf-<S> mapped with 4 KiB\n"
+		"                entries only (THP off for it), to compare with 2 MiB\n"
 		"  cma-debugfs   in-kernel workloads: /sys/kernel/debug/cma/<area>/{alloc,free}\n"
 		"  cma-heap      end-to-end workloads: the upstream CMA dma-heap\n"
 		"  all           (default) every strategy the device supports, and the\n"
-		"                peer of the workload when it is there; for the zero\n"
+		"                peer of the workload when it is there (end to end,\n"
+		"                with THP, compound-4k too); for the zero\n"
 		"                workloads, cmabuf-auto alone: clearing is the same\n"
 		"                whichever strategy allocated\n"
 		"\n"
@@ -127,22 +130,32 @@ static struct bench_path *path_add(struct bench_path *paths, int *n,
 	return p;
 }
 
+/* cmabuf-<S>, or cmabuf-<S>-4k: mapped with 4 KiB entries (end to end). */
 static void path_add_cmabuf(struct bench_path *paths, int *n,
-			    const struct bench_ctx *c, unsigned int s, bool implied)
+			    const struct bench_ctx *c, unsigned int s, bool small_pages,
+			    bool implied)
 {
 	const struct bench_workload *wl = c->wl;
 	struct bench_path *p;
 	char name[32];
 
-	snprintf(name, sizeof(name), "cmabuf-%s", strategy_name(s));
+	snprintf(name, sizeof(name), "cmabuf-%s%s", strategy_name(s),
+		 small_pages ? BENCH_SMALL_PAGES_SUFFIX : "");
 	p = path_add(paths, n, name, wl->e2e ? &bench_cmabuf_e2e_ops :
 		     &bench_cmabuf_kernel_ops,
 		     wl->e2e ? BENCH_E2E_PHASES :
 		     wl->zero ? BENCH_ZERO_PHASES : BENCH_KERNEL_PHASES);
 	if (p) {
 		p->strategy = s;
+		p->small_pages = small_pages;
 		p->implied = implied;
 	}
+}
+
+/* Can mappings be told to use small pages (a kernel with THP)? */
+static bool thp_present(void)
+{
+	return !access("/sys/kernel/mm/transparent_hugepage", F_OK);
 }
 
 static void path_add_peer(struct bench_path *paths, int *n,
@@ -176,7 +189,7 @@ static void paths_all(struct bench_path *paths, int *n, const struct bench_ctx *
 	unsigned int s;
 
 	if (c->wl->zero) {
-		path_add_cmabuf(paths, n, c, CMABUF_STRATEGY_AUTO, true);
+		path_add_cmabuf(paths, n, c, CMABUF_STRATEGY_AUTO, false, true);
 		return;
 	}
 	for (s = CMABUF_STRATEGY_COMPOUND; s < CMABUF_STRATEGY_COUNT; s++) {
@@ -189,7 +202,10 @@ static void paths_all(struct bench_path *paths, int *n, const struct bench_ctx *
 				 c->dev.info.max_compound_order, c->dev_path);
 			continue;
 		}
-		path_add_cmabuf(paths, n, c, s, true);
+		path_add_cmabuf(paths, n, c, s, false, true);
+		/* The same buffer with 4 KiB entries: what 2 MiB ones are worth. */
+		if (s == CMABUF_STRATEGY_COMPOUND && c->wl->e2e && thp_present())
+			path_add_cmabuf(paths, n, c, s, true, true);
 	}
 	path_add_peer(paths, n, c, true);
 }
@@ -199,6 +215,9 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 		     const char *tok)
 {
 	const char *peer = c->wl->e2e ? "cma-heap" : "cma-debugfs";
+	size_t len, sfx = strlen(BENCH_SMALL_PAGES_SUFFIX);
+	char name[32];
+	bool small_pages = false;
 	int s;
 
 	if (!strcmp(tok, "cma-heap") || !strcmp(tok, "cma-debugfs")) {
@@ -217,14 +236,25 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 	}
 	if (!strncmp(tok, "cmabuf-", 7))
 		tok += 7;
-	if (parse_strategy(tok, &s)) {
+	len = strlen(tok);
+	if (len > sfx && !strcmp(tok + len - sfx, BENCH_SMALL_PAGES_SUFFIX)) {
+		snprintf(name, sizeof(name), "%.*s", (int)(len - sfx), tok);
+		if (!c->wl->e2e) {
+			msg_err("bench: path %s maps the buffer: end-to-end workloads only",
+				tok);
+			return EXIT_USAGE;
+		}
+		tok = name;
+		small_pages = true;
+	}
+	if (parse_strategy(tok, &s) || (small_pages && s == PARSE_STRATEGY_ALL)) {
 		msg_err("bench: unknown path '%s' (try 'cmabufctl bench --help')", tok);
 		return EXIT_USAGE;
 	}
 	if (s == PARSE_STRATEGY_ALL)
 		paths_all(paths, n, c);
 	else
-		path_add_cmabuf(paths, n, c, s, false);
+		path_add_cmabuf(paths, n, c, s, small_pages, false);
 	return 0;
 }
 

@@ -41,12 +41,13 @@ PHASE_ORDER = ("alloc", "free", "zero-1cpu", "zero-all", "mmap", "touch",
 # End-to-end workload: (in-kernel workload of the same size, zero workload).
 E2E_PARTS = {"e2e-64m": ("contig-64m", "zero-64m"),
              "e2e-1g": ("gigantic-1g", "zero-1g")}
-PATH_ORDER = ("cmabuf-compound", "cmabuf-frozen", "cmabuf-legacy",
-              "cmabuf-auto", "cma-heap", "cma-debugfs")
+PATH_ORDER = ("cmabuf-compound", "cmabuf-compound-4k", "cmabuf-frozen",
+              "cmabuf-legacy", "cmabuf-auto", "cma-heap", "cma-debugfs")
 # The path that stands for "before" when a path did not exist before.
 BASELINE = "cmabuf-legacy"
 # Bar colours by path, the same in every panel; "before" bars are darker.
 COLOURS = {"cmabuf-compound": ("#1b7837", "#5aae61"),
+           "cmabuf-compound-4k": ("#00441b", "#a6dba0"),
            "cmabuf-frozen": ("#2166ac", "#4393c3"),
            "cmabuf-legacy": ("#b2182b", "#f4a582"),
            "cmabuf-auto": ("#542788", "#998ec3"),

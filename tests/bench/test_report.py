@@ -208,7 +208,10 @@ def test_runs(tmp):
     for i, (heap, comp) in enumerate(((60.0, 30.0), (80.0, 20.0),
                                       (50.0, 50.0))):
         lines = [result("7.2", "e2e-64m", "alloc", "cma-heap", heap, 1),
-                 result("7.2", "e2e-64m", "alloc", "cmabuf-compound", comp, 1)]
+                 result("7.2", "e2e-64m", "alloc", "cmabuf-compound", comp, 1),
+                 result("7.2", "e2e-64m", "touch", "cmabuf-compound", 8.0, 1),
+                 result("7.2", "e2e-64m", "touch", "cmabuf-compound-4k",
+                        8.0 * (i + 5), 1)]
         after = os.path.join(tmp, f"runs-{i}.jsonl")
         with open(after, "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
@@ -227,6 +230,11 @@ def test_runs(tmp):
     line = [x for x in p.stdout.splitlines() if x.startswith("| alloc |")]
     ok(line and "| 60.0 [50.0–80.0] | 30.0 [20.0–50.0] |" in line[0],
        "runs.py: medians of the runs' medians, with their range")
+    line = [x for x in p.stdout.splitlines() if x.startswith("| touch |")]
+    ok(len(line) == 2 and
+       line[1] == "| touch | 48.0 [40.0–56.0] | 8.00 [8.00–8.00] | "
+       "6.00× [5.00–7.00] |",
+       "runs.py: 4 KiB against 2 MiB entries, per run, as its own table")
 
 
 def main():

@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..37"
+echo "1..39"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -217,6 +217,16 @@ run cmabufctl bench e2e-64m --iterations 1 --strategy legacy --json
 [ $rc -eq 0 ] && [ "$(lines '"path": "cmabuf-legacy"')" -eq 6 ] &&
 	has '"phase": "touch"' && has '"phase": "munmap"' && has '"phase": "cycle"'
 r=$?; ok $r "bench e2e-64m: five phases and the whole cycle"; diag $r
+
+# The same buffers mapped with 4 KiB entries only, beside the usual path.
+run cmabufctl bench e2e-64m --iterations 1 --strategy legacy,legacy-4k --json
+[ $rc -eq 0 ] && [ "$(lines '"path": "cmabuf-legacy"')" -eq 6 ] &&
+	[ "$(lines '"path": "cmabuf-legacy-4k"')" -eq 6 ]
+r=$?; ok $r "bench e2e-64m legacy and legacy-4k: six results each"; diag $r
+
+run cmabufctl bench contig-64m --iterations 1 --strategy legacy-4k
+[ $rc -eq 2 ] && has "path legacy-4k maps the buffer: end-to-end workloads only"
+r=$?; ok $r "bench contig-64m legacy-4k: refused, nothing is mapped in the kernel"; diag $r
 
 run cmabufctl bench blocks-2m --iterations 1 --strategy legacy
 [ $rc -eq 0 ] && has "^cmabuf-legacy *alloc *512 " && has "^cmabuf-legacy *free *512 "

@@ -21,8 +21,8 @@ if have_frozen; then
 	# End to end, against the CMA heap on the same boot.
 	bench "e2e-64m, compound and the CMA heap" e2e-64m \
 		--strategy compound,cma-heap --iterations 20
-	bench "e2e-1g, compound and the CMA heap" e2e-1g \
-		--strategy compound,cma-heap --iterations 5
+	bench "e2e-1g, compound (2 MiB and 4 KiB entries) and the CMA heap" e2e-1g \
+		--strategy compound,compound-4k,cma-heap --iterations 5
 else
 	bench "contig-64m, legacy" contig-64m --strategy legacy --iterations 20
 	bench "gigantic-1g, legacy" gigantic-1g --strategy legacy --iterations 20
