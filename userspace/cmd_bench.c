@@ -215,6 +215,7 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 		     const char *tok)
 {
 	const char *peer = c->wl->e2e ? "cma-heap" : "cma-debugfs";
+	const char *given = tok;
 	size_t len, sfx = strlen(BENCH_SMALL_PAGES_SUFFIX);
 	char name[32];
 	bool small_pages = false;
@@ -248,7 +249,7 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 		small_pages = true;
 	}
 	if (parse_strategy(tok, &s) || (small_pages && s == PARSE_STRATEGY_ALL)) {
-		msg_err("bench: unknown path '%s' (try 'cmabufctl bench --help')", tok);
+		msg_err("bench: unknown path '%s' (try 'cmabufctl bench --help')", given);
 		return EXIT_USAGE;
 	}
 	if (s == PARSE_STRATEGY_ALL)
