@@ -57,6 +57,8 @@ SPLATS = [
     r"rcu: INFO: .* detected stalls",
     r"blocked for more than \d+ seconds",
     r"list_(add|del) corruption",
+    r"invoked oom-killer",
+    r"Out of memory",
     r"Call trace:",
 ]
 SPLAT_RE = re.compile("|".join("(?:%s)" % p for p in SPLATS))
@@ -165,7 +167,12 @@ def judge(tap_path):
     """Judge a suite file and its .rc sidecar."""
     name = os.path.basename(tap_path)[:-4]
     with open(tap_path, errors="replace") as f:
-        tap = parse_tap(f.read(), name)
+        text = f.read()
+    tap = parse_tap(text, name)
+    # What the guest saw of a suite it killed for time: where it was.
+    for line in text.splitlines():
+        if line.startswith("# cmabuf-timeout: "):
+            tap.problem("%s: %s" % (name, line[len("# cmabuf-timeout: "):].rstrip()))
     rc_path = tap_path[:-4] + ".rc"
     rc = None
     if os.path.exists(rc_path):
@@ -206,9 +213,13 @@ def split_results(results_log):
                     yield current, lines, None, None
                 current, lines = m.group(1), []
                 continue
-            m = re.match(r"^### cmabuf-suite-end (\S+) rc=(\d+)(?: seconds=(\d+))?", line)
+            m = re.match(r"^### cmabuf-suite-end (\S+) rc=(\d+)(?: seconds=(\d+))?"
+                         r"(?: timeout=(\d+))?", line)
             if m and current == m.group(1):
-                yield current, lines, m.group(2), m.group(3)
+                rc = m.group(2)
+                if m.group(4):
+                    rc += " (killed at the guest's time-out of %s s a suite)" % m.group(4)
+                yield current, lines, rc, m.group(3)
                 current, lines = None, []
                 continue
             if line.startswith("### cmabuf-"):
@@ -279,7 +290,10 @@ def collect_guest(results_dir, log_dir, run_id=None, boot_rc=None):
     else:
         out.append("not ok 1 guest ran every suite and powered off # %s" % "; ".join(why))
     if splats:
-        out.append("not ok 2 console log has no kernel splat")
+        # The summary prints this line: name the report, not its stack.
+        first = next((s for s in splats if "Call trace:" not in s), splats[0])
+        out.append("not ok 2 console log has no kernel splat # %d lines, the first: %s"
+                   % (len(splats), first.strip()))
         out += ["# " + s for s in splats[:40]]
     else:
         out.append("ok 2 console log has no kernel splat")

@@ -103,7 +103,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..38"
+echo "1..42"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -148,6 +148,23 @@ d=$(make_log timeout_fails)
 sed -i '/cmabuf-suite-end/d; /cmabuf-guest-done/d' "$d/results.log"
 echo "timeout after 1500s" >"$d/status"
 expect timeout_fails fail "guest ran every suite"
+
+# A suite the guest killed at its time-out per suite says so, with where
+# its processes were; the splat line names the report, not "Call trace:".
+d=$(make_log suite_timeout_fails)
+sed -i 's/^### cmabuf-suite-end demo rc=0$/### cmabuf-suite-end demo rc=137 seconds=900 timeout=900/' \
+	"$d/results.log"
+expect suite_timeout_fails fail "exit status 137 (killed at the guest's time-out of 900 s"
+
+d=$(make_log suite_timeout_shows_where)
+sed -i 's/^ok 2 second$/ok 2 second\n# cmabuf-timeout: pid 99 (cmabuf_fuzz) state D, in cma_alloc/' \
+	"$d/results.log"
+expect suite_timeout_shows_where fail "demo: pid 99 (cmabuf_fuzz) state D, in cma_alloc"
+
+d=$(make_log oom_kill_fails)
+printf '%s\n' '[  9.0] cmabuf_fuzz invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0' \
+	'[  9.1] Call trace:' >>"$d/console.log"
+expect oom_kill_fails fail "2 lines, the first: \[  9.0\] cmabuf_fuzz invoked oom-killer"
 
 # A suite that cannot run what it tests (the DKMS build, the KUnit module
 # missing from the initramfs) bails out.
@@ -372,5 +389,29 @@ if [ -f "$top/build/kernel/7.2/arch/arm64/boot/Image" ]; then
 	fi
 else
 	echo "ok $n real_boot_timeout_fails # SKIP kernel 7.2 not built"
+fi
+
+# A real suite past the guest's time-out per suite is killed with every
+# process it started (the fuzzer under cmabuf-run's shell), the host is
+# told, and the next suite runs.
+n=$((n + 1))
+if [ -f "$top/build/kernel/7.2/arch/arm64/boot/Image" ]; then
+	logs=$top/build/logs/7.2-suite-timeout-test
+	CMABUF_LOGS=$logs CMABUF_RUN_ID=suite-timeout-test bash "$here/boot.sh" \
+		--env CMABUF_TIMEOUT=5 --suites "fuzz testbed" 7.2 >/dev/null 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] &&
+		grep -q '^### cmabuf-suite-end fuzz rc=137 seconds=[0-9]* timeout=5[[:space:]]*$' "$logs/results.log" &&
+		grep -q '^# cmabuf-timeout: pid [0-9]* (cmabuf_fuzz)' "$logs/results.log" &&
+		! grep -q 'left processes alive' "$logs/results.log" &&
+		grep -q '^### cmabuf-suite-end testbed rc=0 ' "$logs/results.log"; then
+		echo "ok $n real_suite_timeout_kills_its_processes"
+	else
+		echo "not ok $n real_suite_timeout_kills_its_processes # boot.sh exit $rc"
+		grep -s '^###\|cmabuf-timeout' "$logs/results.log" | sed 's/^/# /'
+		fails=$((fails + 1))
+	fi
+else
+	echo "ok $n real_suite_timeout_kills_its_processes # SKIP kernel 7.2 not built"
 fi
 [ $fails -eq 0 ]
