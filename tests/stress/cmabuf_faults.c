@@ -731,8 +731,15 @@ static void fi_run_bind(struct __test_metadata *_metadata,
 		EXPECT_EQ(0, stat(path, &st)) TH_LOG("no %s after the binds", path);
 }
 
+/*
+ * A bind test probes the device once per failure point, some 175 times:
+ * 5 s in make check's debug guest, but over 28 s (killed at the harness's
+ * default 30 s) with two debug guests sharing the two cores.
+ */
+#define FI_BIND_TIMEOUT	300
+
 /* An instance of the device tree with a label: misc_register(). */
-TEST_F(fi, bind_labelled_instance)
+TEST_F_TIMEOUT(fi, bind_labelled_instance, FI_BIND_TIMEOUT)
 {
 	struct fi_ctx *ctx = &self->ctx;
 
@@ -748,7 +755,7 @@ TEST_F(fi, bind_labelled_instance)
 }
 
 /* The module's own default instance, without a device tree node. */
-TEST_F(fi, bind_default_instance)
+TEST_F_TIMEOUT(fi, bind_default_instance, FI_BIND_TIMEOUT)
 {
 	struct fi_ctx *ctx = &self->ctx;
 
@@ -775,13 +782,13 @@ static void fi_run_test_node(struct __test_metadata *_metadata,
 	EXPECT_TRUE(fi_dev_settles(misc, false));
 }
 
-TEST_F(fi, bind_unlabelled_node)
+TEST_F_TIMEOUT(fi, bind_unlabelled_node, FI_BIND_TIMEOUT)
 {
 	fi_run_test_node(_metadata, &self->ctx, "cmabuf-test-unlabelled",
 			 "cmabuf-0", NULL);
 }
 
-TEST_F(fi, bind_node_with_new_heap)
+TEST_F_TIMEOUT(fi, bind_node_with_new_heap, FI_BIND_TIMEOUT)
 {
 	struct fi_ctx *ctx = &self->ctx;
 	struct stat st;
