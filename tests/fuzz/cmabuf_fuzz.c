@@ -304,6 +304,7 @@ int main(int argc, char **argv)
 	f->seed = o.seed;
 	f->rng.state = o.seed;
 	f->verbose = o.verbose;
+	fz_now_open(f);
 
 	ksft_print_header();
 	ksft_set_plan(FZ_TESTS);

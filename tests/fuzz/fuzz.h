@@ -239,6 +239,8 @@ struct fz_arena {
  * @checkpoints: live-counter comparisons made.
  * @jmp: where a fault on a mapping returns to.
  * @what: description of the operation running.
+ * @now: the same, with its number, in a file that outlives a stuck run
+ *	($CMABUF_NOW_DIR/PID, read by the guest's time-out report); or NULL.
  */
 struct fz {
 	struct rel_rng rng;
@@ -273,6 +275,7 @@ struct fz {
 	__u64 checkpoints;
 	sigjmp_buf jmp;
 	char what[256];
+	char *now;
 };
 
 static inline size_t fz_min(size_t a, size_t b)
@@ -282,6 +285,7 @@ static inline size_t fz_min(size_t a, size_t b)
 
 /* fuzz_judge.c */
 void fz_expect_init(struct fz_expect *e);
+void fz_now_open(struct fz *f);
 void fz_err(struct fz_expect *e, int err, const char *why);
 bool fz_has(const struct fz_expect *e, int err);
 bool fz_judge(struct fz *f, enum fz_cat cat, const struct fz_expect *e,

@@ -11,9 +11,13 @@
  * result that cannot be written back) are added without ruling success out
  * when the outcome depends on the moment.
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 
 #include "fuzz.h"
 
@@ -55,6 +59,37 @@ static void fz_expect_print(const struct fz_expect *e, char *buf, size_t size)
 					len ? "|" : "", rel_errname(err));
 }
 
+#define FZ_NOW_BYTES	512
+
+/*
+ * With CMABUF_NOW_DIR set, each operation is also written to a shared
+ * mapping of $CMABUF_NOW_DIR/PID before it runs: a run stuck in the kernel
+ * or killed then still says which operation, with which arguments, it was
+ * in. A store to memory per operation, no system call.
+ */
+void fz_now_open(struct fz *f)
+{
+	const char *dir = getenv("CMABUF_NOW_DIR");
+	char path[256];
+	void *map;
+	int fd;
+
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%d", dir, (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	map = ftruncate(fd, FZ_NOW_BYTES) ? MAP_FAILED :
+		mmap(NULL, FZ_NOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return;
+	f->now = map;
+	snprintf(f->now, FZ_NOW_BYTES, "setting up\n");
+}
+
 void fz_describe(struct fz *f, const char *fmt, ...)
 {
 	va_list ap;
@@ -62,6 +97,9 @@ void fz_describe(struct fz *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(f->what, sizeof(f->what), fmt, ap);
 	va_end(ap);
+	if (f->now)
+		snprintf(f->now, FZ_NOW_BYTES, "op %llu: %s\n",
+			 (unsigned long long)f->op, f->what);
 	if (f->verbose)
 		fprintf(stderr, "op %llu: %s\n", (unsigned long long)f->op,
 			f->what);

@@ -393,7 +393,7 @@ fi
 
 # A real suite past the guest's time-out per suite is killed with every
 # process it started (the fuzzer under cmabuf-run's shell), the host is
-# told, and the next suite runs.
+# told where the fuzzer was and what it was doing, and the next suite runs.
 n=$((n + 1))
 if [ -f "$top/build/kernel/7.2/arch/arm64/boot/Image" ]; then
 	logs=$top/build/logs/7.2-suite-timeout-test
@@ -403,6 +403,7 @@ if [ -f "$top/build/kernel/7.2/arch/arm64/boot/Image" ]; then
 	if [ $rc -eq 0 ] &&
 		grep -q '^### cmabuf-suite-end fuzz rc=137 seconds=[0-9]* timeout=5[[:space:]]*$' "$logs/results.log" &&
 		grep -q '^# cmabuf-timeout: pid [0-9]* (cmabuf_fuzz)' "$logs/results.log" &&
+		grep -q '^# cmabuf-timeout:   doing \(op [0-9]*: \|setting up\)' "$logs/results.log" &&
 		! grep -q 'left processes alive' "$logs/results.log" &&
 		grep -q '^### cmabuf-suite-end testbed rc=0 ' "$logs/results.log"; then
 		echo "ok $n real_suite_timeout_kills_its_processes"
