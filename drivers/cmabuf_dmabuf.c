@@ -247,10 +247,12 @@ static int cmabuf_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
  * nothing until it is used, and a 2 MiB-aligned stretch costs one fault.
  * Where the kernel maps PFNs with PMDs (THP on arm64 and x86), a fault
  * whose 2 MiB block lies within the mapping and lines up with the buffer
- * maps the whole block; elsewhere one fault maps up to
- * %CMABUF_FAULT_AROUND_PAGES 4 KiB pages, as TTM does.
+ * maps the whole block; elsewhere one fault maps the aligned window of
+ * %CMABUF_FAULT_AROUND_PAGES pages around it, as the core's fault-around
+ * does for files.
  */
 #define CMABUF_FAULT_AROUND_PAGES	16
+#define CMABUF_FAULT_AROUND_BYTES	(CMABUF_FAULT_AROUND_PAGES * PAGE_SIZE)
 
 /* The page frame behind user address @addr of @vma; false past the end. */
 static bool cmabuf_vma_pfn(struct vm_area_struct *vma, unsigned long addr,
@@ -269,20 +271,27 @@ static bool cmabuf_vma_pfn(struct vm_area_struct *vma, unsigned long addr,
 static vm_fault_t cmabuf_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	unsigned long addr = vmf->address & PAGE_MASK;
+	unsigned long fault = vmf->address & PAGE_MASK;
+	unsigned long window = ALIGN_DOWN(fault, CMABUF_FAULT_AROUND_BYTES);
 	unsigned long end = min(vma->vm_end,
-				addr + CMABUF_FAULT_AROUND_PAGES * PAGE_SIZE);
-	unsigned long pfn;
+				window + CMABUF_FAULT_AROUND_BYTES);
+	unsigned long addr, pfn;
 	vm_fault_t ret;
 
-	if (!cmabuf_vma_pfn(vma, addr, &pfn))
+	if (!cmabuf_vma_pfn(vma, fault, &pfn))
 		return VM_FAULT_SIGBUS;
-	ret = vmf_insert_pfn(vma, addr, pfn);
+	ret = vmf_insert_pfn(vma, fault, pfn);
 	if (ret & VM_FAULT_ERROR)
 		return ret;
 
-	/* The pages after it; mapped ones are left as they are. */
-	for (addr += PAGE_SIZE; addr < end; addr += PAGE_SIZE) {
+	/*
+	 * The rest of the window; mapped entries are left as they are. An
+	 * aligned window never reaches into the next 2 MiB, which a PMD may
+	 * map already: no PTE may go there (walk_to_pmd() BUGs on it).
+	 */
+	for (addr = max(vma->vm_start, window); addr < end; addr += PAGE_SIZE) {
+		if (addr == fault)
+			continue;
 		if (!cmabuf_vma_pfn(vma, addr, &pfn) ||
 		    vmf_insert_pfn(vma, addr, pfn) != VM_FAULT_NOPAGE)
 			break;

@@ -721,6 +721,44 @@ TEST_F(mapping, fault_around_when_not_lined_up)
 		       faults, len / (size_t)PAGE);
 }
 
+/* The window around a fault is aligned: touched downwards, as many faults. */
+TEST_F(mapping, fault_around_downwards)
+{
+	size_t len = SZ_2M * 4, off;
+	long before, faults;
+	char *map;
+
+	map = map_lined_up(_metadata, &self->b, self->phys + PAGE, len, 0);
+	before = minor_faults();
+	for (off = len; off; off -= PAGE)
+		*(unsigned long long *)(map + off - PAGE) = off;
+	faults = minor_faults() - before;
+	munmap(map, len);
+	EXPECT_GE((long)(len / PAGE / 16 + 4), faults);
+	EXPECT_LE((long)(len / PAGE / 16), faults);
+}
+
+/*
+ * A 4 KiB fault maps the pages around it, but not into the next 2 MiB,
+ * which a PMD may map already: here the upper 2 MiB is touched first,
+ * then the last page below it (a DEBUG_VM kernel BUGs on a PTE put where
+ * a PMD maps).
+ */
+TEST_F(mapping, fault_around_stops_at_pmd)
+{
+	size_t len = 2 * SZ_2M - PAGE;
+	char *map, *all;
+
+	all = buf_map(_metadata, &self->b, self->b.fd, 2 * SZ_2M, 0);
+	cmabuf_fill_pages(all, 2 * SZ_2M, 17);
+	/* Buffer bytes 4 KiB to 4 MiB: only the upper 2 MiB can be a PMD. */
+	map = map_lined_up(_metadata, &self->b, self->phys, len, PAGE);
+	EXPECT_EQ(all[SZ_2M], map[SZ_2M - PAGE]);
+	EXPECT_EQ(all[SZ_2M - PAGE], map[SZ_2M - 2 * PAGE]);
+	EXPECT_EQ(0, memcmp(map, all + PAGE, len));
+	munmap(map, len);
+}
+
 TEST_F(mapping, partial_mapping_sees_buffer)
 {
 	size_t off = SZ_2M + SZ_1M + PAGE, len = 5 * SZ_2M;
