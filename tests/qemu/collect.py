@@ -218,7 +218,7 @@ def split_results(results_log):
             if m and current == m.group(1):
                 rc = m.group(2)
                 if m.group(4):
-                    rc += " (killed at the guest's time-out of %s s a suite)" % m.group(4)
+                    rc += " (killed at the guest's time-out per suite, %s s)" % m.group(4)
                 yield current, lines, rc, m.group(3)
                 current, lines = None, []
                 continue

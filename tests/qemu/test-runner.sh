@@ -154,7 +154,7 @@ expect timeout_fails fail "guest ran every suite"
 d=$(make_log suite_timeout_fails)
 sed -i 's/^### cmabuf-suite-end demo rc=0$/### cmabuf-suite-end demo rc=137 seconds=900 timeout=900/' \
 	"$d/results.log"
-expect suite_timeout_fails fail "exit status 137 (killed at the guest's time-out of 900 s"
+expect suite_timeout_fails fail "exit status 137 (killed at the guest's time-out per suite, 900 s)"
 
 d=$(make_log suite_timeout_shows_where)
 sed -i 's/^ok 2 second$/ok 2 second\n# cmabuf-timeout: pid 99 (cmabuf_fuzz) state D, in cma_alloc/' \
