@@ -228,22 +228,11 @@ static pid_t lc_spawn_big_alloc(const struct rel_instance *in,
 	_exit(1);
 }
 
-/* A page count of the area's sysfs statistics ("alloc_pages_success"). */
-static int lc_cma_stat(const struct rel_instance *in, const char *name,
-		       unsigned long long *pages)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "/sys/kernel/mm/cma/%s/%s", in->area,
-		 name);
-	return rel_read_ull(path, pages);
-}
-
-/* Pages the area has handed out since boot. */
+/* Pages the area has handed out since boot, from its sysfs statistics. */
 static int lc_cma_allocated(const struct rel_instance *in,
 			    unsigned long long *pages)
 {
-	return lc_cma_stat(in, "alloc_pages_success", pages);
+	return cmabuf_cma_sysfs_read(in->area, "alloc_pages_success", pages);
 }
 
 /*
@@ -304,7 +293,8 @@ TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "allocations",
 					   &alloc0));
 		ASSERT_EQ(0, lc_cma_allocated(in, &done0));
-		ASSERT_EQ(0, lc_cma_stat(in, "alloc_pages_fail", &cfail0));
+		ASSERT_EQ(0, cmabuf_cma_sysfs_read(in->area, "alloc_pages_fail",
+						   &cfail0));
 		ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
 
 		pid = lc_spawn_big_alloc(in, s, pipefd[1]);
@@ -331,7 +321,8 @@ TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 		 * a page of the area was still on its way back) is a failure
 		 * of its own, which the area's statistics count too.
 		 */
-		ASSERT_EQ(0, lc_cma_stat(in, "alloc_pages_fail", &cfail1));
+		ASSERT_EQ(0, cmabuf_cma_sysfs_read(in->area, "alloc_pages_fail",
+						   &cfail1));
 		missed = (cfail1 - cfail0) / (SZ_1G / in->page_size);
 		if (missed)
 			TH_LOG("strategy %u: %llu attempt(s) found no room first",

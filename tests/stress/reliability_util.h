@@ -134,10 +134,13 @@ bool rel_heaps_required(void);
 /*
  * From the selftest's helpers (tests/selftests/cmabuf_test_util.c, linked
  * in): the offset of the first non-zero byte of @buf, @len when there is
- * none. Declared here because that header's size macros clash with the
- * sharing test's, which some programs use too.
+ * none; a file of sysfs mm/cma/<area>/. Declared here because that
+ * header's size macros clash with the sharing test's, which some programs
+ * use too.
  */
 size_t cmabuf_first_nonzero(const void *buf, size_t len);
+int cmabuf_cma_sysfs_read(const char *area, const char *file,
+			  unsigned long long *val);
 const char *rel_errname(int err);
 __u64 rel_now_ns(void);
 
