@@ -24,6 +24,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/coredump.h>
 
 #ifdef CMABUF_HAVE_PFN_T
 #include <linux/pfn_t.h>
@@ -136,6 +137,23 @@ static inline void cmabuf_fd_install(struct dma_buf *dmabuf, int fd)
 #else
 #define CMABUF_PMD_MAPPINGS	0
 #endif
+
+/*
+ * Has @mm turned THP off (prctl(PR_SET_THP_DISABLE))? Then no huge_fault
+ * reaches us for its mappings; 7.2 also has a mode that keeps it for
+ * MADV_HUGEPAGE mappings, counted here as off.
+ */
+static inline bool cmabuf_mm_thp_disabled(struct mm_struct *mm)
+{
+#if defined(MMF_DISABLE_THP_COMPLETELY)
+	return mm_flags_test(MMF_DISABLE_THP_COMPLETELY, mm) ||
+	       mm_flags_test(MMF_DISABLE_THP_EXCEPT_ADVISED, mm);
+#elif defined(MMF_DISABLE_THP)
+	return test_bit(MMF_DISABLE_THP, &mm->flags);
+#else
+	return false;
+#endif
+}
 
 /* mmap(NULL, ...) of a buffer can be placed for PMD-sized entries. */
 #if defined(CMABUF_HAVE_DMABUF_UNMAPPED_AREA) && \

@@ -24,6 +24,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
@@ -515,16 +516,21 @@ free_buffer:
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_alloc);
 
 /**
- * cmabuf_dmabuf_mmap_flags() - how CPU mappings are built here
+ * cmabuf_dmabuf_mmap_flags() - how CPU mappings of the caller are built
+ *
+ * PFN mappings with a huge_fault handler get it whatever the THP sysfs
+ * policy says (mm/huge_memory.c: "Huge PFN mappings are uncompactable"),
+ * but not in a process that turned THP off.
  *
  * Return: %CMABUF_INFO_MMAP_PMD and %CMABUF_INFO_MMAP_PLACED, as this
- * kernel and build allow.
+ * kernel, this build and the calling process allow.
  */
 u32 cmabuf_dmabuf_mmap_flags(void)
 {
 	u32 flags = 0;
 
-	if (CMABUF_PMD_MAPPINGS)
+	if (CMABUF_PMD_MAPPINGS && current->mm &&
+	    !cmabuf_mm_thp_disabled(current->mm))
 		flags |= CMABUF_INFO_MMAP_PMD;
 	if (CMABUF_PLACED_MMAP)
 		flags |= CMABUF_INFO_MMAP_PLACED;

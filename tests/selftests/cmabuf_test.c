@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -687,6 +688,49 @@ TEST_F(mapping, placed_to_line_up)
 		       self->phys);
 }
 
+/*
+ * Buffers of 2 MiB or more start on a 2 MiB boundary, and mmap() places
+ * by the file offset alone: the address shows nothing of the physical
+ * one, which PHYS keeps behind CAP_SYS_RAWIO.
+ */
+TEST_F(mapping, placed_by_offset_alone)
+{
+	__u32 flags = self->b.dev.info.flags;
+	char *map;
+
+	EXPECT_EQ(0ULL, self->phys % SZ_2M)
+		TH_LOG("a 64 MiB buffer at %#llx", self->phys);
+	if (!(flags & CMABUF_INFO_MMAP_PLACED))
+		SKIP(return, "mmap() does not place mappings here (INFO flags %#x)",
+		     flags);
+	map = buf_map(_metadata, &self->b, self->b.fd, SZ_2M * 3,
+		      SZ_1M + PAGE);
+	EXPECT_EQ((uintptr_t)(SZ_1M + PAGE), (uintptr_t)map % SZ_2M);
+}
+
+/* ptrace and /proc/PID/mem reach a mapping through vm_ops->access. */
+TEST_F(mapping, proc_mem_reads_and_writes)
+{
+	size_t len = SZ_2M + 3 * PAGE, off = SZ_2M - 100;
+	char want[300], got[300];
+	char *map;
+	int fd;
+
+	map = buf_map(_metadata, &self->b, self->b.fd, len, 0);
+	cmabuf_fill_pages(map, len, 23);
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	/* Across a page and a 2 MiB boundary. */
+	ASSERT_EQ((ssize_t)sizeof(got),
+		  pread(fd, got, sizeof(got), (uintptr_t)map + off));
+	EXPECT_EQ(0, memcmp(got, map + off, sizeof(got)));
+	memset(want, 0xa5, sizeof(want));
+	ASSERT_EQ((ssize_t)sizeof(want),
+		  pwrite(fd, want, sizeof(want), (uintptr_t)map + off));
+	EXPECT_EQ(0, memcmp(want, map + off, sizeof(want)));
+	close(fd);
+}
+
 TEST_F(mapping, one_fault_per_2m_when_lined_up)
 {
 	size_t len = SZ_64M;
@@ -705,6 +749,43 @@ TEST_F(mapping, one_fault_per_2m_when_lined_up)
 		       len / (size_t)PAGE, self->b.dev.info.flags);
 	/* A fresh mapping has nothing mapped: each 2 MiB must fault. */
 	EXPECT_LE((long)(len / SZ_2M), faults);
+}
+
+/*
+ * INFO's PMD flag is the caller's: a process that turned THP off is told
+ * it gets page entries, and it does (a fault per 16 pages, none per 2 MiB).
+ */
+TEST_F(mapping, pmd_flag_follows_thp_disable)
+{
+	size_t len = SZ_64M;
+	int status;
+	pid_t pid;
+
+	if (!(self->b.dev.info.flags & CMABUF_INFO_MMAP_PMD))
+		SKIP(return, "no PMD mappings here (INFO flags %#x)",
+		     self->b.dev.info.flags);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct cmabuf_info info;
+		char name[64];
+		long faults;
+		void *map;
+
+		if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+			_exit(10);
+		if (cmabuf_get_info(self->b.dev.fd, &info, name, sizeof(name)))
+			_exit(11);
+		if (info.flags & CMABUF_INFO_MMAP_PMD)
+			_exit(12);
+		map = map_lined_up(_metadata, &self->b, self->phys, len, 0);
+		faults = touch_pages(map, len);
+		_exit(faults >= (long)(len / PAGE / 16) ? 0 : 13);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("10 prctl, 11 INFO, 12 PMD flag set, 13 PMD entries used");
 }
 
 TEST_F(mapping, fault_around_when_not_lined_up)

@@ -68,11 +68,18 @@
  */
 #define CMABUF_INFO_ALLOCATOR_ZEROES	(1U << 1)
 /*
- * A fault in a CPU mapping maps a whole 2 MiB-aligned stretch with one
- * PMD entry where the user address and the buffer line up modulo 2 MiB.
+ * A fault in a CPU mapping of the calling process maps a whole PMD-sized,
+ * PMD-aligned stretch (2 MiB with 4 KiB pages) with one PMD entry where the
+ * user address and the buffer line up modulo that size. Not set for a
+ * process that turned THP off with prctl(PR_SET_THP_DISABLE); a mapping
+ * marked MADV_NOHUGEPAGE gets page entries whatever this says.
  */
 #define CMABUF_INFO_MMAP_PMD		(1U << 2)
-/* mmap() without an address picks one that lines up. */
+/*
+ * mmap() without an address picks one that lines up: at the file offset's
+ * place in a PMD. Buffers of a PMD or more start on a PMD boundary (when
+ * the area has such a range free), so that is where their pages are.
+ */
 #define CMABUF_INFO_MMAP_PLACED		(1U << 3)
 
 /* &cmabuf_info.version: the driver's version, major.minor.patch. */
