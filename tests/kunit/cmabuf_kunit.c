@@ -488,7 +488,7 @@ static void cmabuf_probe_buffer_outlives_unbind(struct kunit *test)
 	cmabuf_dev_get(cdev);
 
 	dmabuf = cmabuf_dmabuf_alloc(cdev, 3 * PAGE_SIZE, 0,
-				     CMABUF_STRATEGY_AUTO, O_RDWR, &used);
+				     CMABUF_STRATEGY_AUTO, O_RDWR, NULL, &used);
 	if (IS_ERR(dmabuf)) {
 		cmabuf_dev_put(cdev);
 		KUNIT_FAIL(test, "allocation failed: %pe", dmabuf);

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include "cmabuf_test_util.h"
@@ -298,12 +299,44 @@ const char *cmabuf_stat_group(__u32 strategy)
 	}
 }
 
+/*
+ * Wait, up to 10 s, until the instance behind the open device @dev has
+ * released every freed buffer (its releasing_bytes is 0): frees go back
+ * to the area in the background. Return: 0, or an errno.
+ */
+int cmabuf_settle(int dev)
+{
+	unsigned long long bytes = 0;
+	char path[128];
+	struct stat st;
+	int i, ret;
+
+	if (fstat(dev, &st))
+		return errno;
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/releasing_bytes",
+		 major(st.st_rdev), minor(st.st_rdev));
+	for (i = 0; i < 10000; i++) {
+		ret = read_ull(path, &bytes);
+		if (ret == -ENOENT)
+			return 0;	/* a driver without deferred frees */
+		if (ret)
+			return -ret;
+		if (!bytes)
+			return 0;
+		usleep(1000);
+	}
+	return ETIMEDOUT;
+}
+
 int cmabuf_counters_read(int dev, const char *area, struct cmabuf_counters *c)
 {
 	struct cmabuf_info info;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
+	ret = cmabuf_settle(dev);
+	if (ret)
+		return ret;
 	ret = cmabuf_get_info(dev, &info, NULL, 0);
 	if (ret)
 		return -ret;

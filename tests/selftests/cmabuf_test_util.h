@@ -62,6 +62,7 @@ int cmabuf_kernel_strategies(__u32 *strategies);
 
 int cmabuf_cma_read(const char *area, const char *file,
 		    unsigned long long *val);
+int cmabuf_settle(int dev);
 int cmabuf_counters_read(int dev, const char *area,
 			 struct cmabuf_counters *c);
 int cmabuf_cma_sysfs_read(const char *area, const char *file,
