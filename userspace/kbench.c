@@ -67,13 +67,14 @@ close_fd:
 static int kbench_phase(const char *line, const char *phase,
 			struct kbench_stats *st)
 {
-	char fmt[128];
+	size_t n = strlen(phase);
 	unsigned long long v[6];
 
-	snprintf(fmt, sizeof(fmt),
-		 "%s samples=%%llu min_ns=%%llu median_ns=%%llu max_ns=%%llu mean_ns=%%llu total_ns=%%llu",
-		 phase);
-	if (sscanf(line, fmt, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6)
+	if (strncmp(line, phase, n) || line[n] != ' ')
+		return 0;
+	if (sscanf(line + n,
+		   " samples=%llu min_ns=%llu median_ns=%llu max_ns=%llu mean_ns=%llu total_ns=%llu",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6)
 		return 0;
 	st->samples = v[0];
 	st->min_ns = v[1];
