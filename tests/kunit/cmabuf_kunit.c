@@ -98,6 +98,18 @@ static void cmabuf_uapi_phys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_phys, size));
 }
 
+static void cmabuf_uapi_prepare(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 32, sizeof(struct cmabuf_prepare));
+	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_prepare, size));
+	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_prepare, align));
+	KUNIT_EXPECT_EQ(test, 12, offsetof(struct cmabuf_prepare, flags));
+	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_prepare, count));
+	KUNIT_EXPECT_EQ(test, 20, offsetof(struct cmabuf_prepare, timeout_ms));
+	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_prepare, ready));
+	KUNIT_EXPECT_EQ(test, 28, offsetof(struct cmabuf_prepare, pad));
+}
+
 static void cmabuf_uapi_check_cmd(struct kunit *test, unsigned int cmd,
 				  unsigned int nr, unsigned int size)
 {
@@ -116,6 +128,8 @@ static void cmabuf_uapi_ioctl_numbers(struct kunit *test)
 	/* 0x02 was BENCH's until the benchmark went to debugfs: unused. */
 	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PHYS, 3,
 			      sizeof(struct cmabuf_phys));
+	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PREPARE, 4,
+			      sizeof(struct cmabuf_prepare));
 }
 
 static void cmabuf_uapi_constants(struct kunit *test)
@@ -133,12 +147,18 @@ static void cmabuf_uapi_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0x2U, CMABUF_INFO_ALLOCATOR_ZEROES);
 	KUNIT_EXPECT_EQ(test, 0x4U, CMABUF_INFO_MMAP_PMD);
 	KUNIT_EXPECT_EQ(test, 0x8U, CMABUF_INFO_MMAP_PLACED);
+	KUNIT_EXPECT_EQ(test, 0x10U, CMABUF_INFO_CLEARS_FROZEN);
+	/* PREPARE's flags: ALLOC's strategy byte, then its own bits. */
+	KUNIT_EXPECT_EQ(test, 0x100U, CMABUF_PREPARE_WAIT);
+	KUNIT_EXPECT_EQ(test, 0x1ffU, CMABUF_PREPARE_VALID_FLAGS);
+	KUNIT_EXPECT_EQ(test, 256, CMABUF_PREPARE_MAX_COUNT);
 }
 
 static struct kunit_case cmabuf_uapi_cases[] = {
 	KUNIT_CASE(cmabuf_uapi_alloc_data),
 	KUNIT_CASE(cmabuf_uapi_info),
 	KUNIT_CASE(cmabuf_uapi_phys),
+	KUNIT_CASE(cmabuf_uapi_prepare),
 	KUNIT_CASE(cmabuf_uapi_ioctl_numbers),
 	KUNIT_CASE(cmabuf_uapi_constants),
 	{}
