@@ -122,14 +122,19 @@ void fz_model_no_range(struct fz *f, int inst, __u64 pages,
 	unsigned long long count, used;
 	unsigned int i;
 
-	for (i = 0; i < f->ninst; i++)
-		if (fz_same_area(f, i, inst))
-			rel_instance_settle(f->inst[i].rel.name, REL_SETTLE_MS);
 	if (!in->total_pages) {
 		fz_err(e, ENOMEM, NULL);
 		return;
 	}
-	if (fz_area_busy(f, inst) || rel_cma_read(in->area, "count", &count) ||
+	if (fz_area_busy(f, inst)) {
+		fz_err(e, ENOMEM, NULL);
+		fz_err(e, EBUSY, NULL);
+		return;
+	}
+	for (i = 0; i < f->ninst; i++)
+		if (fz_same_area(f, i, inst))
+			rel_instance_settle(f->inst[i].rel.name, REL_SETTLE_MS);
+	if (rel_cma_read(in->area, "count", &count) ||
 	    rel_cma_read(in->area, "used", &used)) {
 		fz_err(e, ENOMEM, NULL);
 		fz_err(e, EBUSY, NULL);
