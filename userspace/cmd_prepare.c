@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,8 @@ static void prepare_usage(FILE *fp)
 		"  -t, --timeout MS   give them back when none was taken for MS ms\n"
 		"                     (default: the module's prepare_timeout_ms)\n"
 		"  -w, --wait         return once all COUNT are ready\n"
-		"  -H, --hold SECONDS keep them that long, then give them back\n"
+		"  -H, --hold SECONDS keep them that long (SIGINT or SIGTERM ends it\n"
+		"                     sooner), then give them back\n"
 		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
 		"  -j, --json         one JSON document instead of text\n");
 }
@@ -291,6 +293,21 @@ static void prepare_explain(int dev_fd, const struct prepare_opts *o, int err)
 	}
 }
 
+/* SIGINT and SIGTERM only cut the hold short: the summary still comes. */
+static void prepare_on_signal(int sig)
+{
+}
+
+/* From now on SIGINT and SIGTERM end a hold (before it is announced). */
+static void prepare_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = prepare_on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 /* An instance-wide counter (stats/NAME), or ~0 when unreadable. */
 static __u64 prepare_stat(const char *device, const char *name)
 {
@@ -338,6 +355,7 @@ static int prepare_run(const struct prepare_opts *o)
 	};
 	__u64 hits0, hits1, hits = ~0ULL;
 	char sz[FMT_LEN], tmo[32];
+	unsigned int held = 0;
 	int dev_fd, ret;
 
 	dev_fd = dev_open(o->device);
@@ -350,6 +368,8 @@ static int prepare_run(const struct prepare_opts *o)
 		close(dev_fd);
 		return 1;
 	}
+	if (o->hold)
+		prepare_catch_signals();
 	if (o->timeout_ms)
 		snprintf(tmo, sizeof(tmo), "%u ms", o->timeout_ms);
 	else
@@ -365,13 +385,13 @@ static int prepare_run(const struct prepare_opts *o)
 		fflush(stdout);
 	}
 	if (o->hold) {
-		sleep(o->hold);
+		held = o->hold - sleep(o->hold);
 		hits1 = prepare_stat(o->device, "prepare_hits");
 		if (hits0 != ~0ULL && hits1 != ~0ULL)
 			hits = hits1 - hits0;
 		if (!o->json && hits != ~0ULL)
-			printf("allocations served ready meanwhile (all files): %llu\n",
-			       hits);
+			printf("held %u s; allocations served ready meanwhile (all files): %llu\n",
+			       held, hits);
 	}
 	if (o->json)
 		prepare_print_json(o, &p, hits);

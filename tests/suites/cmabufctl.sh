@@ -290,7 +290,10 @@ run cmabufctl info
 	[ "$(lines '^  releasing   ')" -eq "$devices" ]
 r=$?; ok $r "info: prepared buffers and releasing bytes of every instance"; diag $r
 
-cmabufctl prepare 4M 2 --device general --wait --hold 4 >/tmp/prep.out 2>&1 &
+# Held until SIGTERM, however slow the guest; the want outlasts the
+# default time-out only if an allocation takes from it, so ask for a long one.
+cmabufctl prepare 4M 2 --device general --wait --timeout 600000 --hold 600 \
+	>/tmp/prep.out 2>&1 &
 preparer=$!
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	grep -q '^holding' /tmp/prep.out && break
@@ -299,14 +302,15 @@ done
 run cmabufctl info --device general
 shown=$out
 run cmabufctl alloc 4M --device general --verify
+kill -TERM $preparer
 wait $preparer
 prc=$?
 [ $rc -eq 0 ] && has "zeroed on allocation: all 4194304 bytes are 0x00: ok" &&
 	[ $prc -eq 0 ] &&
-	grep -q "^prepare: 2 x 4 MiB on /dev/cmabuf-general, strategy auto, time-out 10000 ms (default): 2 ready$" /tmp/prep.out &&
-	grep -q "^allocations served ready meanwhile (all files): 1$" /tmp/prep.out &&
+	grep -q "^prepare: 2 x 4 MiB on /dev/cmabuf-general, strategy auto, time-out 600000 ms: 2 ready$" /tmp/prep.out &&
+	grep -q "^held [0-9]* s; allocations served ready meanwhile (all files): 1$" /tmp/prep.out &&
 	echo "$shown" | grep -q "^  prepared    2 buffers, 8 MiB ready$"
-r=$?; ok $r "prepare 4M 2 --wait --hold: info shows them, another program's alloc takes one, zeroed"
+r=$?; ok $r "prepare 4M 2 --wait --hold, ended by SIGTERM: info shows them, another program's alloc takes one, zeroed"
 [ $r -eq 0 ] || { out="$shown
 $(cat /tmp/prep.out)"; diag $r; }
 
