@@ -20,10 +20,20 @@
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/miscdevice.h>
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "cmabuf.h"
+
+static unsigned short cmabuf_mode = 0600;
+module_param_named(mode, cmabuf_mode, ushort, 0444);
+/*
+ * Only the misc devices: the dma-heap core creates /dev/dma_heap/<name>
+ * itself, 0600 root, and a udev rule (config/udev/60-cmabuf.rules) sets both.
+ */
+MODULE_PARM_DESC(mode,
+		 "Permissions of /dev/cmabuf* (default: 0600; not the /dev/dma_heap nodes, see the udev rule)");
 
 /**
  * struct cmabuf_uarg - where and how much to copy back
@@ -63,19 +73,6 @@ static int cmabuf_copy_in(unsigned int ucmd, unsigned int kcmd,
 	return 0;
 }
 
-/*
- * Publish a reserved fd. dma_buf_fd_install() also emits the dma-buf fd
- * trace event; kernels that do not export it (6.12) get fd_install().
- */
-static void cmabuf_fd_install(struct dma_buf *dmabuf, int fd)
-{
-#ifdef CMABUF_HAVE_FD_INSTALL
-	dma_buf_fd_install(dmabuf, fd);
-#else
-	fd_install(fd, dmabuf->file);
-#endif
-}
-
 static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
 {
 	if (copy_to_user(ua->ptr, kdata, ua->out_size))
@@ -84,13 +81,15 @@ static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
 }
 
 /*
- * CMABUF_IOC_ALLOC: allocate, zero and export a buffer; install its fd only
- * once the caller's structure holds it.
+ * CMABUF_IOC_ALLOC: allocate, clear and export a buffer. The fd is reserved
+ * first, so that a caller out of descriptors learns it before any memory
+ * is moved or cleared, and goes live only once the caller's structure
+ * holds it.
  *
  * Errors: -EINVAL (bad size, flags, fd_flags, strategy, alignment, non-zero
  * output field or pad, structure too short for @fd, COMPOUND rules),
  * -EOPNOTSUPP (strategy missing on this kernel), -ENOMEM (no range free,
- * larger than the area), -EINTR (killed while zeroing), -ENODEV (unbound),
+ * larger than the area), -EINTR (killed while clearing), -ENODEV (unbound),
  * -EFAULT, -EMFILE.
  */
 static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, unsigned int cmd,
@@ -115,32 +114,32 @@ static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, unsigned int cmd,
 	if (READ_ONCE(cdev->unbound))
 		return -ENODEV;
 
+	fd = get_unused_fd_flags(data.fd_flags);
+	if (fd < 0)
+		return fd;
+
 	dmabuf = cmabuf_dmabuf_alloc(cdev, data.size, data.align,
 				     data.flags & CMABUF_ALLOC_STRATEGY_MASK,
 				     data.fd_flags, &data.strategy);
-	if (IS_ERR(dmabuf))
-		return PTR_ERR(dmabuf);
-
-	fd = get_unused_fd_flags(data.fd_flags);
-	if (fd < 0) {
-		ret = fd;
-		goto put_dmabuf;
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto put_fd;
 	}
 
 	data.fd = fd;
 	data.alloc_size = dmabuf->size;
 	ret = cmabuf_copy_out(&ua, &data);
 	if (ret)
-		goto put_fd;
+		goto put_dmabuf;
 
 	/* Only now may the fd go live: nothing can fail any more. */
 	cmabuf_fd_install(dmabuf, fd);
 	return 0;
 
-put_fd:
-	put_unused_fd(fd);
 put_dmabuf:
 	dma_buf_put(dmabuf);
+put_fd:
+	put_unused_fd(fd);
 	return ret;
 }
 
@@ -213,35 +212,6 @@ static long cmabuf_ioctl_info(struct cmabuf_dev *cdev, unsigned int cmd,
 }
 
 /*
- * CMABUF_IOC_BENCH: time allocator round trips (CAP_SYS_ADMIN).
- *
- * Errors: -EPERM, -EINVAL (bounds, flags, strategy, alignment, size,
- * non-zero output field), -EOPNOTSUPP, -ENOMEM, -EINTR, -ENODEV, -EFAULT.
- */
-static long cmabuf_ioctl_bench(struct cmabuf_dev *cdev, unsigned int cmd,
-			       unsigned long arg)
-{
-	struct cmabuf_bench bench;
-	struct cmabuf_uarg ua;
-	int ret;
-
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-
-	ret = cmabuf_copy_in(cmd, CMABUF_IOC_BENCH, arg, &bench,
-			     offsetof(struct cmabuf_bench, strategy_used), &ua);
-	if (ret)
-		return ret;
-	if (READ_ONCE(cdev->unbound))
-		return -ENODEV;
-
-	ret = cmabuf_bench_run(cdev, &bench);
-	if (ret)
-		return ret;
-	return cmabuf_copy_out(&ua, &bench);
-}
-
-/*
  * CMABUF_IOC_PHYS: physical address of a cmabuf dma-buf (CAP_SYS_RAWIO).
  *
  * Errors: -EPERM, -EBADF (not an open fd), -EINVAL (not a dma-buf, not
@@ -292,8 +262,6 @@ static long cmabuf_ioctl(struct file *file, unsigned int cmd,
 		return cmabuf_ioctl_alloc(cdev, cmd, arg);
 	case _IOC_NR(CMABUF_IOC_INFO):
 		return cmabuf_ioctl_info(cdev, cmd, arg);
-	case _IOC_NR(CMABUF_IOC_BENCH):
-		return cmabuf_ioctl_bench(cdev, cmd, arg);
 	case _IOC_NR(CMABUF_IOC_PHYS):
 		return cmabuf_ioctl_phys(cdev, cmd, arg);
 	default:

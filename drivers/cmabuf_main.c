@@ -12,12 +12,9 @@
  *  - any other "cmabuf" platform device without a node gets the default
  *    area too, as /dev/cmabuf-<n>.
  *
- * Lifetime: an instance is reference counted. The binding, every open file
- * of its misc device and every buffer hold a reference, and every buffer
- * also holds the module (it is the dma-buf owner). Unbinding removes the
- * misc device and the sysfs counters at once; buffers still alive free
- * their pages into the same struct cma, which the kernel never frees, and
- * the last of them frees the instance.
+ * Unbinding removes the misc device and the sysfs counters at once;
+ * buffers still alive keep the instance (cmabuf_dev.c) and the module
+ * (they are dma-bufs it owns) until they are freed.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -27,7 +24,6 @@
 #include <linux/dma-map-ops.h>
 #include <linux/err.h>
 #include <linux/idr.h>
-#include <linux/kref.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -35,7 +31,6 @@
 #include <linux/of_reserved_mem.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
-#include <kunit/visibility.h>
 
 #include "cmabuf.h"
 
@@ -44,43 +39,8 @@ module_param_named(default_instance, cmabuf_default_instance, bool, 0444);
 MODULE_PARM_DESC(default_instance,
 		 "Create /dev/cmabuf on the default CMA area (default: true)");
 
-unsigned short cmabuf_mode = 0600;
-module_param_named(mode, cmabuf_mode, ushort, 0444);
-/*
- * Only the misc devices: the dma-heap core creates /dev/dma_heap/<name>
- * itself, 0600 root, and a udev rule (config/udev/60-cmabuf.rules) sets both.
- */
-MODULE_PARM_DESC(mode,
-		 "Permissions of /dev/cmabuf* (default: 0600; not the /dev/dma_heap nodes, see the udev rule)");
-
-bool cmabuf_heap_enabled = true;
-module_param_named(heap, cmabuf_heap_enabled, bool, 0444);
-MODULE_PARM_DESC(heap,
-		 "Register a dma-heap per named instance where the kernel allows it; the module then cannot be unloaded (default: true)");
-
 static DEFINE_IDA(cmabuf_ida);
 static struct platform_device *cmabuf_default_pdev;
-
-static void cmabuf_dev_release(struct kref *ref)
-{
-	struct cmabuf_dev *cdev = container_of(ref, struct cmabuf_dev, ref);
-
-	put_device(cdev->dev);
-	kfree(cdev->name);
-	kfree(cdev);
-}
-
-void cmabuf_dev_get(struct cmabuf_dev *cdev)
-{
-	kref_get(&cdev->ref);
-}
-EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_get);
-
-void cmabuf_dev_put(struct cmabuf_dev *cdev)
-{
-	kref_put(&cdev->ref, cmabuf_dev_release);
-}
-EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_put);
 
 /* The area of_reserved_mem_device_init() gave the device, if any. */
 static struct cma *cmabuf_own_area(struct device *dev)
@@ -158,7 +118,6 @@ static int cmabuf_probe_name(struct cmabuf_dev *cdev,
 {
 	const char *label;
 
-	cdev->id = -1;
 	if (!of_property_read_string(pdev->dev.of_node, "label", &label)) {
 		cdev->name = kasprintf(GFP_KERNEL, "cmabuf-%s", label);
 		cdev->stable_name = true;
@@ -185,11 +144,9 @@ static int cmabuf_probe(struct platform_device *pdev)
 	struct cmabuf_dev *cdev;
 	int ret;
 
-	cdev = kzalloc_obj(*cdev);
+	cdev = cmabuf_dev_create(dev);
 	if (!cdev)
 		return -ENOMEM;
-	kref_init(&cdev->ref);
-	cdev->dev = get_device(dev);
 
 	ret = cmabuf_probe_area(cdev, dev);
 	if (ret)
@@ -206,6 +163,7 @@ static int cmabuf_probe(struct platform_device *pdev)
 	}
 
 	cmabuf_heap_attach(cdev);
+	cmabuf_debugfs_add(cdev);
 	platform_set_drvdata(pdev, cdev);
 	dev_info(dev, "/dev/%s on CMA area %s\n", cdev->name,
 		 cma_get_name(cdev->cma));
@@ -227,6 +185,7 @@ static void cmabuf_remove(struct platform_device *pdev)
 	struct cmabuf_dev *cdev = platform_get_drvdata(pdev);
 
 	WRITE_ONCE(cdev->unbound, true);
+	cmabuf_debugfs_remove(cdev);
 	cmabuf_heap_detach(cdev);
 	cmabuf_misc_deregister(cdev);
 	if (cdev->id >= 0)
@@ -272,6 +231,8 @@ static int __init cmabuf_init(void)
 	ret = cmabuf_zero_init();
 	if (ret)
 		return ret;
+	cmabuf_debugfs_init();
+	cmabuf_stats_init();
 
 	/* Registered first, so that it is known when the driver probes it. */
 	if (cmabuf_default_instance) {
@@ -294,6 +255,7 @@ unregister_default:
 	if (cmabuf_default_pdev)
 		platform_device_unregister(cmabuf_default_pdev);
 exit_zero:
+	cmabuf_debugfs_exit();
 	cmabuf_zero_exit();
 	return ret;
 }
@@ -304,6 +266,7 @@ static void __exit cmabuf_exit(void)
 	platform_driver_unregister(&cmabuf_driver);
 	if (cmabuf_default_pdev)
 		platform_device_unregister(cmabuf_default_pdev);
+	cmabuf_debugfs_exit();
 	cmabuf_zero_exit();
 }
 module_exit(cmabuf_exit);

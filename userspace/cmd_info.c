@@ -29,7 +29,7 @@
  * @ioctl: the node could be opened and INFO answered
  * @open_err: why the node could not be opened (-errno), else 0
  * @have_area_stats: @di.info's total and free bytes are known
- * @counters: from sysfs when not @ioctl: allocations, frees, failures
+ * @counters: from sysfs when not @ioctl: those info_counters names
  */
 struct info_inst {
 	const char *path;
@@ -37,10 +37,12 @@ struct info_inst {
 	bool ioctl;
 	int open_err;
 	bool have_area_stats;
-	__u64 counters[3];
+	__u64 counters[5];
 };
 
-static const char *const info_counters[] = { "allocations", "frees", "failures" };
+static const char *const info_counters[] = {
+	"allocations", "frees", "failures", "interrupted", "busy_retries",
+};
 
 static void info_usage(FILE *fp)
 {
@@ -155,8 +157,9 @@ static void info_print_text(const struct info_inst *in)
 	printf("  live        %llu buffers, %s\n", i->live_buffers,
 	       fmt_size(i->live_bytes, a, sizeof(a)));
 	if (!in->ioctl) {
-		printf("  counted     %llu allocations, %llu frees, %llu failures\n",
-		       in->counters[0], in->counters[1], in->counters[2]);
+		printf("  counted     %llu allocations, %llu frees, %llu failures, %llu interrupted, %llu busy retries\n",
+		       in->counters[0], in->counters[1], in->counters[2],
+		       in->counters[3], in->counters[4]);
 		printf("  more        from CMABUF_IOC_INFO, for whoever may open the node: %s\n",
 		       dev_access_hint(in->path, hint, sizeof(hint)));
 		return;

@@ -8,6 +8,7 @@
  *                   addresses, and what the kernel may read or write there
  *   fuzz_judge.c    expected results (errno sets) and the verdicts
  *   fuzz_cmabuf.c   the cmabuf ioctls through raw command numbers
+ *   fuzz_bench.c    the benchmark's debugfs file, request lines and reports
  *   fuzz_dmabuf.c   operations on the exported dma-bufs
  *   fuzz_import.c   the test importer and the dma-heaps
  */
@@ -39,6 +40,8 @@
 #define FZ_SMALL_PAGES		2048	/* largest buffer worth allocating */
 #define FZ_CHECK_BYTES		(4ULL << 20)	/* importer reads at most this */
 #define FZ_NAME_LEN		32	/* DMA_BUF_NAME_LEN */
+#define FZ_MAX_BYTES		0xfffff000ULL	/* 4 GiB minus one page */
+#define FZ_PATH_LEN		128
 
 /* Strategy of a heap buffer: AUTO decided, nobody said which. */
 #define FZ_STRATEGY_UNKNOWN	0xffU
@@ -46,6 +49,7 @@
 /**
  * enum fz_cat - what an operation exercised, for counting and the report
  * @FZ_IOCTL: cmabuf ioctls, known and unknown.
+ * @FZ_BENCH: requests to the debugfs bench files, and their reports.
  * @FZ_DMABUF: operations on dma-buf file descriptors and mappings.
  * @FZ_IMPORT: the test importer.
  * @FZ_HEAP: the dma-heaps.
@@ -55,6 +59,7 @@
  */
 enum fz_cat {
 	FZ_IOCTL,
+	FZ_BENCH,
 	FZ_DMABUF,
 	FZ_IMPORT,
 	FZ_HEAP,
@@ -165,16 +170,59 @@ struct fz_hold {
 	int buf;
 };
 
+/* What an instance's bench file must read back. */
+enum fz_report_state {
+	FZ_REPORT_UNKNOWN,	/* nothing run by this process yet */
+	FZ_REPORT_NONE,		/* the last run was refused: empty */
+	FZ_REPORT_RUN,		/* the last run's report */
+};
+
+/**
+ * struct fz_report - the report of an instance's bench file
+ * @state: see &enum fz_report_state; the rest is for %FZ_REPORT_RUN.
+ * @strategy: the strategy the run must have timed.
+ * @calls: allocations it timed, and as many releases.
+ * @iterations: its iterations.
+ * @zero: it timed clearing too.
+ */
+struct fz_report {
+	enum fz_report_state state;
+	__u32 strategy;
+	__u64 calls;
+	__u32 iterations;
+	bool zero;
+};
+
 /**
  * struct fz_inst - an instance of the driver under fuzzing
  * @rel: what rel_instances() found.
  * @fd: its device, open O_RDWR.
  * @heap: its dma-heap, or -1.
+ * @bench: its debugfs bench file, "" when it has none.
+ * @report: what @bench must read back.
  */
 struct fz_inst {
 	struct rel_instance rel;
 	int fd;
 	int heap;
+	char bench[FZ_PATH_LEN];
+	struct fz_report report;
+};
+
+/**
+ * struct fz_req - a size, alignment and strategy, judged by the header
+ * @pages: pages the size rounds up to.
+ * @align_order: the alignment as a page order.
+ * @strategy: the strategy asked for.
+ * @compound: COMPOUND is what is tried first.
+ * @too_big: more pages than the area has: ENOMEM, whatever else.
+ */
+struct fz_req {
+	__u64 pages;
+	unsigned int align_order;
+	__u32 strategy;
+	bool compound;
+	bool too_big;
 };
 
 /**
@@ -334,13 +382,21 @@ int fz_scan_open_fds(struct fz *f);
 void fz_release_all(struct fz *f);
 
 /* fuzz_cmabuf.c */
+unsigned int fz_shift(const struct fz_inst *in);
+__u32 fz_best(const struct fz_inst *in);
+void fz_model_request(const struct fz_inst *in, __u64 size, __u32 align,
+		      __u32 strategy, struct fz_expect *e, struct fz_req *rq);
 void fz_op_alloc(struct fz *f);
 void fz_op_info(struct fz *f);
-void fz_op_bench(struct fz *f);
 void fz_op_phys(struct fz *f);
 void fz_op_unknown(struct fz *f);
 void fz_check_live(struct fz *f);
 bool fz_alloc_simple(struct fz *f, int inst, __u64 size, int *fd);
+
+/* fuzz_bench.c */
+void fz_bench_setup(struct fz *f, int inst);
+bool fz_any_bench(const struct fz *f);
+void fz_op_bench(struct fz *f);
 
 /* fuzz_dmabuf.c */
 int fz_probe_noexec(struct fz *f);

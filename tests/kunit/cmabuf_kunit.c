@@ -89,32 +89,6 @@ static void cmabuf_uapi_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 76, offsetof(struct cmabuf_info, version));
 }
 
-static void cmabuf_uapi_bench(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, 48, sizeof(struct cmabuf_bench_stats));
-	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_bench_stats, samples));
-	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_bench_stats, min_ns));
-	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_bench_stats, median_ns));
-	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_bench_stats, max_ns));
-	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_bench_stats, mean_ns));
-	KUNIT_EXPECT_EQ(test, 40, offsetof(struct cmabuf_bench_stats, total_ns));
-
-	KUNIT_EXPECT_EQ(test, 232, sizeof(struct cmabuf_bench));
-	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_bench, pages));
-	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_bench, blocks));
-	KUNIT_EXPECT_EQ(test, 12, offsetof(struct cmabuf_bench, iterations));
-	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_bench, strategy));
-	KUNIT_EXPECT_EQ(test, 20, offsetof(struct cmabuf_bench, align));
-	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_bench, flags));
-	KUNIT_EXPECT_EQ(test, 28, offsetof(struct cmabuf_bench, strategy_used));
-	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_bench, alloc));
-	KUNIT_EXPECT_EQ(test, 80, offsetof(struct cmabuf_bench, free));
-	KUNIT_EXPECT_EQ(test, 128, offsetof(struct cmabuf_bench, zero_one));
-	KUNIT_EXPECT_EQ(test, 176, offsetof(struct cmabuf_bench, zero_all));
-	KUNIT_EXPECT_EQ(test, 224, offsetof(struct cmabuf_bench, zero_cpus));
-	KUNIT_EXPECT_EQ(test, 228, offsetof(struct cmabuf_bench, pad));
-}
-
 static void cmabuf_uapi_phys(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, 24, sizeof(struct cmabuf_phys));
@@ -139,8 +113,7 @@ static void cmabuf_uapi_ioctl_numbers(struct kunit *test)
 			      sizeof(struct cmabuf_alloc_data));
 	cmabuf_uapi_check_cmd(test, CMABUF_IOC_INFO, 1,
 			      sizeof(struct cmabuf_info));
-	cmabuf_uapi_check_cmd(test, CMABUF_IOC_BENCH, 2,
-			      sizeof(struct cmabuf_bench));
+	/* 0x02 was BENCH's until the benchmark went to debugfs: unused. */
 	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PHYS, 3,
 			      sizeof(struct cmabuf_phys));
 }
@@ -156,19 +129,15 @@ static void cmabuf_uapi_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0xffU, CMABUF_ALLOC_VALID_FLAGS);
 	KUNIT_EXPECT_EQ(test, O_CLOEXEC | O_ACCMODE, CMABUF_VALID_FD_FLAGS);
 	KUNIT_EXPECT_EQ(test, 40, CMABUF_ALIGN_MAX);
-	KUNIT_EXPECT_EQ(test, 0x1U, CMABUF_BENCH_VALID_FLAGS);
 	KUNIT_EXPECT_EQ(test, 0x1U, CMABUF_INFO_AREA_STATS);
 	KUNIT_EXPECT_EQ(test, 0x2U, CMABUF_INFO_ALLOCATOR_ZEROES);
 	KUNIT_EXPECT_EQ(test, 0x4U, CMABUF_INFO_MMAP_PMD);
 	KUNIT_EXPECT_EQ(test, 0x8U, CMABUF_INFO_MMAP_PLACED);
-	KUNIT_EXPECT_LE(test, (u64)CMABUF_BENCH_MAX_BLOCKS,
-			(u64)CMABUF_BENCH_MAX_SAMPLES);
 }
 
 static struct kunit_case cmabuf_uapi_cases[] = {
 	KUNIT_CASE(cmabuf_uapi_alloc_data),
 	KUNIT_CASE(cmabuf_uapi_info),
-	KUNIT_CASE(cmabuf_uapi_bench),
 	KUNIT_CASE(cmabuf_uapi_phys),
 	KUNIT_CASE(cmabuf_uapi_ioctl_numbers),
 	KUNIT_CASE(cmabuf_uapi_constants),
@@ -291,6 +260,8 @@ static void cmabuf_arith_area_max_order(struct kunit *test)
 			cmabuf_area_max_order(&cmabuf_lim_legacy, 0, 1UL << 16));
 }
 
+/* The benchmark, and its median, are built only with CONFIG_DEBUG_FS. */
+#if IS_ENABLED(CONFIG_DEBUG_FS)
 static void cmabuf_arith_median(struct kunit *test)
 {
 	u64 one[] = { 5 };
@@ -307,6 +278,12 @@ static void cmabuf_arith_median(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 10ULL, even[0]);
 	KUNIT_EXPECT_EQ(test, 40ULL, even[3]);
 }
+#else
+static void cmabuf_arith_median(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_DEBUG_FS: the driver has no benchmark");
+}
+#endif
 
 static struct kunit_case cmabuf_arith_cases[] = {
 	KUNIT_CASE(cmabuf_arith_size_to_pages),

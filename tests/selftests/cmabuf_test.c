@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,6 +34,7 @@
 
 #include "kselftest_harness.h"
 #include "cmabuf_test_util.h"
+#include "kbench.h"
 
 #define DEV_DEFAULT	"/dev/cmabuf"
 #define DEV_GENERAL	"/dev/cmabuf-general"
@@ -685,6 +688,49 @@ TEST_F(mapping, placed_to_line_up)
 		       self->phys);
 }
 
+/*
+ * Buffers of 2 MiB or more start on a 2 MiB boundary, and mmap() places
+ * by the file offset alone: the address shows nothing of the physical
+ * one, which PHYS keeps behind CAP_SYS_RAWIO.
+ */
+TEST_F(mapping, placed_by_offset_alone)
+{
+	__u32 flags = self->b.dev.info.flags;
+	char *map;
+
+	EXPECT_EQ(0ULL, self->phys % SZ_2M)
+		TH_LOG("a 64 MiB buffer at %#llx", self->phys);
+	if (!(flags & CMABUF_INFO_MMAP_PLACED))
+		SKIP(return, "mmap() does not place mappings here (INFO flags %#x)",
+		     flags);
+	map = buf_map(_metadata, &self->b, self->b.fd, SZ_2M * 3,
+		      SZ_1M + PAGE);
+	EXPECT_EQ((uintptr_t)(SZ_1M + PAGE), (uintptr_t)map % SZ_2M);
+}
+
+/* ptrace and /proc/PID/mem reach a mapping through vm_ops->access. */
+TEST_F(mapping, proc_mem_reads_and_writes)
+{
+	size_t len = SZ_2M + 3 * PAGE, off = SZ_2M - 100;
+	char want[300], got[300];
+	char *map;
+	int fd;
+
+	map = buf_map(_metadata, &self->b, self->b.fd, len, 0);
+	cmabuf_fill_pages(map, len, 23);
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	/* Across a page and a 2 MiB boundary. */
+	ASSERT_EQ((ssize_t)sizeof(got),
+		  pread(fd, got, sizeof(got), (uintptr_t)map + off));
+	EXPECT_EQ(0, memcmp(got, map + off, sizeof(got)));
+	memset(want, 0xa5, sizeof(want));
+	ASSERT_EQ((ssize_t)sizeof(want),
+		  pwrite(fd, want, sizeof(want), (uintptr_t)map + off));
+	EXPECT_EQ(0, memcmp(want, map + off, sizeof(want)));
+	close(fd);
+}
+
 TEST_F(mapping, one_fault_per_2m_when_lined_up)
 {
 	size_t len = SZ_64M;
@@ -703,6 +749,43 @@ TEST_F(mapping, one_fault_per_2m_when_lined_up)
 		       len / (size_t)PAGE, self->b.dev.info.flags);
 	/* A fresh mapping has nothing mapped: each 2 MiB must fault. */
 	EXPECT_LE((long)(len / SZ_2M), faults);
+}
+
+/*
+ * INFO's PMD flag is the caller's: a process that turned THP off is told
+ * it gets page entries, and it does (a fault per 16 pages, none per 2 MiB).
+ */
+TEST_F(mapping, pmd_flag_follows_thp_disable)
+{
+	size_t len = SZ_64M;
+	int status;
+	pid_t pid;
+
+	if (!(self->b.dev.info.flags & CMABUF_INFO_MMAP_PMD))
+		SKIP(return, "no PMD mappings here (INFO flags %#x)",
+		     self->b.dev.info.flags);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct cmabuf_info info;
+		char name[64];
+		long faults;
+		void *map;
+
+		if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+			_exit(10);
+		if (cmabuf_get_info(self->b.dev.fd, &info, name, sizeof(name)))
+			_exit(11);
+		if (info.flags & CMABUF_INFO_MMAP_PMD)
+			_exit(12);
+		map = map_lined_up(_metadata, &self->b, self->phys, len, 0);
+		faults = touch_pages(map, len);
+		_exit(faults >= (long)(len / PAGE / 16) ? 0 : 13);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("10 prctl, 11 INFO, 12 PMD flag set, 13 PMD entries used");
 }
 
 TEST_F(mapping, fault_around_when_not_lined_up)
@@ -867,6 +950,8 @@ struct strategy_counts {
 	unsigned long long allocations;
 	unsigned long long frees;
 	unsigned long long failures;
+	unsigned long long interrupted;
+	unsigned long long busy_retries;
 	unsigned long long live_buffers;
 	unsigned long long live_bytes;
 };
@@ -887,6 +972,10 @@ static void strategy_counts_read(struct __test_metadata *_metadata,
 					      &c[s].frees));
 		ASSERT_EQ(0, cmabuf_stat_read(dev->path, group, "failures",
 					      &c[s].failures));
+		ASSERT_EQ(0, cmabuf_stat_read(dev->path, group, "interrupted",
+					      &c[s].interrupted));
+		ASSERT_EQ(0, cmabuf_stat_read(dev->path, group, "busy_retries",
+					      &c[s].busy_retries));
 		ASSERT_EQ(0, cmabuf_stat_read(dev->path, group, "live_buffers",
 					      &c[s].live_buffers));
 		ASSERT_EQ(0, cmabuf_stat_read(dev->path, group, "live_bytes",
@@ -1711,6 +1800,8 @@ TEST_F(info, unknown_command_enotty)
 {
 	unsigned char buf[64] = { 0 };
 	const unsigned long cmds[] = {
+		/* The number of the BENCH ioctl before it went to debugfs. */
+		_IOWR(CMABUF_IOC_MAGIC, 0x02, struct cmabuf_info),
 		_IOWR(CMABUF_IOC_MAGIC, 0x04, struct cmabuf_info),
 		_IOWR(CMABUF_IOC_MAGIC, 0xff, struct cmabuf_info),
 		_IO(CMABUF_IOC_MAGIC, 0x10),
@@ -1726,14 +1817,21 @@ TEST_F(info, unknown_command_enotty)
 	}
 }
 
-/* bench: CMABUF_IOC_BENCH as root, one variant per strategy. */
+/* bench: the debugfs bench file as root, one variant per strategy. */
 #define BENCH_PAGES		512ULL
 #define BENCH_BLOCKS		4ULL
 #define BENCH_ITERATIONS	8ULL
 
+/* The bench file of @dev into @path; false when this kernel has none. */
+static bool bench_file(const struct cmabuf_dev *dev, char *path, size_t len)
+{
+	return !kbench_path(dev->path, path, len) && !access(path, F_OK);
+}
+
 FIXTURE(bench) {
 	struct cmabuf_dev dev;
-	struct cmabuf_bench bench;
+	struct kbench bench;
+	char path[PATH_MAX];
 };
 
 FIXTURE_VARIANT(bench) {
@@ -1760,6 +1858,9 @@ FIXTURE_SETUP(bench)
 {
 	if (!dev_open_any(_metadata, &self->dev))
 		return;
+	if (!bench_file(&self->dev, self->path, sizeof(self->path)))
+		SKIP(return, "no bench file of %s: no debugfs or CONFIG_DEBUG_FS",
+		     self->dev.path);
 	if (!cmabuf_strategy_supported(&self->dev.info, variant->strategy))
 		SKIP(return, "%s is not supported by this kernel (strategies %#x)",
 		     cmabuf_strategy_name(variant->strategy),
@@ -1782,8 +1883,7 @@ FIXTURE_TEARDOWN(bench)
 }
 
 static void expect_sane_stats(struct __test_metadata *_metadata,
-			      const char *phase,
-			      const struct cmabuf_bench_stats *s)
+			      const char *phase, const struct kbench_stats *s)
 {
 	TH_LOG("%s: %llu samples, min %llu median %llu max %llu mean %llu ns",
 	       phase, (unsigned long long)s->samples,
@@ -1806,8 +1906,7 @@ TEST_F(bench, stats_are_sane)
 	__u32 want = strategy_expected(&self->dev.info, self->bench.strategy,
 				       BENCH_PAGES * PAGE);
 
-	ASSERT_EQ(0, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_BENCH,
-				  &self->bench));
+	ASSERT_EQ(0, kbench_run(self->dev.path, &self->bench));
 	EXPECT_EQ(want, self->bench.strategy_used)
 		TH_LOG("got %s", cmabuf_strategy_name(self->bench.strategy_used));
 	expect_sane_stats(_metadata, "alloc", &self->bench.alloc);
@@ -1816,21 +1915,24 @@ TEST_F(bench, stats_are_sane)
 
 TEST_F(bench, leaves_area_as_found)
 {
-	ASSERT_EQ(0, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_BENCH,
-				  &self->bench));
+	ASSERT_EQ(0, kbench_run(self->dev.path, &self->bench));
 	expect_counters(_metadata, &self->dev, &self->dev.start);
 }
 
-/* bench_args: what BENCH refuses. Every case is one page, once. */
+/* bench_args: what the bench file refuses. Every case is one page, once. */
 FIXTURE(bench_args) {
 	struct cmabuf_dev dev;
-	struct cmabuf_bench bench;
+	struct kbench bench;
+	char path[PATH_MAX];
 };
 
 FIXTURE_SETUP(bench_args)
 {
 	if (!dev_open_any(_metadata, &self->dev))
 		return;
+	if (!bench_file(&self->dev, self->path, sizeof(self->path)))
+		SKIP(return, "no bench file of %s: no debugfs or CONFIG_DEBUG_FS",
+		     self->dev.path);
 	memset(&self->bench, 0, sizeof(self->bench));
 	self->bench.pages = 1;
 	self->bench.blocks = 1;
@@ -1843,16 +1945,23 @@ FIXTURE_TEARDOWN(bench_args)
 	dev_close(_metadata, &self->dev);
 }
 
-static int bench_errno(struct cmabuf_dev *dev, struct cmabuf_bench *bench)
+/* The errno of writing @line to the bench file, 0 for a run. */
+static int bench_line_errno(const char *path, const char *line)
 {
-	return cmabuf_ioctl(dev->fd, CMABUF_IOC_BENCH, bench);
+	char report[1024];
+
+	return -kbench_request(path, line, report, sizeof(report));
 }
 
-TEST_F(bench_args, unprivileged_eperm)
+static int bench_errno(struct cmabuf_dev *dev, struct kbench *bench)
 {
-	ASSERT_EQ(EPERM, cmabuf_ioctl_unprivileged(self->dev.fd,
-						   CMABUF_IOC_BENCH,
-						   &self->bench));
+	return -kbench_run(dev->path, bench);
+}
+
+/* debugfs is root's: the file cannot even be opened without root. */
+TEST_F(bench_args, unprivileged_cannot_open)
+{
+	ASSERT_EQ(EACCES, cmabuf_open_unprivileged(self->path, O_RDWR));
 }
 
 TEST_F(bench_args, zero_blocks_means_one)
@@ -1864,10 +1973,27 @@ TEST_F(bench_args, zero_blocks_means_one)
 	ASSERT_EQ(3ULL, self->bench.free.samples);
 }
 
+TEST_F(bench_args, blocks_default_to_one)
+{
+	char report[1024];
+	struct kbench b = { 0 };
+
+	ASSERT_EQ(0, kbench_request(self->path, "pages=1 iterations=2",
+				    report, sizeof(report)));
+	ASSERT_EQ(0, kbench_parse(report, &b)) TH_LOG("%s", report);
+	ASSERT_EQ(2ULL, b.alloc.samples);
+}
+
 TEST_F(bench_args, zero_pages_einval)
 {
 	self->bench.pages = 0;
 	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+}
+
+TEST_F(bench_args, missing_pages_or_iterations_einval)
+{
+	ASSERT_EQ(EINVAL, bench_line_errno(self->path, "iterations=1"));
+	ASSERT_EQ(EINVAL, bench_line_errno(self->path, "pages=1"));
 }
 
 TEST_F(bench_args, zero_iterations_einval)
@@ -1878,48 +2004,56 @@ TEST_F(bench_args, zero_iterations_einval)
 
 TEST_F(bench_args, iterations_above_max_einval)
 {
-	self->bench.iterations = CMABUF_BENCH_MAX_ITERATIONS + 1;
+	self->bench.iterations = KBENCH_MAX_ITERATIONS + 1;
 	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
 }
 
 TEST_F(bench_args, blocks_above_max_einval)
 {
-	self->bench.blocks = CMABUF_BENCH_MAX_BLOCKS + 1;
+	self->bench.blocks = KBENCH_MAX_BLOCKS + 1;
 	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
 }
 
 TEST_F(bench_args, samples_above_max_einval)
 {
 	/* Each within its own bound, together above the samples bound. */
-	self->bench.blocks = CMABUF_BENCH_MAX_BLOCKS;
-	self->bench.iterations = CMABUF_BENCH_MAX_SAMPLES /
-				 CMABUF_BENCH_MAX_BLOCKS + 1;
+	self->bench.blocks = KBENCH_MAX_BLOCKS;
+	self->bench.iterations = KBENCH_MAX_SAMPLES / KBENCH_MAX_BLOCKS + 1;
 	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
 }
 
-TEST_F(bench_args, unknown_flags_einval)
+/* The work is bounded in bytes too, not only in calls. */
+TEST_F(bench_args, bytes_above_max_einval)
 {
-	self->bench.flags = ~CMABUF_BENCH_VALID_FLAGS;
-	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
-	self->bench.flags = CMABUF_BENCH_ZERO << 1;
+	self->bench.pages = (256ULL << 20) / PAGE;
+	self->bench.iterations = KBENCH_MAX_BYTES / (256ULL << 20) + 1;
 	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
 }
 
-/* A structure of before the zeroing fields still works, as it did. */
-TEST_F(bench_args, struct_without_zero_fields_works)
+TEST_F(bench_args, unknown_key_einval)
 {
-	size_t old = offsetof(struct cmabuf_bench, zero_one);
-
-	ASSERT_EQ(0, cmabuf_ioctl_sized(self->dev.fd, _IOC_NR(CMABUF_IOC_BENCH),
-					&self->bench, old));
-	EXPECT_EQ(1U, self->bench.alloc.samples);
-	EXPECT_EQ(0U, self->bench.zero_one.samples);
+	ASSERT_EQ(EINVAL, bench_line_errno(self->path,
+					   "pages=1 iterations=1 flags=1"));
+	ASSERT_EQ(EINVAL, bench_line_errno(self->path,
+					   "pages=1 iterations=1 zero=2"));
+	ASSERT_EQ(EINVAL, bench_line_errno(self->path,
+					   "pages=1x iterations=1"));
 }
 
-/* CMABUF_BENCH_ZERO: one sample per iteration of each clearing. */
+TEST_F(bench_args, overlong_request_einval)
+{
+	char line[512];
+
+	memset(line, ' ', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\0';
+	memcpy(line, "pages=1 iterations=1", 20);
+	ASSERT_EQ(EINVAL, bench_line_errno(self->path, line));
+}
+
+/* zero=1: one sample per iteration of each clearing. */
 TEST_F(bench_args, zero_times_both_clearings)
 {
-	self->bench.flags = CMABUF_BENCH_ZERO;
+	self->bench.zero = 1;
 	self->bench.iterations = 2;
 	ASSERT_EQ(0, bench_errno(&self->dev, &self->bench));
 	EXPECT_EQ(2U, self->bench.zero_one.samples);
@@ -1930,29 +2064,32 @@ TEST_F(bench_args, zero_times_both_clearings)
 		  self->bench.zero_cpus);
 }
 
+/*
+ * A failed run leaves no report behind: a read then gives nothing. The
+ * largest buffer there is, 4 GiB less a page, is more than any area here.
+ */
+TEST_F(bench_args, failed_run_leaves_no_report)
+{
+	char report[1024], line[128];
+
+	ASSERT_EQ(0, bench_errno(&self->dev, &self->bench));
+	snprintf(line, sizeof(line), "pages=%llu iterations=1 strategy=legacy",
+		 (0xffffffffULL & ~(PAGE - 1)) / PAGE);
+	ASSERT_EQ(ENOMEM, bench_line_errno(self->path, line));
+	ASSERT_EQ(0, cmabuf_read_file(self->path, report, sizeof(report)));
+	EXPECT_STREQ("", report);
+}
+
 TEST_F(bench_args, unknown_strategy_einval)
 {
-	self->bench.strategy = CMABUF_STRATEGY_COUNT;
-	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
+	ASSERT_EQ(EINVAL, bench_line_errno(self->path,
+					   "pages=1 iterations=1 strategy=fast"));
 }
 
 TEST_F(bench_args, align_above_max_einval)
 {
 	self->bench.align = CMABUF_ALIGN_MAX + 1;
 	ASSERT_EQ(EINVAL, bench_errno(&self->dev, &self->bench));
-}
-
-TEST_F(bench_args, output_field_nonzero_einval)
-{
-	size_t first = offsetof(struct cmabuf_bench, strategy_used), off;
-	struct cmabuf_bench bench;
-
-	for (off = first; off < sizeof(bench); off += sizeof(__u32)) {
-		bench = self->bench;
-		((unsigned char *)&bench)[off] = 1;
-		ASSERT_EQ(EINVAL, bench_errno(&self->dev, &bench))
-			TH_LOG("output at offset %zu", off);
-	}
 }
 
 TEST_F(bench_args, unsupported_strategy_eopnotsupp)
@@ -1985,7 +2122,16 @@ TEST_F(bench_args, compound_below_min_order_einval)
 
 TEST_F(bench_args, bad_pointer_efault)
 {
-	ASSERT_EQ(EFAULT, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_BENCH, NULL));
+	void *none = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	int fd = open(self->path, O_RDWR | O_CLOEXEC);
+
+	ASSERT_NE(MAP_FAILED, none);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, write(fd, none, 16));
+	EXPECT_EQ(EFAULT, errno);
+	close(fd);
+	munmap(none, PAGE);
 }
 
 /* Pages the area has handed out since boot (sysfs), or ~0 on error. */
@@ -1999,7 +2145,7 @@ static unsigned long long area_allocated(const struct cmabuf_dev *dev)
 }
 
 /*
- * A fatal signal stops a long BENCH between two allocations (EINTR, which
+ * A fatal signal stops a long run between two allocations (EINTR, which
  * the killed caller never sees): it dies long before the last iteration,
  * and everything the benchmark held is back in the area (teardown).
  */
@@ -2014,12 +2160,11 @@ TEST_F_TIMEOUT(bench_args, fatal_signal_stops_it, 300)
 	if (start == ~0ULL)
 		SKIP(return, "no CMA sysfs statistics for %s", self->dev.area);
 	self->bench.pages = pages;
-	self->bench.iterations = CMABUF_BENCH_MAX_ITERATIONS;
+	self->bench.iterations = KBENCH_MAX_ITERATIONS;
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(cmabuf_ioctl(self->dev.fd, CMABUF_IOC_BENCH,
-				   &self->bench));
+		_exit(-kbench_run(self->dev.path, &self->bench));
 	/* Kill it once it has allocated (at most 10 s), 0.1 s later. */
 	for (i = 0; i < 10000 && area_allocated(&self->dev) == start; i++)
 		usleep(1000);
@@ -2029,11 +2174,11 @@ TEST_F_TIMEOUT(bench_args, fatal_signal_stops_it, 300)
 	now = area_allocated(&self->dev);
 	done = (now - start) / pages;
 	TH_LOG("killed after %llu of %u iterations", done,
-	       CMABUF_BENCH_MAX_ITERATIONS);
+	       KBENCH_MAX_ITERATIONS);
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-		TH_LOG("status %#x: BENCH finished first", status);
+		TH_LOG("status %#x: the run finished first", status);
 	EXPECT_LT(0ULL, done);
-	EXPECT_GT((unsigned long long)CMABUF_BENCH_MAX_ITERATIONS, done);
+	EXPECT_GT((unsigned long long)KBENCH_MAX_ITERATIONS, done);
 }
 
 /*
@@ -2194,6 +2339,71 @@ TEST_F_TIMEOUT(auto_fallback, compound_refused_frozen_serves_then_enomem, 600)
 		  before[CMABUF_STRATEGY_FROZEN].failures);
 	EXPECT_EQ(now[CMABUF_STRATEGY_FROZEN].allocations,
 		  before[CMABUF_STRATEGY_FROZEN].allocations);
+}
+
+/* The driver's busy_retries parameter, or -1. */
+static int busy_retries_param(void)
+{
+	char buf[32];
+
+	if (cmabuf_read_file("/sys/module/cmabuf/parameters/busy_retries",
+			     buf, sizeof(buf)))
+		return -1;
+	return atoi(buf);
+}
+
+/*
+ * The errno tells what waiting can do. 4 MiB free in two 2 MiB pieces:
+ * the area has the room, no range can be had, and the driver tries again
+ * busy_retries times before EBUSY. More than is free: ENOMEM at once,
+ * with nothing tried again. Each counts one failure.
+ */
+TEST_F_TIMEOUT(auto_fallback, split_room_ebusy_after_retries_no_room_enomem,
+	       600)
+{
+	struct strategy_counts before[CMABUF_STRATEGY_COUNT];
+	struct strategy_counts now[CMABUF_STRATEGY_COUNT];
+	const __u32 frozen = CMABUF_STRATEGY_FROZEN;
+	struct fallback_bufs *bufs = &self->bufs;
+	int retries = busy_retries_param();
+	struct cmabuf_alloc_data data;
+	int i, j, err;
+
+	ASSERT_LE(0, retries);
+	fallback_fill(_metadata, self->dev.fd, bufs, SZ_2M,
+		      CMABUF_STRATEGY_COMPOUND);
+	fallback_fill(_metadata, self->dev.fd, bufs, PAGE,
+		      CMABUF_STRATEGY_FROZEN);
+	/* The first 2 MiB buffer, and one that is not its neighbour. */
+	for (i = 0; i < bufs->n && !bufs->phys[i]; i++)
+		;
+	for (j = 0; j < bufs->n; j++)
+		if (bufs->phys[j] &&
+		    (bufs->phys[j] > bufs->phys[i] + SZ_2M ||
+		     bufs->phys[j] + SZ_2M < bufs->phys[i]))
+			break;
+	ASSERT_GT(bufs->n, j);
+	fallback_close(bufs, i);
+	fallback_close(bufs, j);
+
+	strategy_counts_read(_metadata, &self->dev, before);
+	err = cmabuf_alloc(self->dev.fd, 2 * SZ_2M, frozen, &data);
+	if (!err)
+		close(data.fd);
+	ASSERT_EQ(EBUSY, err);
+	strategy_counts_read(_metadata, &self->dev, now);
+	EXPECT_EQ(before[frozen].busy_retries + retries,
+		  now[frozen].busy_retries);
+	EXPECT_EQ(before[frozen].failures + 1, now[frozen].failures);
+	EXPECT_EQ(before[frozen].allocations, now[frozen].allocations);
+
+	err = cmabuf_alloc(self->dev.fd, 3 * SZ_2M, frozen, &data);
+	if (!err)
+		close(data.fd);
+	ASSERT_EQ(ENOMEM, err);
+	strategy_counts_read(_metadata, &self->dev, before);
+	EXPECT_EQ(now[frozen].busy_retries, before[frozen].busy_retries);
+	EXPECT_EQ(now[frozen].failures + 1, before[frozen].failures);
 }
 
 /* phys: where PHYS says a buffer lives, per instance. */

@@ -62,6 +62,48 @@ int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg)
 	return WEXITSTATUS(status);
 }
 
+/* The errno of open(@path, @flags) as nobody without capabilities, or 0. */
+int cmabuf_open_unprivileged(const char *path, int flags)
+{
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgroups(0, NULL) ||
+		    setresgid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY) ||
+		    setresuid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY))
+			_exit(255);
+		fd = open(path, flags | O_CLOEXEC);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Read all of @path into @buf, NUL-terminated. Return: 0 or an errno. */
+int cmabuf_read_file(const char *path, char *buf, size_t size)
+{
+	size_t got = 0;
+	ssize_t n = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	while (got + 1 < size && (n = read(fd, buf + got, size - 1 - got)) > 0)
+		got += n;
+	if (n < 0)
+		err = errno;
+	buf[got] = '\0';
+	close(fd);
+	return err;
+}
+
 int cmabuf_get_info(int dev, struct cmabuf_info *info, char *name,
 		    size_t name_size)
 {

@@ -45,6 +45,8 @@ struct cmabuf_counters {
 int cmabuf_ioctl(int fd, unsigned long cmd, void *arg);
 int cmabuf_ioctl_sized(int fd, unsigned int nr, void *arg, size_t size);
 int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg);
+int cmabuf_open_unprivileged(const char *path, int flags);
+int cmabuf_read_file(const char *path, char *buf, size_t size);
 
 int cmabuf_get_info(int dev, struct cmabuf_info *info, char *name,
 		    size_t name_size);

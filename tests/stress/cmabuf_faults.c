@@ -12,7 +12,8 @@
  * errno its contract allows; once cleaned up, no fd may be left behind and
  * every instance's live counters and CMA area must be as before. The loop
  * ends at the first N the call does not reach, which must succeed. The
- * operations: open, INFO, ALLOC with every strategy, PHYS, BENCH, mmap,
+ * operations: open, INFO, ALLOC with every strategy, PHYS, a request to
+ * the debugfs bench file, mmap,
  * DMA_BUF_IOCTL_SYNC, an importer's attach and map (CHECK, HOLD), a
  * dma-heap ALLOC, and binding instances of each kind, which runs
  * misc_register() and, for a name not seen before, dma_heap_add(). The
@@ -26,6 +27,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,7 @@
 
 #include "kselftest_harness.h"
 #include "cmabuf_importer.h"
+#include "kbench.h"
 #include "reliability_util.h"
 
 #define FI_FAIL_NTH	"/proc/thread-self/fail-nth"
@@ -80,6 +83,7 @@ static void __attribute__((destructor)) fi_record_report(void)
  * @dev: /dev/cmabuf-general.
  * @general: its description.
  * @buf: a 2 MiB buffer of it, for the calls that need one.
+ * @bench: its debugfs bench file, when a test opened it; else -1.
  * @imp: /dev/cmabuf_importer.
  * @fd: a file descriptor an operation made, -1 when none.
  * @handle: an importer hold an operation took, 0 when none.
@@ -96,6 +100,7 @@ struct fi_ctx {
 	int dev;
 	const struct rel_instance *general;
 	int buf;
+	int bench;
 	int imp;
 	int fd;
 	__u32 handle;
@@ -243,6 +248,7 @@ FIXTURE_SETUP(fi)
 
 	ctx->fd = -1;
 	ctx->buf = -1;
+	ctx->bench = -1;
 	ctx->imp = -1;
 	ctx->dev = -1;
 	ctx->map = MAP_FAILED;
@@ -277,6 +283,8 @@ FIXTURE_TEARDOWN(fi)
 
 	if (ctx->imp >= 0)
 		close(ctx->imp);
+	if (ctx->bench >= 0)
+		close(ctx->bench);
 	if (ctx->buf >= 0)
 		close(ctx->buf);
 	if (ctx->dev >= 0)
@@ -394,15 +402,12 @@ static int fi_phys(struct fi_ctx *ctx)
 	return fi_errno(ioctl(ctx->dev, CMABUF_IOC_PHYS, &phys));
 }
 
+/* The request is copied in, parsed, then timed: 2 x 2 x 16 pages. */
 static int fi_bench(struct fi_ctx *ctx)
 {
-	struct cmabuf_bench bench = {
-		.pages = 16,
-		.blocks = 2,
-		.iterations = 2,
-	};
+	static const char line[] = "pages=16 blocks=2 iterations=2\n";
 
-	return fi_errno(ioctl(ctx->dev, CMABUF_IOC_BENCH, &bench));
+	return fi_errno(write(ctx->bench, line, sizeof(line) - 1));
 }
 
 static int fi_mmap(struct fi_ctx *ctx)
@@ -435,9 +440,10 @@ static int fi_sync(struct fi_ctx *ctx)
 /*
  * Misc devices and dma-bufs come from files, inodes and dentries and fd
  * tables, and the ioctls copy to and from the caller: ENOMEM, EFAULT and
- * EMFILE (an fd table that cannot grow) are what their contracts say.
+ * EMFILE (an fd table that cannot grow) are what their contracts say, and
+ * EBUSY, the area's pages free but not to be moved out of one range.
  */
-#define FI_ALLOC_ERRORS	{ ENOMEM, EFAULT, EMFILE }
+#define FI_ALLOC_ERRORS	{ ENOMEM, EFAULT, EMFILE, EBUSY }
 
 TEST_F(fi, open_device)
 {
@@ -489,13 +495,22 @@ TEST_F(fi, ioctl_phys)
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, ioctl_bench)
+/*
+ * The file is opened first: the one call under injection is the write.
+ * A run does not retry, so a range that could not be emptied is EBUSY.
+ */
+TEST_F(fi, bench_file_write)
 {
 	static const struct fi_op op = {
-		"BENCH", fi_bench, NULL, { ENOMEM, EFAULT },
+		"bench file write", fi_bench, NULL, { ENOMEM, EFAULT, EBUSY },
 	};
+	struct fi_ctx *ctx = &self->ctx;
+	char path[PATH_MAX];
 
-	fi_run(_metadata, &self->ctx, &op);
+	ASSERT_EQ(0, kbench_path(ctx->general->name, path, sizeof(path)));
+	ctx->bench = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, ctx->bench) TH_LOG("%s: %s", path, strerror(errno));
+	fi_run(_metadata, ctx, &op);
 }
 
 TEST_F(fi, mmap_buffer)

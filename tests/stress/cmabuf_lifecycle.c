@@ -11,7 +11,8 @@
  *    fd is closed too;
  *  - a process killed while it holds buffers, fds, mappings and holds;
  *  - an instance unbound and bound again through sysfs while it has
- *    buffers alive;
+ *    buffers alive and its debugfs bench file open, and while a
+ *    benchmark runs;
  *  - rmmod while buffers are alive (refused), after they are gone (then
  *    reloaded with heap=0), and rmmod of the importer while it holds
  *    buffers.
@@ -39,6 +40,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,6 +56,7 @@
 
 #include "kselftest_harness.h"
 #include "cmabuf_importer.h"
+#include "kbench.h"
 #include "reliability_util.h"
 
 #define SZ_1M		BIT_ULL(20)
@@ -236,20 +239,21 @@ static int lc_cma_allocated(const struct rel_instance *in,
 }
 
 /*
- * Wait until the CMA allocator has handed the 1 GiB out (it counts a
- * success only once the range is the caller's): from then on the driver
- * is zeroing it. False when the ioctl returned first, or never got there.
+ * Wait until the CMA allocator has handed out @pages pages more than
+ * @base (it counts a success only once the range is the caller's) while
+ * the child, which writes to @pipe_r's other end when its call returned,
+ * is still in it. False when the call returned first, or never got there.
  */
-static bool lc_wait_zeroing(const struct rel_instance *in,
-			    unsigned long long base, int pipe_r)
+static bool lc_wait_allocated(const struct rel_instance *in,
+			      unsigned long long base,
+			      unsigned long long pages, int pipe_r)
 {
 	struct pollfd pfd = { .fd = pipe_r, .events = POLLIN };
 	__u64 end = rel_now_ns() + 60 * 1000000000ULL;
 	unsigned long long done;
 
 	while (rel_now_ns() < end) {
-		if (!lc_cma_allocated(in, &done) &&
-		    done >= base + SZ_1G / in->page_size)
+		if (!lc_cma_allocated(in, &done) && done >= base + pages)
 			return poll(&pfd, 1, 0) == 0;
 		if (poll(&pfd, 1, 0) > 0)
 			return false;
@@ -299,7 +303,9 @@ TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 
 		pid = lc_spawn_big_alloc(in, s, pipefd[1]);
 		ASSERT_LT(0, pid);
-		mid = lc_wait_zeroing(in, done0, pipefd[0]);
+		/* Once the 1 GiB is handed out, the driver is zeroing it. */
+		mid = lc_wait_allocated(in, done0, SZ_1G / in->page_size,
+					pipefd[0]);
 		kill(pid, SIGKILL);
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		close(pipefd[0]);
@@ -707,22 +713,58 @@ static int lc_heap_exporter(const char *name, char exp[64])
 	return ret;
 }
 
+/* One page, once: the cheapest run of the bench file. */
+#define LC_BENCH_RUN	"pages=1 iterations=1\n"
+
+/* Write @line to the bench file open at @fd: 0 or the errno. */
+static int lc_bench_write(int fd, const char *line)
+{
+	ssize_t n = write(fd, line, strlen(line));
+
+	if (n < 0)
+		return errno;
+	return (size_t)n == strlen(line) ? 0 : EIO;
+}
+
+/* The report of the bench file open at @fd: its length, or -errno. */
+static ssize_t lc_bench_report(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+/* open(@path) for the bench file: the fd, or -errno. */
+static int lc_bench_open(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
 /*
  * Buffers alive while their instance goes away stay usable, keep their
  * pages until freed, and the area is whole again afterwards; the old fd
- * of the device answers INFO and refuses to allocate.
+ * of the device answers INFO and refuses to allocate. The instance's
+ * debugfs directory goes at unbind: its bench file is not there any more
+ * (ENOENT), and debugfs fails every later call on an fd opened before
+ * (EIO: fs/debugfs/file.c, debugfs_file_get() of a removed file), the
+ * report of a run made before included. Bound again, the instance has a
+ * new bench file, with no report, that runs.
  */
 TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 	struct cmabuf_importer_release rel = { 0 };
 	struct cmabuf_importer_hold hold;
-	struct cmabuf_bench bench = { 0 };
 	const struct rel_instance *in;
 	bool heaps = rel_module_has_heaps();
 	struct cmabuf_info info;
-	int i, dev, fd[2], other, err;
-	char pdev[64];
+	int i, dev, fd[2], other, err, bench;
+	char pdev[64], bpath[PATH_MAX], report[1024];
 	size_t size;
 	__u8 *map;
 
@@ -750,6 +792,11 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		if (ctx->imp >= 0)
 			ASSERT_EQ(0, lc_ioctl(ctx->imp,
 					      CMABUF_IMPORTER_IOC_HOLD, &hold));
+		ASSERT_EQ(0, kbench_path(in->name, bpath, sizeof(bpath)));
+		bench = lc_bench_open(bpath);
+		ASSERT_LE(0, bench) TH_LOG("%s: %s", bpath, strerror(-bench));
+		ASSERT_EQ(0, lc_bench_write(bench, LC_BENCH_RUN));
+		ASSERT_LT(0, lc_bench_report(bench, report, sizeof(report)));
 
 		ASSERT_EQ(0, rel_write_str(REL_PLATFORM_DRIVER "/unbind",
 					   pdev));
@@ -757,9 +804,10 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		err = lc_alloc(dev, size, CMABUF_STRATEGY_AUTO);
 		EXPECT_EQ(-ENODEV, err);
 		lc_fault_if(!lc_dev_exists(in->name) && err == -ENODEV);
-		bench.pages = 1;
-		bench.iterations = 1;
-		EXPECT_EQ(ENODEV, lc_ioctl(dev, CMABUF_IOC_BENCH, &bench));
+		EXPECT_EQ(-ENOENT, lc_bench_open(bpath));
+		EXPECT_EQ(EIO, lc_bench_write(bench, LC_BENCH_RUN));
+		EXPECT_EQ(-EIO, lc_bench_report(bench, report, sizeof(report)));
+		EXPECT_EQ(0, close(bench));
 		memset(&info, 0, sizeof(info));
 		EXPECT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
 		EXPECT_EQ(2ULL, info.live_buffers);
@@ -794,6 +842,76 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 			EXPECT_EQ(0, err) TH_LOG("%s: heap ALLOC after bind: %d",
 						 in->name, err);
 		}
+		/* And a bench file of its own: no report yet, then one. */
+		bench = lc_bench_open(bpath);
+		ASSERT_LE(0, bench) TH_LOG("%s after bind: %s", bpath,
+					   strerror(-bench));
+		EXPECT_EQ(0, lc_bench_report(bench, report, sizeof(report)));
+		EXPECT_EQ(0, lc_bench_write(bench, LC_BENCH_RUN));
+		EXPECT_LT(0, lc_bench_report(bench, report, sizeof(report)));
+		close(bench);
+		ASSERT_BASELINE();
+	}
+}
+
+/*
+ * The child runs a long benchmark on @path and writes its errno to
+ * @pipe_w once the write has returned.
+ */
+static pid_t lc_spawn_long_bench(const char *path, int pipe_w)
+{
+	char line[64];
+	pid_t pid = fork();
+	int fd, err;
+
+	if (pid)
+		return pid;
+	snprintf(line, sizeof(line), "pages=64 iterations=%d strategy=legacy",
+		 KBENCH_MAX_ITERATIONS);
+	fd = lc_bench_open(path);
+	err = fd < 0 ? -fd : lc_bench_write(fd, line);
+	_exit(write(pipe_w, &err, sizeof(err)) == sizeof(err) ? 0 : 2);
+}
+
+/*
+ * A benchmark under way when its instance is unbound stops at its next
+ * iteration with ENODEV: the unbind waits for it, since debugfs lets no
+ * call outlive the file's removal, and everything it held is back in the
+ * area. LEGACY, which every kernel has.
+ */
+TEST_F_TIMEOUT(lc, unbind_stops_bench_run, 600)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in;
+	unsigned long long base;
+	int i, err, status, pipefd[2];
+	char pdev[64], bpath[PATH_MAX];
+	bool running;
+	pid_t pid;
+
+	for (i = 0; i < lc_repeat(4); i++) {
+		in = &ctx->inst[i % ctx->ninst];
+		ASSERT_EQ(0, lc_platform_name(in->name, pdev, sizeof(pdev)));
+		ASSERT_EQ(0, kbench_path(in->name, bpath, sizeof(bpath)));
+		ASSERT_EQ(0, lc_cma_allocated(in, &base));
+		ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+
+		pid = lc_spawn_long_bench(bpath, pipefd[1]);
+		ASSERT_LT(0, pid);
+		running = lc_wait_allocated(in, base, 1, pipefd[0]);
+		ASSERT_EQ(0, rel_write_str(REL_PLATFORM_DRIVER "/unbind",
+					   pdev));
+		ASSERT_EQ((ssize_t)sizeof(err),
+			  read(pipefd[0], &err, sizeof(err)));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		EXPECT_TRUE(running) TH_LOG("%s: the run ended (%s) before the unbind",
+					    in->name, rel_errname(err));
+		EXPECT_EQ(ENODEV, err) TH_LOG("%s: %s", in->name,
+					      rel_errname(err));
+		lc_fault_if(running && err == ENODEV);
+		ASSERT_EQ(0, lc_bind(pdev, in->name));
 		ASSERT_BASELINE();
 	}
 }

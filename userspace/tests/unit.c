@@ -333,6 +333,15 @@ static void test_explain(void)
 	explain_enomem(&info, 64ULL << 20, 0, buf, sizeof(buf));
 	tap_ok(strstr(buf, "does not tell the area's free bytes"),
 	       "explain_enomem: a kernel without area statistics: '%s'", buf);
+
+	info = explain_info;
+	explain_ebusy(&info, 16ULL << 20, 2ULL << 20, buf, sizeof(buf));
+	tap_ok(strstr(buf, "40 MiB of the area is free") &&
+	       strstr(buf, "no range of 16 MiB could be emptied") &&
+	       strstr(buf, "try again later") &&
+	       strstr(buf, "largest free range now is 2 MiB"),
+	       "explain_ebusy: free bytes, why, what to do, largest range: '%s'",
+	       buf);
 }
 
 static void test_fmt(void)
@@ -367,7 +376,7 @@ static void test_devices(void)
 }
 
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 7 + 1 + \
-		 ARRAY_SIZE(einval_cases) + 5 + 7 + 4)
+		 ARRAY_SIZE(einval_cases) + 6 + 7 + 4)
 
 int main(void)
 {
