@@ -157,8 +157,9 @@ static void info_print_text(const struct info_inst *in)
 	printf("  live        %llu buffers, %s\n", i->live_buffers,
 	       fmt_size(i->live_bytes, a, sizeof(a)));
 	if (!in->ioctl) {
-		printf("  counted     %llu allocations, %llu frees, %llu failures, %llu interrupted, %llu busy retries\n",
-		       in->counters[0], in->counters[1], in->counters[2],
+		printf("  counted     %llu allocations, %llu frees, %llu failures,",
+		       in->counters[0], in->counters[1], in->counters[2]);
+		printf(" %llu interrupted, %llu busy retries\n",
 		       in->counters[3], in->counters[4]);
 		printf("  more        from CMABUF_IOC_INFO, for whoever may open the node: %s\n",
 		       dev_access_hint(in->path, hint, sizeof(hint)));
