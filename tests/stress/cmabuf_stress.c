@@ -7,11 +7,12 @@
  *   cmabuf_stress [--seconds S] [--procs P] [--threads T] [--seed N]
  *
  * Each thread holds a few buffers of every size on every instance, big
- * enough now and then to fill an area: the only error any call may return
- * is ENOMEM from CMABUF_IOC_ALLOC, and only when the area has no free range
- * of that size and alignment. Every ENOMEM is checked: with every other
+ * enough now and then to fill an area: the only errors any call may return
+ * are ENOMEM (too few free pages) and EBUSY (enough, but no range could be
+ * had) from CMABUF_IOC_ALLOC, and only when the area has no free range of
+ * that size and alignment. Every such error is checked: with every other
  * allocation held off, the area's bitmap (debugfs) is read, the allocation
- * tried again and the bitmap read again; ENOMEM again while both reads
+ * tried again and the bitmap read again; failing again while both reads
  * show such a range fails the run. Then the thread lets something go
  * and carries on. Should no area have filled up by half time, the threads
  * turn to the smallest area with big buffers until one does: a run always
@@ -55,10 +56,11 @@
 enum st_count {
 	ST_OPS,		/* operations */
 	ST_ALLOCS,	/* successful allocations */
-	ST_ENOMEM,	/* allocations that found the area full */
-	ST_RETRIED,	/* ENOMEM that a second try, alone, turned into a buffer */
+	ST_ENOMEM,	/* allocations that found the area full (ENOMEM) */
+	ST_EBUSY,	/* ... or with pages free but no range (EBUSY) */
+	ST_RETRIED,	/* either, turned into a buffer by a second try alone */
 	ST_SQUEEZED,	/* allocations aimed at filling the smallest area */
-	ST_UNEXPECTED,	/* calls that failed with anything but that ENOMEM */
+	ST_UNEXPECTED,	/* calls that failed with anything but those */
 	ST_VERIFIED,	/* buffers whose contents were checked */
 	ST_MISMATCHES,	/* checks that found something else */
 	ST_IMP_CHECKS,	/* importer CHECKs */
@@ -71,7 +73,7 @@ enum st_count {
 /* Tries of an allocation that found no memory, with the others held off. */
 #define ST_ENOMEM_TRIES	3
 #define ST_ROOM_BUT_ENOMEM \
-	"ALLOC of %llu pages (%s) from %s: ENOMEM %d times while %s had %llu free pages in a row aligned to %llu, before and after"
+	"ALLOC of %llu pages (%s) from %s: %s %d times while %s had %llu free pages in a row aligned to %llu, before and after"
 
 /**
  * struct st_stats - shared by every process and thread
@@ -293,6 +295,12 @@ static unsigned int st_smallest(const struct st_proc *p)
 	return min;
 }
 
+/* ALLOC's errnos for "no buffer now": too few pages free, or no range. */
+static bool st_no_room(int err)
+{
+	return err == ENOMEM || err == EBUSY;
+}
+
 /* The alignment, in pages, a buffer of @pages with @strategy needs. */
 static unsigned long long st_align(__u32 strategy, unsigned long long pages)
 {
@@ -318,7 +326,7 @@ static int st_enomem(const struct rel_instance *in, int dev,
 
 	pthread_rwlock_wrlock(&st->alloc_lock);
 	ret = rel_cma_has_room(in->area, pages, align, &before);
-	for (i = 0; i < ST_ENOMEM_TRIES && err == ENOMEM; i++) {
+	for (i = 0; i < ST_ENOMEM_TRIES && st_no_room(err); i++) {
 		if (i)
 			usleep(1000);
 		err = st_ioctl(dev, CMABUF_IOC_ALLOC, d);
@@ -333,12 +341,13 @@ static int st_enomem(const struct rel_instance *in, int dev,
 	}
 	if (!err)
 		st_add(ST_RETRIED);
-	if (err != ENOMEM || !before || !after)
+	if (!st_no_room(err) || !before || !after)
 		return err;
 	st_add(ST_UNEXPECTED);
 	st_problem(ST_ROOM_BUT_ENOMEM,
 		   pages, d->flags == CMABUF_STRATEGY_COMPOUND ? "COMPOUND" :
-		   "not COMPOUND", in->name, ST_ENOMEM_TRIES, in->area, pages,
+		   "not COMPOUND", in->name, strerrorname_np(err),
+		   ST_ENOMEM_TRIES, in->area, pages,
 		   align);
 	return -1;
 }
@@ -352,7 +361,8 @@ static void st_alloc(struct st_worker *w)
 		.fd_flags = O_RDWR | O_CLOEXEC,
 	};
 	bool squeeze = rel_now_ns() >= p->squeeze &&
-		       !__atomic_load_n(&st->n[ST_ENOMEM], __ATOMIC_RELAXED);
+		       !__atomic_load_n(&st->n[ST_ENOMEM], __ATOMIC_RELAXED) &&
+		       !__atomic_load_n(&st->n[ST_EBUSY], __ATOMIC_RELAXED);
 	struct st_buf *b;
 	int err;
 
@@ -371,11 +381,11 @@ static void st_alloc(struct st_worker *w)
 	pthread_rwlock_rdlock(&st->alloc_lock);
 	err = st_ioctl(p->dev[i], CMABUF_IOC_ALLOC, &d);
 	pthread_rwlock_unlock(&st->alloc_lock);
-	if (err == ENOMEM)
+	if (st_no_room(err))
 		err = st_enomem(in, p->dev[i], &d);
-	if (err == ENOMEM) {
+	if (st_no_room(err)) {
 		/* The area is full: let something go and carry on. */
-		st_add(ST_ENOMEM);
+		st_add(err == ENOMEM ? ST_ENOMEM : ST_EBUSY);
 		if (w->nbufs)
 			st_drop(w, rel_below(&w->rng, w->nbufs));
 		return;
@@ -865,20 +875,21 @@ int main(int argc, char **argv)
 	if (st->n[ST_SQUEEZED])
 		ksft_print_msg("no area full by half time: %llu allocations aimed at %s\n",
 			       st->n[ST_SQUEEZED], inst[st_smallest(&p)].area);
-	printf("# record: stress seconds=%llu ops=%llu enomem=%llu pages_lost=%lld\n",
+	printf("# record: stress seconds=%llu ops=%llu enomem=%llu ebusy=%llu pages_lost=%lld\n",
 	       (unsigned long long)(ms + 500) / 1000, st->n[ST_OPS],
-	       st->n[ST_ENOMEM], rel_snapshot_pages_lost(&base, &now));
+	       st->n[ST_ENOMEM], st->n[ST_EBUSY],
+	       rel_snapshot_pages_lost(&base, &now));
 	ksft_test_result(!crashed && st->n[ST_OPS],
 			 "%d processes x %d threads ran %llu ms: %llu operations, %llu allocations\n",
 			 o.procs, o.threads, (unsigned long long)ms, st->n[ST_OPS],
 			 st->n[ST_ALLOCS]);
 	ksft_test_result(!st->n[ST_UNEXPECTED],
-			 "only ENOMEM failed, each time with no free range of that size and alignment in the area's bitmap: %llu ENOMEM (%llu more succeeded on a second try), %llu other errors\n",
-			 st->n[ST_ENOMEM], st->n[ST_RETRIED],
+			 "only ENOMEM and EBUSY failed, each time with no free range of that size and alignment in the area's bitmap: %llu ENOMEM, %llu EBUSY (%llu more succeeded on a second try), %llu other errors\n",
+			 st->n[ST_ENOMEM], st->n[ST_EBUSY], st->n[ST_RETRIED],
 			 st->n[ST_UNEXPECTED]);
-	ksft_test_result(st->n[ST_ENOMEM] > 0,
-			 "an area filled up (%llu ENOMEM) and work went on\n",
-			 st->n[ST_ENOMEM]);
+	ksft_test_result(st->n[ST_ENOMEM] + st->n[ST_EBUSY] > 0,
+			 "an area filled up (%llu ENOMEM, %llu EBUSY) and work went on\n",
+			 st->n[ST_ENOMEM], st->n[ST_EBUSY]);
 	ksft_test_result(st->n[ST_VERIFIED] && !st->n[ST_MISMATCHES],
 			 "contents: %llu checks, %llu found something else\n",
 			 st->n[ST_VERIFIED], st->n[ST_MISMATCHES]);
