@@ -54,6 +54,12 @@
 #define FI_DEVICES	"/sys/bus/platform/devices"
 #define FI_MAX_POINTS	4000
 #define SETTLE_MS	3000
+/*
+ * A test walks every injection point and compares the counters after each:
+ * hundreds of comparisons, each up to a second on the debug kernel under
+ * emulation. The harness's 30 s would end it half way; a hang still ends.
+ */
+#define FI_TIMEOUT	900
 
 /* What the whole run counted, shared with the harness's parent. */
 struct fi_record {
@@ -451,7 +457,7 @@ static int fi_sync(struct fi_ctx *ctx)
  */
 #define FI_ALLOC_ERRORS	{ ENOMEM, EFAULT, EMFILE, EBUSY }
 
-TEST_F(fi, open_device)
+TEST_F_TIMEOUT(fi, open_device, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"open /dev/cmabuf-general", fi_open, NULL, FI_ALLOC_ERRORS,
@@ -460,14 +466,14 @@ TEST_F(fi, open_device)
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, ioctl_info)
+TEST_F_TIMEOUT(fi, ioctl_info, FI_TIMEOUT)
 {
 	static const struct fi_op op = { "INFO", fi_info, NULL, { EFAULT } };
 
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, ioctl_alloc)
+TEST_F_TIMEOUT(fi, ioctl_alloc, FI_TIMEOUT)
 {
 	static const struct {
 		__u32 strategy;
@@ -494,7 +500,7 @@ TEST_F(fi, ioctl_alloc)
 			fi_run(_metadata, ctx, &ops[i].op);
 }
 
-TEST_F(fi, ioctl_phys)
+TEST_F_TIMEOUT(fi, ioctl_phys, FI_TIMEOUT)
 {
 	static const struct fi_op op = { "PHYS", fi_phys, NULL, { EFAULT } };
 
@@ -505,7 +511,7 @@ TEST_F(fi, ioctl_phys)
  * The file is opened first: the one call under injection is the write.
  * A run does not retry, so a range that could not be emptied is EBUSY.
  */
-TEST_F(fi, bench_file_write)
+TEST_F_TIMEOUT(fi, bench_file_write, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"bench file write", fi_bench, NULL, { ENOMEM, EFAULT, EBUSY },
@@ -519,7 +525,7 @@ TEST_F(fi, bench_file_write)
 	fi_run(_metadata, ctx, &op);
 }
 
-TEST_F(fi, mmap_buffer)
+TEST_F_TIMEOUT(fi, mmap_buffer, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"mmap 2 MiB", fi_mmap, fi_munmap, { ENOMEM },
@@ -528,7 +534,7 @@ TEST_F(fi, mmap_buffer)
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, dmabuf_sync)
+TEST_F_TIMEOUT(fi, dmabuf_sync, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"DMA_BUF_IOCTL_SYNC", fi_sync, NULL, { EFAULT },
@@ -579,7 +585,7 @@ static void fi_release(struct fi_ctx *ctx)
 	ctx->handle = 0;
 }
 
-TEST_F(fi, importer_attach_map_access)
+TEST_F_TIMEOUT(fi, importer_attach_map_access, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"importer CHECK", fi_check, NULL, { ENOMEM, EFAULT },
@@ -588,7 +594,7 @@ TEST_F(fi, importer_attach_map_access)
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, importer_hold_mapped)
+TEST_F_TIMEOUT(fi, importer_hold_mapped, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"importer HOLD with a mapping", fi_hold, fi_release,
@@ -618,7 +624,7 @@ static int fi_heap_alloc(struct fi_ctx *ctx)
 	return err;
 }
 
-TEST_F(fi, dma_heap_alloc_2m)
+TEST_F_TIMEOUT(fi, dma_heap_alloc_2m, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"dma-heap ALLOC 2 MiB", fi_heap_alloc, NULL, FI_ALLOC_ERRORS,

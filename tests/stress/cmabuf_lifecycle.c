@@ -461,7 +461,7 @@ TEST_F_TIMEOUT(lc, exhaust_then_recover, 600)
 
 /* ---- last fd closed while mapped or attached ---- */
 
-TEST_F(lc, close_fd_while_mapped)
+TEST_F_TIMEOUT(lc, close_fd_while_mapped, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 	int i, dev, fd, n = lc_repeat(50);
@@ -496,6 +496,10 @@ TEST_F(lc, close_fd_while_mapped)
 }
 
 /*
+ * The tests that loop compare every instance's counters after each round:
+ * on the debug kernel under emulation one comparison has taken a second,
+ * so their time-outs are generous (a hang still ends them).
+ *
  * The importer keeps an attachment (and with @map a DMA mapping) after
  * every fd is gone; with @own_fd the hold is taken through an importer fd
  * of its own, closed before the release.
@@ -559,21 +563,21 @@ static void lc_close_while_held(struct __test_metadata *_metadata,
 	}
 }
 
-TEST_F(lc, close_fd_while_importer_attached)
+TEST_F_TIMEOUT(lc, close_fd_while_importer_attached, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 
 	lc_close_while_held(_metadata, ctx, 0, false);
 }
 
-TEST_F(lc, close_fd_while_importer_mapped)
+TEST_F_TIMEOUT(lc, close_fd_while_importer_mapped, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 
 	lc_close_while_held(_metadata, ctx, CMABUF_IMPORTER_HOLD_MAP, false);
 }
 
-TEST_F(lc, close_fd_and_importer_fd_while_held)
+TEST_F_TIMEOUT(lc, close_fd_and_importer_fd_while_held, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 
@@ -626,7 +630,7 @@ static void lc_holder(struct lc_ctx *ctx, int pipe_w)
 	_exit(3);
 }
 
-TEST_F(lc, process_killed_holding_buffers)
+TEST_F_TIMEOUT(lc, process_killed_holding_buffers, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 	struct cmabuf_importer_release rel = { 0 };
