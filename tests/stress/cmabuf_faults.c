@@ -878,7 +878,7 @@ static void fi_prepare_drop(struct fi_ctx *ctx)
  * for the copies. With WAIT the buffers are made by a worker, whose own
  * failures fail_nth does not reach.
  */
-TEST_F(fi, ioctl_prepare)
+TEST_F_TIMEOUT(fi, ioctl_prepare, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"PREPARE 2 x 2 MiB", fi_prepare, fi_prepare_drop,
@@ -890,7 +890,7 @@ TEST_F(fi, ioctl_prepare)
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, ioctl_prepare_wait)
+TEST_F_TIMEOUT(fi, ioctl_prepare_wait, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"PREPARE 2 x 2 MiB, WAIT", fi_prepare_wait, fi_prepare_drop,
@@ -924,7 +924,7 @@ static int fi_reserve_set(const struct fi_ctx *ctx, const char *words)
  * write may have set part of the reserve (ENOMEM while adding its second
  * kind): it is dropped after every round, like a successful one.
  */
-TEST_F(fi, reserve_write)
+TEST_F_TIMEOUT(fi, reserve_write, FI_TIMEOUT)
 {
 	static const char words[] = "2Mx2 1Mx1";
 	struct fi_ctx *ctx = &self->ctx;
@@ -970,7 +970,7 @@ TEST_F(fi, reserve_write)
  * memory for the note, they are released right there. Either way the
  * close succeeds and the pages come back.
  */
-TEST_F(fi, close_last_reference)
+TEST_F_TIMEOUT(fi, close_last_reference, FI_TIMEOUT)
 {
 	struct fi_ctx *ctx = &self->ctx;
 	unsigned int nth;
