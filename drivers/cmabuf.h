@@ -186,12 +186,22 @@ struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys);
 u32 cmabuf_dmabuf_mmap_flags(void);
 
+/**
+ * struct cmabuf_tries - how an allocation went, to be counted
+ * @fell: the first strategy found no range and another was tried.
+ * @last: the strategy of the last try.
+ * @retries: times the last strategy was tried again on a busy area.
+ */
+struct cmabuf_tries {
+	bool fell;
+	u32 last;
+	unsigned int retries;
+};
+
 /* cmabuf_pages.c */
 int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
 		     u32 strategy, const void *owner,
 		     struct cmabuf_range *range);
-int cmabuf_pages_make(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
-		      struct cmabuf_range *range);
 void cmabuf_pages_commit(struct cmabuf_dev *cdev,
 			 const struct cmabuf_range *range);
 void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
@@ -220,11 +230,9 @@ int cmabuf_pool_wait_ready(struct cmabuf_dev *cdev, const void *owner,
 			   const struct cmabuf_plan *plan, u32 strategy,
 			   unsigned int align_order);
 void cmabuf_pool_drop_owner(struct cmabuf_dev *cdev, const void *owner);
-void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
-		       u64 *ready_buffers, u64 *releasing_bytes);
 int cmabuf_pool_reserve_set(struct cmabuf_dev *cdev, const u64 *sizes,
 			    const u32 *counts, unsigned int n);
-int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t len);
+extern const struct attribute_group cmabuf_pool_group;
 
 /* cmabuf_plan.c: pure helpers, some exported to KUnit */
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -250,6 +258,9 @@ void cmabuf_dev_limits(struct cmabuf_dev *cdev, struct cmabuf_limits *lim);
 int cmabuf_range_alloc(struct cmabuf_dev *cdev, u32 strategy,
 		       unsigned long pages, unsigned int align_order,
 		       struct cmabuf_range *range);
+int cmabuf_range_alloc_plan(struct cmabuf_dev *cdev,
+			    const struct cmabuf_plan *plan,
+			    struct cmabuf_tries *t, struct cmabuf_range *range);
 void cmabuf_range_release(struct cmabuf_dev *cdev,
 			  const struct cmabuf_range *range);
 
@@ -269,13 +280,17 @@ int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 		    const struct cmabuf_sg_limits *lim);
 
 /* cmabuf_stats.c */
-extern const struct attribute_group *cmabuf_stats_groups[];
+/* stats/ and one stats_<strategy>/ per strategy */
+#define CMABUF_STAT_DIRS	4
+extern const struct attribute_group cmabuf_area_group;
+extern struct attribute_group cmabuf_stat_groups[CMABUF_STAT_DIRS];
 void cmabuf_stats_init(void);
 void cmabuf_stats_alloc(struct cmabuf_dev *cdev, u32 strategy, u64 bytes);
 void cmabuf_stats_free(struct cmabuf_dev *cdev, u32 strategy, u64 bytes);
 void cmabuf_stats_fail(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_interrupted(struct cmabuf_dev *cdev, u32 strategy);
-void cmabuf_stats_retry(struct cmabuf_dev *cdev, u32 strategy);
+void cmabuf_stats_retry(struct cmabuf_dev *cdev, u32 strategy,
+			unsigned int n);
 void cmabuf_stats_prepared(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_hit(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_live(struct cmabuf_dev *cdev, u64 *buffers, u64 *bytes);

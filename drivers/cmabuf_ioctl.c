@@ -353,6 +353,19 @@ static const struct file_operations cmabuf_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
+/* The instance's sysfs directory: its area, its pool, its counters. */
+static const struct attribute_group *cmabuf_misc_groups[] = {
+	&cmabuf_area_group,
+	&cmabuf_pool_group,
+	&cmabuf_stat_groups[0],
+	&cmabuf_stat_groups[1],
+	&cmabuf_stat_groups[2],
+	&cmabuf_stat_groups[3],
+	NULL,
+};
+
+static_assert(ARRAY_SIZE(cmabuf_misc_groups) == CMABUF_STAT_DIRS + 3);
+
 /**
  * cmabuf_misc_register() - create /dev/<name> and its sysfs counters
  * @cdev: the instance; its @name, @dev and @cma are set.
@@ -365,7 +378,7 @@ int cmabuf_misc_register(struct cmabuf_dev *cdev)
 	cdev->misc.name = cdev->name;
 	cdev->misc.fops = &cmabuf_fops;
 	cdev->misc.parent = cdev->dev;
-	cdev->misc.groups = cmabuf_stats_groups;
+	cdev->misc.groups = cmabuf_misc_groups;
 	cdev->misc.mode = cmabuf_mode & 0777;
 
 	return misc_register(&cdev->misc);
