@@ -465,6 +465,9 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 		pool->ready_pages -= b->range.count;
 		freed += b->range.count;
 	}
+	/* The wants stand: refill them once the pause is over. */
+	if (freed)
+		cmabuf_pool_kick(pool);
 	spin_unlock(&pool->lock);
 	cmabuf_pool_release_list(pool->cdev, &out);
 	return freed ?: SHRINK_STOP;
@@ -701,9 +704,10 @@ int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 		pool->ready_pages -= plan->pages;
 	}
 	ready = w->ready;
+	/* Armed for the nearest time-out: a longer one must not put it off. */
 	if (w->timeout)
 		mod_delayed_work(cmabuf_pool_wq, &pool->expire_work,
-				 w->timeout);
+				 cmabuf_pool_expire(pool, now, &out));
 unlock:
 	/* Asked for now: whatever the shrinker did, make them now. */
 	pool->shrunk_until = now;
