@@ -162,15 +162,36 @@ static u64 cmabuf_want_bytes(const struct cmabuf_want *w)
 	return ((u64)w->plan.pages << PAGE_SHIFT) * w->count;
 }
 
+/*
+ * Ready buffers of @pages in all leave their want for CMA: they count as
+ * releasing until cmabuf_pool_release_list() gave them back, so that an
+ * allocation waits for them rather than fail, and sysfs says where they are.
+ */
+static void cmabuf_pool_unready(struct cmabuf_pool *pool, unsigned long pages)
+{
+	lockdep_assert_held(&pool->lock);
+	pool->ready_pages -= pages;
+	pool->releasing_pages += pages;
+}
+
 static void cmabuf_pool_release_list(struct cmabuf_dev *cdev,
 				     struct list_head *list)
 {
+	struct cmabuf_pool *pool = cdev->pool;
 	struct cmabuf_pool_buf *b, *next;
+	unsigned long pages = 0;
 
 	list_for_each_entry_safe(b, next, list, node) {
+		pages += b->range.count;
 		cmabuf_range_release(cdev, &b->range);
 		kfree(b);
 	}
+	if (!pages)
+		return;
+	spin_lock(&pool->lock);
+	pool->releasing_pages -= pages;
+	spin_unlock(&pool->lock);
+	wake_up_all(&pool->wq);
 }
 
 /* Take @w off the pool; its buffers go to @out. */
@@ -178,7 +199,7 @@ static void cmabuf_want_drop(struct cmabuf_pool *pool, struct cmabuf_want *w,
 			     struct list_head *out)
 {
 	lockdep_assert_held(&pool->lock);
-	pool->ready_pages -= w->ready * w->plan.pages;
+	cmabuf_pool_unready(pool, w->ready * w->plan.pages);
 	list_splice_init(&w->bufs, out);
 	w->ready = 0;
 	w->count = 0;
@@ -462,7 +483,7 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 		b = list_first_entry(&lru->bufs, struct cmabuf_pool_buf, node);
 		list_move(&b->node, &out);
 		lru->ready--;
-		pool->ready_pages -= b->range.count;
+		cmabuf_pool_unready(pool, b->range.count);
 		freed += b->range.count;
 	}
 	/* The wants stand: refill them once the pause is over. */
@@ -701,7 +722,7 @@ int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 	while (w->ready > count) {
 		list_move(w->bufs.prev, &out);
 		w->ready--;
-		pool->ready_pages -= plan->pages;
+		cmabuf_pool_unready(pool, plan->pages);
 	}
 	ready = w->ready;
 	/* Armed for the nearest time-out: a longer one must not put it off. */
