@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..45"
+echo "1..46"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -76,6 +76,18 @@ run cmabufctl alloc 4M --fill 0xa5 --verify
 [ $rc -eq 0 ] && has "zeroed on allocation: all 4194304 bytes are 0x00: ok" &&
 	has "fill read back: all 4194304 bytes are 0xa5: ok"
 r=$?; ok $r "alloc 4M --fill 0xa5 --verify reads zero, then the fill"; diag $r
+
+# -v and -H mean verbose and human-readable elsewhere: no short forms of
+# --verify and --hold, refused before anything is allocated.
+run cmabufctl alloc 4M -v
+v_rc=$rc v_out=$out
+run cmabufctl prepare 4M 1 -H 1
+[ $v_rc -eq 2 ] && [ $rc -eq 2 ] && has "invalid option -- 'H'" &&
+	echo "$v_out" | grep -q "invalid option -- 'v'" &&
+	! echo "$v_out" | grep -q "^fd "
+r=$?; ok $r "alloc -v and prepare -H: refused, exit 2 (--verify and --hold have no short form)"
+[ $r -eq 0 ] || out="$v_out
+$out"; diag $r
 
 run cmabufctl alloc 12X
 [ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && has "bad size '12X'"

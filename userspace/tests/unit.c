@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <linux/cmabuf.h>
+#include "alloc.h"
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
@@ -399,6 +400,9 @@ static const struct prepare_case prepare_cases[] = {
 	{ { "12M", "1", "--hold", "1.5" }, EXIT_USAGE },
 	{ { "12M", "1", "--strategy", "all" }, EXIT_USAGE },
 	{ { "12M", "1", "--align", "3K" }, EXIT_USAGE },
+	/* -H is human-readable elsewhere: --hold alone. */
+	{ { "12M", "1", "-H", "30" }, EXIT_USAGE },
+	{ { "12M", "1", "--hold", "30" }, 0 },
 };
 
 /* prepare_parse() of "prepare" and @args. */
@@ -474,9 +478,46 @@ static void test_prepare(void)
 	       "prepare ENOSPC, area size unknown: the shares: '%s'", buf);
 }
 
+/* alloc_parse() of "alloc" and @args (NULL-terminated). */
+static int alloc_parse_args(const char *const *args, struct alloc_opts *o)
+{
+	char *argv[18] = { "alloc" };
+	int argc = 1;
+
+	while (argc < 17 && args[argc - 1]) {
+		argv[argc] = (char *)args[argc - 1];
+		argc++;
+	}
+	return alloc_parse(argc, argv, o);
+}
+
+/*
+ * -v and -H mean verbose and human-readable to other tools: alloc refuses
+ * them rather than verify or hold, and the long options still work.
+ */
+static void test_alloc(void)
+{
+	struct alloc_opts o;
+	int ret;
+
+	ret = alloc_parse_args((const char *const[]){ "4M", NULL }, &o);
+	tap_ok(!ret && o.size == 4ULL << 20 && !o.verify && !o.hold &&
+	       o.strategy == CMABUF_STRATEGY_AUTO && !o.do_fill && !o.json,
+	       "alloc 4M: AUTO, no verify, no hold");
+	ret = alloc_parse_args((const char *const[]){ "4M", "--verify", "--hold",
+						     "3", "--fill", "0xa5", "-j",
+						     NULL }, &o);
+	tap_ok(!ret && o.verify && o.hold == 3 && o.do_fill && o.fill == 0xa5 &&
+	       o.json, "alloc 4M --verify --hold 3 --fill 0xa5 -j: each one taken");
+	ret = alloc_parse_args((const char *const[]){ "4M", "-v", NULL }, &o);
+	tap_ok(ret == EXIT_USAGE, "alloc 4M -v: refused (%d), not --verify", ret);
+	ret = alloc_parse_args((const char *const[]){ "4M", "-H", "3", NULL }, &o);
+	tap_ok(ret == EXIT_USAGE, "alloc 4M -H 3: refused (%d), not --hold", ret);
+}
+
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 7 + 1 + \
 		 ARRAY_SIZE(einval_cases) + 6 + 7 + 4 + \
-		 ARRAY_SIZE(prepare_cases) + 5)
+		 ARRAY_SIZE(prepare_cases) + 5 + 4)
 
 int main(void)
 {
@@ -491,5 +532,6 @@ int main(void)
 	test_fmt();
 	test_devices();
 	test_prepare();
+	test_alloc();
 	return tap_done(PLAN);
 }
