@@ -91,7 +91,7 @@ static void bench_usage(FILE *fp)
 		"\n"
 		"  -s, --strategy LIST  comma-separated paths, or all\n"
 		"  -n, --iterations N   iterations of every path\n"
-		"  -j, --json           one JSON object per path and phase\n"
+		"  -j, --json           one JSON document, a result per path and phase\n"
 		"  -d, --device DEV     a path, a label or 'default' (default: the\n"
 		"                       workload's preferred instance when there is one,\n"
 		"                       else the instance with the largest area)\n"
