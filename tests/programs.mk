@@ -28,8 +28,20 @@ OUT := $(TOP)/build/host/bin
 LIBDRM := /usr/lib/x86_64-linux-gnu/libdrm.a
 endif
 
+# The test library every program links (tests/lib): the device's ioctls,
+# its sysfs and CMA's debugfs and sysfs counters, fill and check patterns,
+# dma-buf syncs, dma-heap allocations, fdinfo, module load and unload,
+# snapshots of every instance. TESTLIB_DRM: vgem, for the programs that
+# link libdrm.
+LIB := $(TOP)/tests/lib
+TESTLIB := $(LIB)/cmabuf_test_util.c $(LIB)/reliability_util.c
+TESTLIB_H := $(LIB)/cmabuf_test_util.h $(LIB)/reliability_util.h
+TESTLIB_DRM := $(LIB)/vgem_util.c
+TESTLIB_DRM_H := $(LIB)/vgem_util.h
+
 # Warnings are errors: the compiler is the one install-deps.sh installs.
-CFLAGS := -static -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi -I$(SELFTESTS)
+CFLAGS := -static -Wall -Wextra -Werror -O2 -I$(TOP)/include/uapi -I$(SELFTESTS) \
+	  -I$(LIB)
 DRM_CFLAGS := -I/usr/include/libdrm
 
 # 32-bit arm programs for the arm64 guest, which runs them through the

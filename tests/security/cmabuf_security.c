@@ -42,10 +42,9 @@
 
 #include "kselftest_harness.h"
 #include "kbench.h"
+#include "cmabuf_test_util.h"
 #include "reliability_util.h"
-#include "sharing_util.h"
-
-#define NOBODY		65534
+#include "vgem_util.h"
 
 /* sec_without(): become nobody, or keep uid 0 and drop every capability. */
 #define SEC_NOBODY	(-1)
@@ -326,20 +325,11 @@ static int sec_drop_all_caps(void)
 	return syscall(SYS_capset, &hdr, data) ? errno : 0;
 }
 
-/* Become nobody, which has no capability at all. */
-static int sec_become_nobody(void)
-{
-	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY))
-		return errno;
-	return 0;
-}
-
 /* Give up @cap, or become %SEC_NOBODY, or keep no capability at all. */
 static int sec_without(int cap)
 {
 	if (cap == SEC_NOBODY)
-		return sec_become_nobody();
+		return cmabuf_become_nobody();
 	if (cap == SEC_NO_CAPS)
 		return sec_drop_all_caps();
 	return sec_drop_cap(cap);
@@ -493,7 +483,7 @@ TEST_F(sec, nobody_cannot_open_devices)
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (!pid) {
-			if (sec_become_nobody())
+			if (cmabuf_become_nobody())
 				_exit(255);
 			_exit(rel_instance_open(self->inst[i].name, O_RDWR) < 0 ?
 			      errno : 0);
@@ -597,7 +587,7 @@ TEST_F_TIMEOUT(sec, mode_parameter_sets_node_mode, 120)
 	if (!pid) {
 		int dev, fd;
 
-		if (sec_become_nobody())
+		if (cmabuf_become_nobody())
 			_exit(255);
 		dev = rel_instance_open(self->inst[0].name, O_RDWR);
 		if (dev < 0)

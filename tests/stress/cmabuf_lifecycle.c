@@ -61,11 +61,10 @@
 
 #include "kselftest_harness.h"
 #include "cmabuf_importer.h"
+#include "cmabuf_test_util.h"
 #include "kbench.h"
 #include "reliability_util.h"
 
-#define SZ_1M		BIT_ULL(20)
-#define SZ_1G		BIT_ULL(30)
 #define SETTLE_MS	3000
 
 static unsigned long long *faults;
@@ -746,23 +745,12 @@ static int lc_heap_alloc_name(const char *name)
 /* The exporter of a buffer from the dma-heap @name, from its fdinfo. */
 static int lc_heap_exporter(const char *name, char exp[64])
 {
-	char path[64], line[128];
-	int fd, ret = ENOENT;
-	FILE *f;
+	int fd, ret;
 
 	fd = lc_heap_buf(name, 4096);
 	if (fd < 0)
 		return -fd;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "exp_name: %63s", exp) == 1) {
-			ret = 0;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
+	ret = -cmabuf_fdinfo(fd, "exp_name", exp, 64);
 	close(fd);
 	return ret;
 }
