@@ -58,10 +58,12 @@ int cmabuf_become_nobody(void)
 }
 
 /*
- * What @act(@arg) returns, below 255, in a child that became nobody first;
- * -1 when the child could not be started or could not drop privileges.
+ * What @act(@arg) returns, below 255, in a child that called @drop(@how)
+ * first (gave up a privilege); -1 when the child could not be started or
+ * @drop failed.
  */
-static int cmabuf_as_nobody(int (*act)(const void *arg), const void *arg)
+int cmabuf_in_child(int (*drop)(int how), int how,
+		    int (*act)(const void *arg), const void *arg)
 {
 	int status;
 	pid_t pid;
@@ -70,7 +72,7 @@ static int cmabuf_as_nobody(int (*act)(const void *arg), const void *arg)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		if (cmabuf_become_nobody())
+		if (drop(how))
 			_exit(255);
 		_exit(act(arg));
 	}
@@ -78,6 +80,16 @@ static int cmabuf_as_nobody(int (*act)(const void *arg), const void *arg)
 	    WEXITSTATUS(status) == 255)
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+static int cmabuf_drop_to_nobody(int how __attribute__((unused)))
+{
+	return cmabuf_become_nobody();
+}
+
+static int cmabuf_as_nobody(int (*act)(const void *arg), const void *arg)
+{
+	return cmabuf_in_child(cmabuf_drop_to_nobody, 0, act, arg);
 }
 
 struct cmabuf_nobody_ioctl {
@@ -577,7 +589,7 @@ int cmabuf_fdinfo(int fd, const char *key, char *val, size_t size)
 }
 
 /* ioctl() that returns 0 or the errno, tried again after EINTR or EAGAIN. */
-static int ioctl_retry(int fd, unsigned long cmd, void *arg)
+int cmabuf_ioctl_retry(int fd, unsigned long cmd, void *arg)
 {
 	int ret;
 
@@ -592,7 +604,7 @@ int dmabuf_sync(int buf, __u64 flags)
 {
 	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_RW };
 
-	return ioctl_retry(buf, DMA_BUF_IOCTL_SYNC, &sync);
+	return cmabuf_ioctl_retry(buf, DMA_BUF_IOCTL_SYNC, &sync);
 }
 
 /*
@@ -623,7 +635,7 @@ int heap_alloc_sized(int heap, __u64 len, __u32 fd_flags, __u64 heap_flags,
 	}
 	cmd = _IOC(_IOC_READ | _IOC_WRITE, _IOC_TYPE(DMA_HEAP_IOCTL_ALLOC),
 		   _IOC_NR(DMA_HEAP_IOCTL_ALLOC), size);
-	ret = ioctl_retry(heap, cmd, &arg);
+	ret = cmabuf_ioctl_retry(heap, cmd, &arg);
 	if (!ret)
 		*buf = arg.data.fd;
 	return ret;

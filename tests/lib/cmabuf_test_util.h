@@ -44,8 +44,11 @@ struct cmabuf_counters {
 };
 
 int cmabuf_ioctl(int fd, unsigned long cmd, void *arg);
+int cmabuf_ioctl_retry(int fd, unsigned long cmd, void *arg);
 int cmabuf_ioctl_sized(int fd, unsigned int nr, void *arg, size_t size);
 int cmabuf_become_nobody(void);
+int cmabuf_in_child(int (*drop)(int how), int how,
+		    int (*act)(const void *arg), const void *arg);
 int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg);
 int cmabuf_open_unprivileged(const char *path, int flags);
 int cmabuf_read_file(const char *path, char *buf, size_t size);

@@ -342,21 +342,7 @@ static int sec_without(int cap)
 static int sec_child_without(int cap, int (*act)(const void *arg),
 			     const void *arg)
 {
-	int status;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		if (sec_without(cap))
-			_exit(255);
-		_exit(act(arg));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) == 255)
-		return -1;
-	return WEXITSTATUS(status);
+	return cmabuf_in_child(sec_without, cap, act, arg);
 }
 
 /**

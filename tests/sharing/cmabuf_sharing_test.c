@@ -356,7 +356,7 @@ static int sync_exactly(int buf, __u64 flags)
 {
 	struct dma_buf_sync sync = { .flags = flags };
 
-	return sharing_ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync);
+	return cmabuf_ioctl_retry(buf, DMA_BUF_IOCTL_SYNC, &sync);
 }
 
 /*
@@ -496,12 +496,12 @@ TEST_F(importer_refusal, check_nonzero_output_refused)
 {
 	struct cmabuf_importer_check chk = { .fd = self->buf, .dma_addr = 1 };
 
-	EXPECT_EQ(EINVAL, sharing_ioctl(self->imp, CMABUF_IMPORTER_IOC_CHECK,
+	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_CHECK,
 					&chk));
 	memset(&chk, 0, sizeof(chk));
 	chk.fd = self->buf;
 	chk.pad = 1;
-	EXPECT_EQ(EINVAL, sharing_ioctl(self->imp, CMABUF_IMPORTER_IOC_CHECK,
+	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_CHECK,
 					&chk));
 }
 
@@ -531,7 +531,7 @@ TEST_F(importer_refusal, hold_nonzero_output_refused)
 {
 	struct cmabuf_importer_hold hold = { .fd = self->buf, .handle = 1 };
 
-	EXPECT_EQ(EINVAL, sharing_ioctl(self->imp, CMABUF_IMPORTER_IOC_HOLD,
+	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_HOLD,
 					&hold));
 }
 
@@ -549,7 +549,7 @@ TEST_F(importer_refusal, release_nonzero_pad_refused)
 
 	ASSERT_EQ(0, importer_hold(self->imp, self->buf, 0, &hold));
 	rel.handle = hold.handle;
-	EXPECT_EQ(EINVAL, sharing_ioctl(self->imp, CMABUF_IMPORTER_IOC_RELEASE,
+	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_RELEASE,
 					&rel));
 	EXPECT_EQ(0, importer_release(self->imp, hold.handle));
 }
@@ -561,11 +561,11 @@ TEST_F(importer_refusal, unknown_ioctl_refused)
 					 CMABUF_IMPORTER_IOC_MAGIC, 0x00,
 					 sizeof(chk) - 8);
 
-	EXPECT_EQ(ENOTTY, sharing_ioctl(self->imp,
+	EXPECT_EQ(ENOTTY, cmabuf_ioctl_retry(self->imp,
 					_IOWR(CMABUF_IMPORTER_IOC_MAGIC, 0x03,
 					      struct cmabuf_importer_check),
 					&chk));
-	EXPECT_EQ(ENOTTY, sharing_ioctl(self->imp, short_check, &chk));
+	EXPECT_EQ(ENOTTY, cmabuf_ioctl_retry(self->imp, short_check, &chk));
 }
 
 TEST_F(importer_refusal, holds_are_bounded)
@@ -1189,7 +1189,7 @@ TEST_F(bufinfo, set_name_shows_in_bufinfo)
 	char name[] = BUF_NAME;
 	struct bufinfo_entry e;
 
-	ASSERT_EQ(0, sharing_ioctl(self->buf, DMA_BUF_SET_NAME, name));
+	ASSERT_EQ(0, cmabuf_ioctl_retry(self->buf, DMA_BUF_SET_NAME, name));
 	ASSERT_EQ(0, bufinfo_find(self->buf, &e));
 	EXPECT_STREQ(BUF_NAME, e.name);
 }
@@ -1199,7 +1199,7 @@ TEST_F(bufinfo, set_name_shows_in_fdinfo)
 	char name[] = BUF_NAME;
 	char val[64];
 
-	ASSERT_EQ(0, sharing_ioctl(self->buf, DMA_BUF_SET_NAME, name));
+	ASSERT_EQ(0, cmabuf_ioctl_retry(self->buf, DMA_BUF_SET_NAME, name));
 	ASSERT_EQ(0, cmabuf_fdinfo(self->buf, "name", val, sizeof(val)));
 	EXPECT_STREQ(BUF_NAME, val);
 	ASSERT_EQ(0, cmabuf_fdinfo(self->buf, "exp_name", val, sizeof(val)));
@@ -1221,7 +1221,7 @@ TEST_F(bufinfo, importer_shows_as_attached_device)
 	EXPECT_EQ(0, bufinfo_find(self->buf, &e));
 	EXPECT_EQ(1, e.attached);
 	EXPECT_TRUE(bufinfo_attached(&e, IMPORTER_NAME));
-	ASSERT_EQ(0, sharing_ioctl(imp, CMABUF_IMPORTER_IOC_RELEASE, &rel));
+	ASSERT_EQ(0, cmabuf_ioctl_retry(imp, CMABUF_IMPORTER_IOC_RELEASE, &rel));
 	EXPECT_EQ(0, bufinfo_find(self->buf, &e));
 	EXPECT_EQ(0, e.attached);
 	close(imp);

@@ -21,16 +21,6 @@
 
 #define BUFINFO		"/sys/kernel/debug/dma_buf/bufinfo"
 
-int sharing_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, cmd, arg);
-	} while (ret < 0 && (errno == EINTR || errno == EAGAIN));
-	return ret < 0 ? errno : 0;
-}
-
 /* A buffer of @size from the AUTO strategy, as an O_RDWR | O_CLOEXEC fd. */
 int cmabuf_alloc_fd(int dev, unsigned long long size, int *buf)
 {
@@ -41,7 +31,7 @@ int cmabuf_alloc_fd(int dev, unsigned long long size, int *buf)
 	};
 	int ret;
 
-	ret = sharing_ioctl(dev, CMABUF_IOC_ALLOC, &data);
+	ret = cmabuf_ioctl_retry(dev, CMABUF_IOC_ALLOC, &data);
 	if (!ret)
 		*buf = data.fd;
 	return ret;
@@ -54,7 +44,7 @@ int cmabuf_area_name(int dev, char *name, size_t size)
 		.area_name_size = size,
 	};
 
-	return sharing_ioctl(dev, CMABUF_IOC_INFO, &info);
+	return cmabuf_ioctl_retry(dev, CMABUF_IOC_INFO, &info);
 }
 
 int cmabuf_live_buffers(int dev, unsigned long long *live)
@@ -62,7 +52,7 @@ int cmabuf_live_buffers(int dev, unsigned long long *live)
 	struct cmabuf_info info = { 0 };
 	int ret;
 
-	ret = sharing_ioctl(dev, CMABUF_IOC_INFO, &info);
+	ret = cmabuf_ioctl_retry(dev, CMABUF_IOC_INFO, &info);
 	if (!ret)
 		*live = info.live_buffers;
 	return ret;
@@ -76,7 +66,7 @@ int importer_check(int imp, int buf, __u32 flags, __u64 seed_in,
 	chk->flags = flags;
 	chk->seed_in = seed_in;
 	chk->seed_out = seed_out;
-	return sharing_ioctl(imp, CMABUF_IMPORTER_IOC_CHECK, chk);
+	return cmabuf_ioctl_retry(imp, CMABUF_IMPORTER_IOC_CHECK, chk);
 }
 
 int importer_hold(int imp, int buf, __u32 flags,
@@ -85,14 +75,14 @@ int importer_hold(int imp, int buf, __u32 flags,
 	memset(hold, 0, sizeof(*hold));
 	hold->fd = buf;
 	hold->flags = flags;
-	return sharing_ioctl(imp, CMABUF_IMPORTER_IOC_HOLD, hold);
+	return cmabuf_ioctl_retry(imp, CMABUF_IMPORTER_IOC_HOLD, hold);
 }
 
 int importer_release(int imp, __u32 handle)
 {
 	struct cmabuf_importer_release rel = { .handle = handle };
 
-	return sharing_ioctl(imp, CMABUF_IMPORTER_IOC_RELEASE, &rel);
+	return cmabuf_ioctl_retry(imp, CMABUF_IMPORTER_IOC_RELEASE, &rel);
 }
 
 void pattern_fill(void *map, size_t len, __u64 seed)

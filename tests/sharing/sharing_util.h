@@ -32,9 +32,6 @@
 			 ~CMABUF_IMPORTER_STEP_BIT(CMABUF_IMPORTER_STEP_VERIFY) & \
 			 ~CMABUF_IMPORTER_STEP_BIT(CMABUF_IMPORTER_STEP_WRITE))
 
-/* ioctl() that returns 0 or the errno. */
-int sharing_ioctl(int fd, unsigned long cmd, void *arg);
-
 int cmabuf_alloc_fd(int dev, unsigned long long size, int *buf);
 int cmabuf_area_name(int dev, char *name, size_t size);
 int cmabuf_live_buffers(int dev, unsigned long long *live);
