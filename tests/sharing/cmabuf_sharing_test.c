@@ -497,12 +497,12 @@ TEST_F(importer_refusal, check_nonzero_output_refused)
 	struct cmabuf_importer_check chk = { .fd = self->buf, .dma_addr = 1 };
 
 	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_CHECK,
-					&chk));
+					     &chk));
 	memset(&chk, 0, sizeof(chk));
 	chk.fd = self->buf;
 	chk.pad = 1;
 	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_CHECK,
-					&chk));
+					     &chk));
 }
 
 TEST_F(importer_refusal, hold_unknown_flag_refused)
@@ -532,7 +532,7 @@ TEST_F(importer_refusal, hold_nonzero_output_refused)
 	struct cmabuf_importer_hold hold = { .fd = self->buf, .handle = 1 };
 
 	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_HOLD,
-					&hold));
+					     &hold));
 }
 
 TEST_F(importer_refusal, release_unknown_handle_refused)
@@ -550,7 +550,7 @@ TEST_F(importer_refusal, release_nonzero_pad_refused)
 	ASSERT_EQ(0, importer_hold(self->imp, self->buf, 0, &hold));
 	rel.handle = hold.handle;
 	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_RELEASE,
-					&rel));
+					     &rel));
 	EXPECT_EQ(0, importer_release(self->imp, hold.handle));
 }
 
@@ -562,9 +562,9 @@ TEST_F(importer_refusal, unknown_ioctl_refused)
 					 sizeof(chk) - 8);
 
 	EXPECT_EQ(ENOTTY, cmabuf_ioctl_retry(self->imp,
-					_IOWR(CMABUF_IMPORTER_IOC_MAGIC, 0x03,
-					      struct cmabuf_importer_check),
-					&chk));
+					     _IOWR(CMABUF_IMPORTER_IOC_MAGIC, 0x03,
+						   struct cmabuf_importer_check),
+					     &chk));
 	EXPECT_EQ(ENOTTY, cmabuf_ioctl_retry(self->imp, short_check, &chk));
 }
 

@@ -504,9 +504,9 @@ static void test_alloc(void)
 	tap_ok(!ret && o.size == 4ULL << 20 && !o.verify && !o.hold &&
 	       o.strategy == CMABUF_STRATEGY_AUTO && !o.do_fill && !o.json,
 	       "alloc 4M: AUTO, no verify, no hold");
-	ret = alloc_parse_args((const char *const[]){ "4M", "--verify", "--hold",
-						     "3", "--fill", "0xa5", "-j",
-						     NULL }, &o);
+	ret = alloc_parse_args((const char *const[]){
+		"4M", "--verify", "--hold", "3", "--fill", "0xa5", "-j", NULL,
+	}, &o);
 	tap_ok(!ret && o.verify && o.hold == 3 && o.do_fill && o.fill == 0xa5 &&
 	       o.json, "alloc 4M --verify --hold 3 --fill 0xa5 -j: each one taken");
 	ret = alloc_parse_args((const char *const[]){ "4M", "-v", NULL }, &o);
