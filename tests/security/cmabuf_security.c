@@ -50,11 +50,6 @@
 #define SEC_NOBODY	(-1)
 #define SEC_NO_CAPS	(-2)
 
-static int sec_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
-
 static int sec_alloc(int dev, __u64 size, __u32 strategy,
 		     __u32 fd_flags)
 {
@@ -63,7 +58,7 @@ static int sec_alloc(int dev, __u64 size, __u32 strategy,
 		.fd_flags = fd_flags,
 		.flags = strategy,
 	};
-	int err = sec_ioctl(dev, CMABUF_IOC_ALLOC, &d);
+	int err = cmabuf_ioctl(dev, CMABUF_IOC_ALLOC, &d);
 
 	return err ? -err : (int)d.fd;
 }
@@ -183,17 +178,11 @@ static __u64 stale_cycle(const struct rel_instance *insts, unsigned int n,
 /* A buffer from the device @dev, or from the dma-heap @heap if >= 0. */
 static int stale_alloc(int dev, int heap, __u32 strategy, __u64 size, int *fd)
 {
-	struct dma_heap_allocation_data h = {
-		.len = size,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
 	int ret;
 
-	if (heap >= 0) {
-		ret = sec_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &h);
-		*fd = h.fd;
-		return ret;
-	}
+	if (heap >= 0)
+		return heap_alloc_sized(heap, size, O_RDWR | O_CLOEXEC, 0, 0,
+					sizeof(struct dma_heap_allocation_data), fd);
 	ret = sec_alloc(dev, size, strategy, O_RDWR | O_CLOEXEC);
 	*fd = ret;
 	return ret < 0 ? -ret : 0;
@@ -204,7 +193,7 @@ static __u64 stale_phys(int dev, int fd)
 {
 	struct cmabuf_phys phys = { .fd = fd };
 
-	return sec_ioctl(dev, CMABUF_IOC_PHYS, &phys) ? 0 : phys.phys;
+	return cmabuf_ioctl(dev, CMABUF_IOC_PHYS, &phys) ? 0 : phys.phys;
 }
 
 TEST_F_TIMEOUT(stale, no_stale_data, 1500)
@@ -361,7 +350,7 @@ static int sec_ioctl_act(const void *p)
 {
 	const struct sec_ioctl_call *c = p;
 
-	return sec_ioctl(c->fd, c->cmd, c->arg);
+	return cmabuf_ioctl(c->fd, c->cmd, c->arg);
 }
 
 /* The errno of @cmd on @fd once @cap is given up; -1 if it could not be. */
@@ -586,7 +575,7 @@ TEST_F_TIMEOUT(sec, mode_parameter_sets_node_mode, 120)
 		{
 			struct cmabuf_phys p = { .fd = fd };
 
-			if (sec_ioctl(dev, CMABUF_IOC_PHYS, &p) != EPERM)
+			if (cmabuf_ioctl(dev, CMABUF_IOC_PHYS, &p) != EPERM)
 				_exit(4);
 		}
 		_exit(0);
@@ -724,7 +713,7 @@ TEST_F(sec, phys_refuses_system_heap_buffer)
 				      0, sizeof(struct dma_heap_allocation_data),
 				      &buf));
 	p.fd = buf;
-	EXPECT_EQ(EINVAL, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	EXPECT_EQ(0ULL, p.phys);
 	close(buf);
 	close(heap);
@@ -744,13 +733,13 @@ TEST_F(sec, phys_refuses_vgem_buffer)
 	card = vgem_open();
 	if (card < 0)
 		SKIP(return, "no vgem card");
-	ASSERT_EQ(0, sec_ioctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &dumb));
+	ASSERT_EQ(0, cmabuf_ioctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &dumb));
 	prime.handle = dumb.handle;
 	prime.flags = DRM_CLOEXEC;
-	ASSERT_EQ(0, sec_ioctl(card, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime));
+	ASSERT_EQ(0, cmabuf_ioctl(card, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime));
 	buf = prime.fd;
 	p.fd = buf;
-	EXPECT_EQ(EINVAL, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	close(buf);
 	close(card);
 }
@@ -763,15 +752,15 @@ TEST_F(sec, phys_refuses_other_files)
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, null);
 	p.fd = null;
-	EXPECT_EQ(EINVAL, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	p.fd = self->dev;
-	EXPECT_EQ(EINVAL, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	close(null);
 	p.fd = null;
-	EXPECT_EQ(EBADF, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(EBADF, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	/* And its own buffers, of course, it does tell. */
 	p.fd = self->buf;
-	EXPECT_EQ(0, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(0, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	EXPECT_NE(0ULL, p.phys);
 }
 
