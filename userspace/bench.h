@@ -132,9 +132,12 @@ struct bench_path {
 };
 
 extern const struct bench_path_ops bench_cmabuf_kernel_ops;
-extern const struct bench_path_ops bench_cma_debugfs_ops;
 extern const struct bench_path_ops bench_cmabuf_e2e_ops;
+#ifdef CMABUFCTL_TESTS
+/* The peers cmabuf is compared with: test-bed machinery (make TESTS=1). */
+extern const struct bench_path_ops bench_cma_debugfs_ops;
 extern const struct bench_path_ops bench_cma_heap_ops;
+#endif
 
 const char *bench_phase_name(enum bench_phase phase);
 void bench_record(struct bench_path *p, enum bench_phase phase,

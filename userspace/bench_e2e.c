@@ -23,7 +23,9 @@
 
 #include "bench.h"
 #include "clock.h"
+#ifdef CMABUFCTL_TESTS
 #include "heap.h"
+#endif
 #include "msg.h"
 #include "parse.h"
 
@@ -155,6 +157,8 @@ const struct bench_path_ops bench_cmabuf_e2e_ops = {
 	.run = cmabuf_e2e_run,
 };
 
+#ifdef CMABUFCTL_TESTS
+/* The peer: the upstream CMA dma-heap, the test bed's build only. */
 static int cma_heap_setup(struct bench_path *p, struct bench_ctx *c)
 {
 	char name[NAME_MAX + 1];
@@ -197,3 +201,4 @@ const struct bench_path_ops bench_cma_heap_ops = {
 	.run = cma_heap_run,
 	.teardown = cma_heap_teardown,
 };
+#endif

@@ -237,6 +237,62 @@ def test_runs(tmp):
        "runs.py: 4 KiB against 2 MiB entries, per run, as its own table")
 
 
+def as_documents(flat_path, doc_path):
+    """The flat results of @flat_path as `bench --json` prints them now: one
+    document per run (kernel, workload, setting), a result per path and
+    phase. Returns how many documents."""
+    common_keys = ("kernel", "workload", "size_bytes", "blocks", "device",
+                   "area", "cpus", "allocator_zeroes")
+    docs = {}
+    with open(flat_path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(r, dict):
+                continue
+            common = {k: r[k] for k in common_keys if k in r}
+            key = json.dumps(common, sort_keys=True)
+            doc = docs.setdefault(key, {"format": 1, **common, "results": []})
+            doc["results"].append({k: v for k, v in r.items()
+                                   if k not in common_keys})
+    with open(doc_path, "w", encoding="utf-8") as f:
+        for doc in docs.values():
+            f.write(json.dumps(doc) + "\n")
+    return len(docs)
+
+
+def test_documents(tmp):
+    """One document per bench run reads as the flat lines it replaced."""
+    flat_out = os.path.join(tmp, "flat")
+    run(flat_out, "--no-chart")
+    docs = os.path.join(tmp, "after-docs.jsonl")
+    n = as_documents(AFTER, docs)
+    doc_out = os.path.join(tmp, "docs")
+    p = subprocess.run([sys.executable, REPORT, "--before", BEFORE, "--after",
+                        docs, "--out-dir", doc_out, "--no-chart"],
+                       capture_output=True, text=True, check=False)
+    with open(os.path.join(flat_out, "report.json"), encoding="utf-8") as f:
+        flat = json.load(f)
+    with open(os.path.join(doc_out, "report.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    ok(p.returncode == 0 and n > 1 and doc["rows"] == flat["rows"] and
+       len(doc["rows"]) == 13,
+       f"{n} documents of results: the same 13 rows as one result a line")
+    bad = os.path.join(tmp, "bad-docs.jsonl")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"format": 1, "kernel": "7.2", "workload": "w",
+                            "results": [{"path": "p", "phase": "alloc"},
+                                        "noise"]}) + "\n")
+    p = subprocess.run([sys.executable, REPORT, "--before", BEFORE, "--after",
+                        bad, "--out-dir", os.path.join(tmp, "bad"),
+                        "--no-chart"],
+                       capture_output=True, text=True, check=False)
+    ok("skipped 2 line(s)" in p.stderr,
+       "results of a document without the required keys are skipped, counted")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
@@ -244,6 +300,7 @@ def main():
         test_settings(tmp)
         test_zero_and_unavailable(tmp)
         test_runs(tmp)
+        test_documents(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0

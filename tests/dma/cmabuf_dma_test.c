@@ -173,7 +173,7 @@ static int buffer_alloc(int dev, const char *heap, __u32 strategy,
 	int ret;
 
 	if (heap)
-		return heap_alloc(heap, size, buf);
+		return heap_alloc_named(heap, size, buf);
 	ret = cmabuf_alloc(dev, size, strategy, &data);
 	if (!ret)
 		*buf = data.fd;

@@ -12,8 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
 
 #include "dma_util.h"
 #include "reliability_util.h"
@@ -201,33 +199,4 @@ size_t bytes_mismatch(const unsigned char *p, size_t len, __u64 seed)
 	for (i = 0; i < len; i++)
 		bad += p[i] != want[i];
 	return bad;
-}
-
-/* DMA_BUF_IOCTL_SYNC with @flags, read and write. */
-int dmabuf_sync(int buf, __u64 flags)
-{
-	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_RW };
-
-	return edu_ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync);
-}
-
-/* A buffer of @size from /dev/dma_heap/@heap. */
-int heap_alloc(const char *heap, __u64 size, int *buf)
-{
-	struct dma_heap_allocation_data data = {
-		.len = size,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	char path[128];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "/dev/dma_heap/%s", heap);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	ret = edu_ioctl(fd, DMA_HEAP_IOCTL_ALLOC, &data);
-	close(fd);
-	if (!ret)
-		*buf = data.fd;
-	return ret;
 }

@@ -56,7 +56,4 @@ int pci_driver_bind(const char *driver, const char *pci, bool bind);
 void bytes_fill(unsigned char *p, size_t len, __u64 seed);
 size_t bytes_mismatch(const unsigned char *p, size_t len, __u64 seed);
 
-int dmabuf_sync(int buf, __u64 flags);
-int heap_alloc(const char *heap, __u64 size, int *buf);
-
 #endif /* DMA_UTIL_H */

@@ -7,8 +7,9 @@
 # missing plan, a time-out and the other ways a run goes wrong must each
 # fail it; so must logs left by an earlier run, a boot.sh that failed, a
 # suite that plans no test, the suites that find nothing to run or scan
-# or cannot run what they are for, and speedup checks without their
-# kernel's results. boot.sh itself must
+# or cannot run what they are for, a suite without the kernel's KTAP
+# helpers, and speedup checks without their kernel's results. boot.sh
+# itself must
 # remove the old logs before anything can fail. With a built 7.2 kernel, a
 # real boot with a one-second limit is also checked to fail. Prints TAP.
 
@@ -103,7 +104,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..42"
+echo "1..44"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -290,6 +291,16 @@ host_expect kunit_module_missing_fails fail "was not built" \
 	env CMABUF_KUNIT_KO="$work/none.ko" sh "$top/tests/suites/kunit.sh"
 host_expect kmemleak_scan_refused_fails fail "not ok kmemleak scanned" \
 	env CMABUF_KMEMLEAK=/proc/version sh "$top/tests/suites/kmemleak.sh"
+
+# A suite that prints TAP through tap-lib.sh fails when the kernel's KTAP
+# helpers are missing (the guest's /suites/ktap_helpers.sh, the host's 7.2
+# tree), rather than print nothing and pass; and with them, it passes.
+printf '. "%s/tests/suites/tap-lib.sh"\necho "TAP version 13"\necho "1..1"\nok 0 "a * test"\n[ $fails -eq 0 ]\n' \
+	"$top" >"$work/ktap-suite.sh"
+host_expect ktap_helpers_missing_fails fail "no TAP output" \
+	env KTAP_HELPERS="$work/none" sh "$work/ktap-suite.sh"
+host_expect ktap_helpers_print_the_tap pass '^1 passed, 0 failed' \
+	env CMABUF_BUILD="${CMABUF_BUILD:-$top/build}" sh "$work/ktap-suite.sh"
 
 # The compat suite fails without its 32-bit program.
 host_expect compat_without_program_fails fail "the 32-bit uapi tests, is not installed" \

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by the benchmark suites: run cmabufctl workloads, pass their JSON
-# results to the host as "# bench-json {...}" TAP comments, one test each.
+# documents to the host as "# bench-json {...}" TAP comments, one test each.
 
 n=0
 fails=0
@@ -12,9 +12,11 @@ bench() {
 	out=$(cmabufctl bench "$@" --json 2>/tmp/bench.err)
 	rc=$?
 	n=$((n + 1))
-	results=$(echo "$out" | grep -c '^{')
+	# One document, a result per path and phase in it.
+	docs=$(echo "$out" | grep -c '^{')
+	results=$(echo "$out" | grep '^{' | grep -o '"phase": ' | wc -l)
 	echo "$out" | grep '^{' | sed 's/^/# bench-json /'
-	if [ $rc -eq 0 ] && [ "$results" -gt 0 ]; then
+	if [ $rc -eq 0 ] && [ "$docs" -eq 1 ] && [ "$results" -gt 0 ]; then
 		echo "ok $n $name ($results results)"
 	else
 		echo "not ok $n $name (exit $rc)"
