@@ -26,7 +26,7 @@
 
 static const struct bench_workload workloads[] = {
 	{ "contig-64m", "general", 64ULL << 20, 1, 20, false, false,
-	  "64 MiB allocated and freed in the kernel (BENCH ioctl, debugfs)" },
+	  "64 MiB allocated and freed in the kernel (cmabuf and CMA debugfs)" },
 	{ "gigantic-1g", "large", 1ULL << 30, 1, 10, false, false,
 	  "1 GiB allocated and freed in the kernel: compound vs frozen" },
 	{ "blocks-2m", "large", 2ULL << 20, 512, 3, false, false,
@@ -103,7 +103,7 @@ static void bench_usage(FILE *fp)
 		"\nPhases: in-kernel alloc, free (and zero-1cpu, zero-all for the zero\n"
 		"workloads); end-to-end alloc, mmap, touch, munmap, close, and cycle,\n"
 		"all five.\n"
-		"In-kernel workloads need CAP_SYS_ADMIN (BENCH ioctl) and root (debugfs).\n"
+		"In-kernel workloads need root and debugfs (/sys/kernel/debug).\n"
 		"Exits 1 when no path measured anything.\n");
 }
 
