@@ -17,8 +17,10 @@ symvers=$(kernel_out_dir "$kernel")/Module.symvers
 
 # The "+EXPORT_SYMBOL_GPL(name);" and
 # "+EXPORT_SYMBOL_FOR_MODULES(name, "cmabuf");" lines of the patches.
+mapfile -t patches < <(series_patches "$(kernel_series "$kernel")")
+[ ${#patches[@]} -gt 0 ] || die "no patches for $kernel"
 added=$(sed -nE 's/^\+EXPORT_SYMBOL(_GPL|_FOR_MODULES)?\(([a-z_0-9]+)[,)].*$/\2/p' \
-	"$CMABUF_TOP/kernel/patches/$(kernel_series "$kernel")"/*.patch | sort -u)
+	"${patches[@]}" | sort -u)
 [ -n "$added" ] || die "no exports found in the $kernel patches"
 awk -v added="$added" 'BEGIN { n = split(added, a, "\n"); for (i = 1; i <= n; i++) drop[a[i]] = 1 }
 	!($2 in drop)' "$symvers" >"$out"
