@@ -104,7 +104,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..44"
+echo "1..45"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -380,6 +380,27 @@ if [[ " $alone " == *" speedup "* && " $alone " != *" fuzz "* ]]; then
 	echo "ok $n speedup_runs_alone"
 else
 	echo "not ok $n speedup_runs_alone # '$alone'"
+	fails=$((fails + 1))
+fi
+
+# The kernel scripts apply and read a series' NNNN-*.patch files only: a
+# cover letter that `git format-patch --cover-letter` put beside them holds
+# no diff (patch(1) would fail the unpack) and is left out; a series
+# without patches lists none (both scripts stop then).
+n=$((n + 1))
+ptop=$work/patches-top
+mkdir -p "$ptop/kernel/patches/7.2" "$ptop/kernel/patches/6.12"
+for f in 0000-cover-letter.patch 0001-a.patch 0002-b.patch notes.txt; do
+	: >"$ptop/kernel/patches/7.2/$f"
+done
+listed=$( (. "$top/kernel/common.sh"
+	CMABUF_TOP=$ptop
+	series_patches 7.2 | xargs -n1 basename | tr '\n' ' '
+	series_patches 6.12 | wc -l) )
+if [ "$listed" = "0001-a.patch 0002-b.patch 0" ]; then
+	echo "ok $n series_patches_leave_out_the_cover_letter"
+else
+	echo "not ok $n series_patches_leave_out_the_cover_letter # '$listed'"
 	fails=$((fails + 1))
 fi
 

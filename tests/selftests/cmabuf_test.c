@@ -1632,6 +1632,24 @@ TEST_F(info, mmap_flags_as_expected)
 }
 
 /*
+ * Whether cmabuf clears FROZEN and COMPOUND buffers itself, as the suite
+ * says this kernel must (CMABUF_TEST_EXPECT_CLEARS_FROZEN, 1 or 0): a
+ * kernel that quietly lost the noinit frozen API fails here instead of
+ * clearing on one CPU under the area's lock.
+ */
+TEST_F(info, clears_frozen_as_expected)
+{
+	const char *want = getenv("CMABUF_TEST_EXPECT_CLEARS_FROZEN");
+
+	if (!want)
+		SKIP(return, "CMABUF_TEST_EXPECT_CLEARS_FROZEN is not set");
+	ASSERT_EQ(atoi(want) ? CMABUF_INFO_CLEARS_FROZEN : 0,
+		  self->dev.info.flags & CMABUF_INFO_CLEARS_FROZEN)
+		TH_LOG("expected %s, INFO flags %#x", want,
+		       self->dev.info.flags);
+}
+
+/*
  * cmabuf leaves clearing to the page allocator exactly when init_on_alloc
  * is on: from the command line, else the kernel's default, which the
  * suite passes in CMABUF_TEST_INIT_ON_ALLOC_DEFAULT.
