@@ -9,6 +9,7 @@
  *   cmabuf_bench.c   allocator round trips timed, in debugfs
  *   cmabuf_dmabuf.c  the dma-buf exporter
  *   cmabuf_pages.c   a buffer's pages: planned, allocated, cleared, counted
+ *   cmabuf_pool.c    buffers prepared ahead, and freed in the background
  *   cmabuf_plan.c    a request turned into a plan (pure, KUnit-tested)
  *   cmabuf_alloc.c   pages from CMA, one strategy at a time
  *   cmabuf_zero.c    clearing, on every CPU of the node
@@ -39,6 +40,7 @@
 
 struct cma;
 struct cmabuf_bench_state;
+struct cmabuf_pool;
 struct dentry;
 struct device;
 struct dma_buf;
@@ -117,6 +119,8 @@ struct cmabuf_counters {
 	atomic64_t failures;
 	atomic64_t interrupted;
 	atomic64_t busy_retries;
+	atomic64_t prepared;
+	atomic64_t prepare_hits;
 	atomic64_t live_buffers;
 	atomic64_t live_bytes;
 	atomic64_t unreachable_maps;
@@ -144,6 +148,8 @@ struct cmabuf_counters {
  *	only such instances get a dma-heap (heaps are never removed).
  * @unbound: set at unbind; new allocations then fail with -ENODEV.
  * @misc: the misc device.
+ * @pool: its prepared buffers and frees in flight, or NULL.
+ * @reserve_max_bytes: the most the administrator's reserve may hold.
  * @debugfs: its debugfs directory, or NULL.
  * @bench: state of its debugfs bench file, or NULL.
  * @counters: statistics, indexed by strategy (AUTO unused).
@@ -162,6 +168,8 @@ struct cmabuf_dev {
 	bool stable_name;
 	bool unbound;
 	struct miscdevice misc;
+	struct cmabuf_pool *pool;
+	u64 reserve_max_bytes;
 	struct dentry *debugfs;
 	struct cmabuf_bench_state *bench;
 	struct cmabuf_counters counters[CMABUF_STRATEGY_COUNT];
@@ -205,7 +213,7 @@ static inline void cmabuf_debugfs_remove(struct cmabuf_dev *cdev) { }
 /* cmabuf_dmabuf.c */
 struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 				    u32 align, u32 strategy, u32 fd_flags,
-				    u32 *strategy_used);
+				    const void *owner, u32 *strategy_used);
 int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys);
 u32 cmabuf_dmabuf_mmap_flags(void);
 u32 cmabuf_dmabuf_cache_flags(struct cmabuf_dev *cdev);
@@ -215,7 +223,10 @@ int cmabuf_dmabuf_sync_range(struct dma_buf *dmabuf, u32 flags, u64 offset,
 
 /* cmabuf_pages.c */
 int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
-		     u32 strategy, struct cmabuf_range *range);
+		     u32 strategy, const void *owner,
+		     struct cmabuf_range *range);
+int cmabuf_pages_make(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
+		      struct cmabuf_range *range);
 void cmabuf_pages_commit(struct cmabuf_dev *cdev,
 			 const struct cmabuf_range *range);
 void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
@@ -223,13 +234,40 @@ void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
 void cmabuf_pages_put(struct cmabuf_dev *cdev,
 		      const struct cmabuf_range *range);
 
-/* cmabuf_plan.c: pure helpers, exported to KUnit */
+/* cmabuf_pool.c; a reserve has at most this many sizes */
+#define CMABUF_RESERVE_MAX	16
+
+int cmabuf_pool_init(void);
+void cmabuf_pool_exit(void);
+int cmabuf_pool_create(struct cmabuf_dev *cdev);
+void cmabuf_pool_stop(struct cmabuf_dev *cdev);
+bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
+		      u32 strategy, unsigned int align_order,
+		      const void *owner, struct cmabuf_range *range);
+void cmabuf_pool_put(struct cmabuf_dev *cdev,
+		     const struct cmabuf_range *range);
+int cmabuf_pool_wait_released(struct cmabuf_dev *cdev);
+int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
+		     const struct cmabuf_plan *plan, u32 strategy,
+		     unsigned int align_order, unsigned int count,
+		     unsigned int timeout_ms, bool privileged);
+int cmabuf_pool_wait_ready(struct cmabuf_dev *cdev, const void *owner,
+			   const struct cmabuf_plan *plan, u32 strategy,
+			   unsigned int align_order);
+void cmabuf_pool_drop_owner(struct cmabuf_dev *cdev, const void *owner);
+void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
+		       u64 *ready_buffers, u64 *releasing_bytes);
+int cmabuf_pool_reserve_set(struct cmabuf_dev *cdev, const u64 *sizes,
+			    const u32 *counts, unsigned int n);
+int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t len);
+
+/* cmabuf_plan.c: pure helpers, some exported to KUnit */
 #if IS_ENABLED(CONFIG_KUNIT)
 int cmabuf_size_to_pages(u64 size, unsigned long *pages);
-int cmabuf_align_to_order(u32 align, unsigned int *order);
 int cmabuf_compound_order(const struct cmabuf_limits *lim,
 			  unsigned long pages, unsigned int *order);
 #endif
+int cmabuf_align_to_order(u32 align, unsigned int *order);
 int cmabuf_plan_make(const struct cmabuf_limits *lim, u64 size, u32 align,
 		     u32 strategy, struct cmabuf_plan *plan);
 unsigned int cmabuf_aligned_order(unsigned long base_pfn,
@@ -255,7 +293,7 @@ int cmabuf_zero_init(void);
 void cmabuf_zero_exit(void);
 int cmabuf_zero_pages(struct page *page, unsigned long count,
 		      unsigned int max_cpus);
-bool cmabuf_zeroed_by_allocator(void);
+bool cmabuf_zeroed_by_allocator(u32 strategy);
 int cmabuf_range_zero(const struct cmabuf_range *range);
 
 /* cmabuf_sg.c */
@@ -282,6 +320,8 @@ void cmabuf_stats_free(struct cmabuf_dev *cdev, u32 strategy, u64 bytes);
 void cmabuf_stats_fail(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_interrupted(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_retry(struct cmabuf_dev *cdev, u32 strategy);
+void cmabuf_stats_prepared(struct cmabuf_dev *cdev, u32 strategy);
+void cmabuf_stats_hit(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_unreachable(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_live(struct cmabuf_dev *cdev, u64 *buffers, u64 *bytes);
 

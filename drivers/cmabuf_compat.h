@@ -5,6 +5,7 @@
  * Kbuild finds what the kernel exports in its Module.symvers and what our
  * 7.2 patches add in its headers, never from the version number:
  *   CMABUF_HAVE_FROZEN       cma_alloc_frozen*(), cma_release_frozen()
+ *   CMABUF_HAVE_FROZEN_NOINIT  cma_alloc_frozen*_noinit() (7.2 patch 0004)
  *   CMABUF_HAVE_AREA_STATS   cma_get_size(), cma_get_available_pages()
  *   CMABUF_HAVE_HEAP         dma_heap_add()
  *   CMABUF_HAVE_AREA_LIST    dma_contiguous_get_area_by_idx()
@@ -49,11 +50,24 @@
 #define CMABUF_MAX_FOLIO_ORDER	0
 #endif
 
+/*
+ * Where the kernel lets us (CMABUF_HAVE_FROZEN_NOINIT), the page allocator
+ * leaves FROZEN and COMPOUND ranges uninitialised and cmabuf clears them,
+ * on every CPU and outside the area's lock, whatever init_on_alloc says.
+ */
+#ifdef CMABUF_HAVE_FROZEN_NOINIT
+#define CMABUF_CLEARS_FROZEN	1
+#else
+#define CMABUF_CLEARS_FROZEN	0
+#endif
+
 static inline struct page *cmabuf_cma_alloc_frozen(struct cma *cma,
 						   unsigned long count,
 						   unsigned int align)
 {
-#ifdef CMABUF_HAVE_FROZEN
+#if defined(CMABUF_HAVE_FROZEN_NOINIT)
+	return cma_alloc_frozen_noinit(cma, count, align, true);
+#elif defined(CMABUF_HAVE_FROZEN)
 	return cma_alloc_frozen(cma, count, align, true);
 #else
 	return NULL;
@@ -63,7 +77,9 @@ static inline struct page *cmabuf_cma_alloc_frozen(struct cma *cma,
 static inline struct page *cmabuf_cma_alloc_frozen_compound(struct cma *cma,
 							    unsigned int order)
 {
-#ifdef CMABUF_HAVE_FROZEN
+#if defined(CMABUF_HAVE_FROZEN_NOINIT)
+	return cma_alloc_frozen_compound_noinit(cma, order);
+#elif defined(CMABUF_HAVE_FROZEN)
 	return cma_alloc_frozen_compound(cma, order);
 #else
 	return NULL;

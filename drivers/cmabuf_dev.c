@@ -40,6 +40,8 @@ static void cmabuf_dev_release(struct kref *ref)
 {
 	struct cmabuf_dev *cdev = container_of(ref, struct cmabuf_dev, ref);
 
+	/* Idle since the unbind stopped it (cmabuf_pool_stop()). */
+	kfree(cdev->pool);
 	put_device(cdev->dev);
 	kfree(cdev->name);
 	kfree(cdev);

@@ -632,6 +632,7 @@ static struct dma_buf *cmabuf_dmabuf_export(struct cmabuf_buffer *buffer,
  * @align: log2 of the alignment in bytes, 0 for the driver's choice.
  * @strategy: a %CMABUF_STRATEGY_* value.
  * @fd_flags: flags of the dma-buf file (validated by the caller).
+ * @owner: the file asking, or NULL (see cmabuf_pages_get()).
  * @strategy_used: out, may be NULL: the strategy that allocated.
  *
  * No file descriptor is created: the caller installs one.
@@ -641,7 +642,7 @@ static struct dma_buf *cmabuf_dmabuf_export(struct cmabuf_buffer *buffer,
  */
 struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 				    u32 align, u32 strategy, u32 fd_flags,
-				    u32 *strategy_used)
+				    const void *owner, u32 *strategy_used)
 {
 	struct cmabuf_buffer *buffer;
 	struct dma_buf *dmabuf;
@@ -654,7 +655,8 @@ struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 	INIT_LIST_HEAD(&buffer->attachments);
 	buffer->cdev = cdev;
 
-	ret = cmabuf_pages_get(cdev, size, align, strategy, &buffer->range);
+	ret = cmabuf_pages_get(cdev, size, align, strategy, owner,
+			       &buffer->range);
 	if (ret)
 		goto free_buffer;
 

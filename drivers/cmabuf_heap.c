@@ -77,7 +77,7 @@ static struct dma_buf *cmabuf_heap_allocate(struct dma_heap *heap,
 		return ERR_PTR(-ENODEV);
 
 	dmabuf = cmabuf_dmabuf_alloc(cdev, len, 0, CMABUF_STRATEGY_AUTO,
-				     fd_flags, NULL);
+				     fd_flags, NULL, NULL);
 	cmabuf_dev_put(cdev);
 	return dmabuf;
 }

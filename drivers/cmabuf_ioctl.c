@@ -93,8 +93,8 @@ static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
  * larger than the area), -EINTR (killed while clearing), -ENODEV (unbound),
  * -EFAULT, -EMFILE.
  */
-static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, unsigned int cmd,
-			       unsigned long arg)
+static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, struct file *file,
+			       unsigned int cmd, unsigned long arg)
 {
 	struct cmabuf_alloc_data data;
 	struct cmabuf_uarg ua;
@@ -122,7 +122,7 @@ static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, unsigned int cmd,
 
 	dmabuf = cmabuf_dmabuf_alloc(cdev, data.size, data.align,
 				     data.flags & CMABUF_ALLOC_STRATEGY_MASK,
-				     data.fd_flags, &data.strategy);
+				     data.fd_flags, file, &data.strategy);
 	if (IS_ERR(dmabuf)) {
 		ret = PTR_ERR(dmabuf);
 		goto put_fd;
@@ -178,8 +178,10 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 		info->used_bytes = info->total_bytes - info->free_bytes;
 		info->flags |= CMABUF_INFO_AREA_STATS;
 	}
-	if (cmabuf_zeroed_by_allocator())
+	if (cmabuf_zeroed_by_allocator(CMABUF_STRATEGY_LEGACY))
 		info->flags |= CMABUF_INFO_ALLOCATOR_ZEROES;
+	if (CMABUF_CLEARS_FROZEN)
+		info->flags |= CMABUF_INFO_CLEARS_FROZEN;
 	info->flags |= cmabuf_dmabuf_mmap_flags();
 	info->flags |= cmabuf_dmabuf_cache_flags(cdev);
 	info->dma_bits = cmabuf_dma_bits(cdev->area_end);
@@ -256,6 +258,54 @@ static long cmabuf_ioctl_phys(struct cmabuf_dev *cdev, unsigned int cmd,
 }
 
 /*
+ * CMABUF_IOC_PREPARE: set how many buffers of a kind this file wants
+ * ready; see the uapi header for the contract.
+ *
+ * Errors: -EINVAL (as ALLOC's request; @count; flags; non-zero @ready or
+ * pad), -EOPNOTSUPP, -ENOSPC (a limit), -ENODEV (unbound), -EFAULT; with
+ * CMABUF_PREPARE_WAIT also -ENOMEM, -EBUSY, -EINTR.
+ */
+static long cmabuf_ioctl_prepare(struct cmabuf_dev *cdev, struct file *file,
+				 unsigned int cmd, unsigned long arg)
+{
+	u32 strategy, align_order;
+	struct cmabuf_prepare data;
+	struct cmabuf_limits lim;
+	struct cmabuf_plan plan;
+	struct cmabuf_uarg ua;
+	int ret;
+
+	ret = cmabuf_copy_in(cmd, CMABUF_IOC_PREPARE, arg, &data,
+			     offsetof(struct cmabuf_prepare, ready), &ua);
+	if (ret)
+		return ret;
+	if (data.flags & ~CMABUF_PREPARE_VALID_FLAGS ||
+	    data.count > CMABUF_PREPARE_MAX_COUNT)
+		return -EINVAL;
+	if (READ_ONCE(cdev->unbound))
+		return -ENODEV;
+
+	strategy = data.flags & CMABUF_ALLOC_STRATEGY_MASK;
+	cmabuf_dev_limits(cdev, &lim);
+	ret = cmabuf_plan_make(&lim, data.size, data.align, strategy, &plan);
+	if (ret)
+		return ret;
+	cmabuf_align_to_order(data.align, &align_order);
+
+	ret = cmabuf_pool_want(cdev, file, &plan, strategy, align_order,
+			       data.count, data.timeout_ms,
+			       capable(CAP_SYS_ADMIN));
+	if (ret >= 0 && data.count && data.flags & CMABUF_PREPARE_WAIT)
+		ret = cmabuf_pool_wait_ready(cdev, file, &plan, strategy,
+					     align_order);
+	if (ret < 0)
+		return ret;
+
+	data.ready = ret;
+	return cmabuf_copy_out(&ua, &data);
+}
+
+/*
  * CMABUF_IOC_SYNC: sync a byte range of a cmabuf buffer, of any instance,
  * for the CPU or for its devices.
  *
@@ -295,11 +345,13 @@ static long cmabuf_ioctl(struct file *file, unsigned int cmd,
 	/* Only the number identifies the command: sizes may differ. */
 	switch (_IOC_NR(cmd)) {
 	case _IOC_NR(CMABUF_IOC_ALLOC):
-		return cmabuf_ioctl_alloc(cdev, cmd, arg);
+		return cmabuf_ioctl_alloc(cdev, file, cmd, arg);
 	case _IOC_NR(CMABUF_IOC_INFO):
 		return cmabuf_ioctl_info(cdev, cmd, arg);
 	case _IOC_NR(CMABUF_IOC_PHYS):
 		return cmabuf_ioctl_phys(cdev, cmd, arg);
+	case _IOC_NR(CMABUF_IOC_PREPARE):
+		return cmabuf_ioctl_prepare(cdev, file, cmd, arg);
 	case _IOC_NR(CMABUF_IOC_SYNC):
 		return cmabuf_ioctl_sync(cmd, arg);
 	default:
@@ -323,7 +375,11 @@ static int cmabuf_open(struct inode *inode, struct file *file)
 
 static int cmabuf_release(struct inode *inode, struct file *file)
 {
-	cmabuf_dev_put(file->private_data);
+	struct cmabuf_dev *cdev = file->private_data;
+
+	/* The file's prepared buffers go with it. */
+	cmabuf_pool_drop_owner(cdev, file);
+	cmabuf_dev_put(cdev);
 	return 0;
 }
 

@@ -31,6 +31,7 @@
 #include <linux/of.h>
 #include <linux/of_reserved_mem.h>
 #include <linux/platform_device.h>
+#include <linux/property.h>
 #include <linux/rwsem.h>
 #include <linux/slab.h>
 
@@ -178,6 +179,42 @@ static int cmabuf_probe_name(struct cmabuf_dev *cdev,
 	return -ENOMEM;
 }
 
+/*
+ * The administrator's standing reserve from the device tree: pairs of
+ * <size count> in "cmabuf,reserve", capped by "cmabuf,reserve-max-bytes"
+ * (default: half the area). A reserve that does not fit is reported and
+ * left out; the instance works without it.
+ */
+static void cmabuf_probe_reserve(struct cmabuf_dev *cdev, struct device *dev)
+{
+	u64 sizes[CMABUF_RESERVE_MAX], max;
+	u32 cells[2 * CMABUF_RESERVE_MAX], counts[CMABUF_RESERVE_MAX];
+	int n, i, ret;
+
+	cdev->reserve_max_bytes = (u64)cmabuf_area_pages(cdev->cma) <<
+				  (PAGE_SHIFT - 1);
+	if (!device_property_read_u64(dev, "cmabuf,reserve-max-bytes", &max))
+		cdev->reserve_max_bytes = max;
+
+	n = device_property_count_u32(dev, "cmabuf,reserve");
+	if (n <= 0)
+		return;
+	if (n % 2 || n > ARRAY_SIZE(cells)) {
+		dev_warn(dev, "cmabuf,reserve: %d cells, not up to %zu <size count> pairs\n",
+			 n, ARRAY_SIZE(sizes));
+		return;
+	}
+	ret = device_property_read_u32_array(dev, "cmabuf,reserve", cells, n);
+	for (i = 0; !ret && i < n / 2; i++) {
+		sizes[i] = cells[2 * i];
+		counts[i] = cells[2 * i + 1];
+	}
+	if (!ret)
+		ret = cmabuf_pool_reserve_set(cdev, sizes, counts, n / 2);
+	if (ret)
+		dev_warn(dev, "no reserve: %pe\n", ERR_PTR(ret));
+}
+
 static int cmabuf_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
@@ -199,10 +236,15 @@ static int cmabuf_probe(struct platform_device *pdev)
 	if (ret)
 		goto release_area;
 
+	ret = cmabuf_pool_create(cdev);
+	if (ret)
+		goto free_id;
+	cmabuf_probe_reserve(cdev, dev);
+
 	ret = cmabuf_misc_register(cdev);
 	if (ret) {
 		dev_err(dev, "cannot register /dev/%s: %d\n", cdev->name, ret);
-		goto free_id;
+		goto stop_pool;
 	}
 
 	cmabuf_heap_attach(cdev);
@@ -213,6 +255,8 @@ static int cmabuf_probe(struct platform_device *pdev)
 		 cma_get_name(cdev->cma));
 	return 0;
 
+stop_pool:
+	cmabuf_pool_stop(cdev);
 free_id:
 	if (cdev->id >= 0)
 		ida_free(&cmabuf_ida, cdev->id);
@@ -234,6 +278,8 @@ static void cmabuf_remove(struct platform_device *pdev)
 	cmabuf_debugfs_remove(cdev);
 	cmabuf_heap_detach(cdev);
 	cmabuf_misc_deregister(cdev);
+	/* No new allocation can start: drop the prepared ones, finish frees. */
+	cmabuf_pool_stop(cdev);
 	if (cdev->id >= 0)
 		ida_free(&cmabuf_ida, cdev->id);
 	cmabuf_remove_dma(cdev);
@@ -278,6 +324,9 @@ static int __init cmabuf_init(void)
 	ret = cmabuf_zero_init();
 	if (ret)
 		return ret;
+	ret = cmabuf_pool_init();
+	if (ret)
+		goto exit_zero;
 	cmabuf_debugfs_init();
 	cmabuf_stats_init();
 
@@ -289,7 +338,7 @@ static int __init cmabuf_init(void)
 							NULL, 0);
 		if (IS_ERR(cmabuf_default_pdev)) {
 			ret = PTR_ERR(cmabuf_default_pdev);
-			goto exit_zero;
+			goto exit_debugfs;
 		}
 	}
 
@@ -301,8 +350,10 @@ static int __init cmabuf_init(void)
 unregister_default:
 	if (cmabuf_default_pdev)
 		platform_device_unregister(cmabuf_default_pdev);
-exit_zero:
+exit_debugfs:
 	cmabuf_debugfs_exit();
+	cmabuf_pool_exit();
+exit_zero:
 	cmabuf_zero_exit();
 	return ret;
 }
@@ -314,6 +365,8 @@ static void __exit cmabuf_exit(void)
 	if (cmabuf_default_pdev)
 		platform_device_unregister(cmabuf_default_pdev);
 	cmabuf_debugfs_exit();
+	/* Drains the frees of instances unbound before. */
+	cmabuf_pool_exit();
 	cmabuf_zero_exit();
 }
 module_exit(cmabuf_exit);

@@ -66,45 +66,106 @@ static int cmabuf_pages_try(struct cmabuf_dev *cdev, u32 strategy,
 	}
 }
 
-/* Count how @strategy ended, when it did not allocate. */
-static void cmabuf_pages_count(struct cmabuf_dev *cdev, u32 strategy, int ret)
+/**
+ * struct cmabuf_tries - how an allocation went, to be counted
+ * @fell: the first strategy found no range and another was tried.
+ * @last: the strategy of the last try.
+ */
+struct cmabuf_tries {
+	bool fell;
+	u32 last;
+};
+
+/* Count @t, whose last try ended in @ret. */
+static void cmabuf_pages_count(struct cmabuf_dev *cdev,
+			       const struct cmabuf_plan *plan,
+			       const struct cmabuf_tries *t, int ret)
 {
+	if (t->fell)
+		cmabuf_stats_fail(cdev, plan->strategy);
 	if (ret == -EINTR)
-		cmabuf_stats_interrupted(cdev, strategy);
-	else
-		cmabuf_stats_fail(cdev, strategy);
+		cmabuf_stats_interrupted(cdev, t->last);
+	else if (ret)
+		cmabuf_stats_fail(cdev, t->last);
 }
 
 /*
  * Allocate as @plan says: its strategy, then its fallback if the first
  * found no range. Only the last try is retried: a busy window of the first
- * is better left for the fallback's other windows. A fallback to another
- * strategy counts the first one's failure; a fallback to a smaller
- * alignment of the same strategy is the same allocation.
+ * is better left for the fallback's other windows. A fallback to a smaller
+ * alignment of the same strategy is the same allocation, not a fall.
  */
 static int cmabuf_pages_alloc(struct cmabuf_dev *cdev,
 			      const struct cmabuf_plan *plan,
+			      struct cmabuf_tries *t,
 			      struct cmabuf_range *range)
 {
 	unsigned int retries = READ_ONCE(cmabuf_busy_retries);
 	bool fallback = plan->fallback != CMABUF_STRATEGY_AUTO;
 	int ret;
 
+	t->fell = false;
+	t->last = plan->strategy;
 	ret = cmabuf_pages_try(cdev, plan->strategy, plan->pages,
 			       plan->align_order, fallback ? 0 : retries,
 			       range);
-	if (!ret)
-		return 0;
-	if (!fallback || ret == -EINTR ||
-	    plan->fallback != plan->strategy)
-		cmabuf_pages_count(cdev, plan->strategy, ret);
-	if (!fallback || ret == -EINTR)
+	if (!ret || !fallback || ret == -EINTR)
 		return ret;
 
-	ret = cmabuf_pages_try(cdev, plan->fallback, plan->pages,
-			       plan->fallback_align_order, retries, range);
+	t->fell = plan->fallback != plan->strategy;
+	t->last = plan->fallback;
+	return cmabuf_pages_try(cdev, plan->fallback, plan->pages,
+				plan->fallback_align_order, retries, range);
+}
+
+/*
+ * An allocation asked for now: one that found no range while freed buffers
+ * are still being released waits for them and tries again, since memory on
+ * its way back must not make it fail. Counted once, as it ends.
+ */
+static int cmabuf_pages_alloc_now(struct cmabuf_dev *cdev,
+				  const struct cmabuf_plan *plan,
+				  struct cmabuf_range *range)
+{
+	struct cmabuf_tries t;
+	int ret, waited;
+
+	for (;;) {
+		ret = cmabuf_pages_alloc(cdev, plan, &t, range);
+		if (ret != -ENOMEM && ret != -EBUSY)
+			break;
+		waited = cmabuf_pool_wait_released(cdev);
+		if (waited <= 0) {
+			ret = waited ?: ret;
+			break;
+		}
+	}
+	cmabuf_pages_count(cdev, plan, &t, ret);
+	return ret;
+}
+
+/**
+ * cmabuf_pages_make() - cleared pages for a buffer nobody waits for
+ * @cdev: the instance.
+ * @plan: what to allocate.
+ * @range: out: the pages, every byte zero.
+ *
+ * For buffers prepared ahead: nothing is counted, no signal stops it.
+ *
+ * Return: 0, -ENOMEM or -EBUSY.
+ */
+int cmabuf_pages_make(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
+		      struct cmabuf_range *range)
+{
+	struct cmabuf_tries t;
+	int ret;
+
+	ret = cmabuf_pages_alloc(cdev, plan, &t, range);
 	if (ret)
-		cmabuf_pages_count(cdev, plan->fallback, ret);
+		return ret;
+	ret = cmabuf_range_zero(range);
+	if (ret)
+		cmabuf_range_release(cdev, range);
 	return ret;
 }
 
@@ -114,19 +175,25 @@ static int cmabuf_pages_alloc(struct cmabuf_dev *cdev,
  * @size: bytes asked for.
  * @align: log2 of the alignment in bytes, 0 for the driver's choice.
  * @strategy: a %CMABUF_STRATEGY_* value.
+ * @owner: the file asking, whose prepared buffers are looked at first, or
+ *	NULL.
  * @range: out: the pages, every byte zero, and the strategy used.
  *
+ * A prepared buffer that fits is taken as it is (cmabuf_pool_take()).
  * The buffer is not counted yet: its owner calls cmabuf_pages_commit()
  * once it is handed out, or cmabuf_pages_abandon() if that fails.
  *
  * Return: 0; -EINVAL or -EOPNOTSUPP for a request cmabuf_plan_make()
  * refuses; -ENOMEM or -EBUSY when no range could be had (see
- * cmabuf_range_alloc(); -EBUSY only after the retries); -EINTR when a
- * fatal signal stopped the allocation or the clearing.
+ * cmabuf_range_alloc(); -EBUSY only after the retries, and neither while
+ * freed memory is still on its way back); -EINTR when a fatal signal
+ * stopped the allocation or the clearing.
  */
 int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
-		     u32 strategy, struct cmabuf_range *range)
+		     u32 strategy, const void *owner,
+		     struct cmabuf_range *range)
 {
+	unsigned int align_order;
 	struct cmabuf_limits lim;
 	struct cmabuf_plan plan;
 	int ret;
@@ -135,8 +202,15 @@ int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
 	ret = cmabuf_plan_make(&lim, size, align, strategy, &plan);
 	if (ret)
 		return ret;
+	/* Valid now: cmabuf_plan_make() checked it. */
+	cmabuf_align_to_order(align, &align_order);
+	if (cmabuf_pool_take(cdev, &plan, strategy, align_order, owner,
+			     range)) {
+		cmabuf_stats_hit(cdev, range->strategy);
+		return 0;
+	}
 
-	ret = cmabuf_pages_alloc(cdev, &plan, range);
+	ret = cmabuf_pages_alloc_now(cdev, &plan, range);
 	if (ret)
 		return ret;
 
@@ -177,9 +251,12 @@ void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
  * cmabuf_pages_put() - release the pages of a buffer that was handed out
  * @cdev: its instance.
  * @range: its pages, committed.
+ *
+ * The buffer counts as freed at once; its pages go back in the background
+ * (cmabuf_pool_put()).
  */
 void cmabuf_pages_put(struct cmabuf_dev *cdev, const struct cmabuf_range *range)
 {
-	cmabuf_range_release(cdev, range);
 	cmabuf_stats_free(cdev, range->strategy, range->count << PAGE_SHIFT);
+	cmabuf_pool_put(cdev, range);
 }

@@ -44,7 +44,7 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_size_to_pages);
  *
  * Return: 0, or -EINVAL for an absurd alignment.
  */
-VISIBLE_IF_KUNIT int cmabuf_align_to_order(u32 align, unsigned int *order)
+int cmabuf_align_to_order(u32 align, unsigned int *order)
 {
 	if (align > CMABUF_ALIGN_MAX)
 		return -EINVAL;

@@ -3,12 +3,12 @@
  * cmabuf: clearing buffers, once
  *
  * Where the page allocator clears every allocation itself (init_on_alloc,
- * Debian's default), the pages of a new range are already zero and cmabuf
- * does not clear them again. Otherwise large ranges are cleared by every
- * online CPU of their node at once: the caller and one work item per other
- * CPU take 2 MiB chunks from a shared cursor until none are left, so a CPU
- * that falls behind holds nobody up, and a fatal signal to the caller stops
- * the work within one chunk per CPU.
+ * Debian's default) and cmabuf could not ask it not to, the pages of a new
+ * range are already zero and cmabuf does not clear them again. Otherwise
+ * large ranges are cleared by every online CPU of their node at once: the
+ * caller and one work item per other CPU take 2 MiB chunks from a shared
+ * cursor until none are left, so a CPU that falls behind holds nobody up,
+ * and a fatal signal to the caller stops the work within one chunk per CPU.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -155,16 +155,20 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_pages);
 
 /**
  * cmabuf_zeroed_by_allocator() - does the page allocator clear our pages?
+ * @strategy: the strategy that allocates them.
  *
  * With init_on_alloc, post_alloc_hook() clears every page that
  * alloc_contig_range() and alloc_contig_frozen_range() hand out, unless
  * init_on_free is also on (it then trusts the pages to have been cleared
- * when they were freed). cmabuf relies only on the first.
+ * when they were freed). cmabuf relies only on the first, and only where
+ * it did not ask for uninitialised pages (CMABUF_CLEARS_FROZEN).
  *
- * Return: true when every range cmabuf allocates arrives cleared.
+ * Return: true when every range @strategy allocates arrives cleared.
  */
-bool cmabuf_zeroed_by_allocator(void)
+bool cmabuf_zeroed_by_allocator(u32 strategy)
 {
+	if (CMABUF_CLEARS_FROZEN && strategy != CMABUF_STRATEGY_LEGACY)
+		return false;
 	return want_init_on_alloc(GFP_KERNEL) && !want_init_on_free();
 }
 
@@ -178,7 +182,7 @@ int cmabuf_range_zero(const struct cmabuf_range *range)
 {
 	int ret;
 
-	if (cmabuf_zeroed_by_allocator())
+	if (cmabuf_zeroed_by_allocator(range->strategy))
 		return 0;
 	ret = cmabuf_zero_pages(range->page, range->count, nr_cpu_ids);
 	return ret < 0 ? ret : 0;

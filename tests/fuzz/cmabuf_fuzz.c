@@ -8,7 +8,8 @@
  * Runs random operations until N have run or T seconds have passed,
  * whichever comes first: every cmabuf ioctl through raw command numbers
  * with mutated arguments at good, read-only, cut-off and unmapped
- * addresses; requests to the benchmark's debugfs file, well formed or
+ * addresses (PREPARE on device files that are closed while their buffers
+ * are being made, too); requests to the benchmark's debugfs file, well formed or
  * not, and the reports they leave; mmap, mprotect, munmap, SYNC, SET_NAME, sync_file, lseek,
  * read/write, dup, close and fork on the dma-bufs; CHECK, HOLD and RELEASE
  * on the test importer; allocations from the dma-heaps. Every result is
@@ -68,6 +69,7 @@ static const struct fz_op fz_ops[] = {
 	{ fz_op_bench, 25 },
 	{ fz_op_phys, 60 },
 	{ fz_op_unknown, 30 },
+	{ fz_op_prepare, 25 },
 	{ fz_op_mmap, 90 },
 	{ fz_op_munmap, 50 },
 	{ fz_op_mprotect, 25 },
@@ -180,6 +182,7 @@ static int fz_setup(struct fz *f)
 	f->ninst = n;
 	f->imp = open(REL_IMPORTER_DEV, O_RDWR | O_CLOEXEC);
 	fz_fd_set(f, f->imp, FZ_FD_IMPORTER, 0, -1, O_RDWR);
+	fz_prepare_setup(f);
 	f->sysheap = fz_open_heap("system");
 	fz_fd_set(f, f->sysheap, FZ_FD_HEAP, 0, -1, O_RDONLY);
 	if (fz_arena_init(&f->arena, f->page))
@@ -331,6 +334,7 @@ int main(int argc, char **argv)
 	fz_print_setup(f);
 
 	ms = fz_run(f, &o);
+	fz_prepare_drop_all(f);
 	fz_release_all(f);
 	fz_check_live(f);
 	ops = fz_total(f);

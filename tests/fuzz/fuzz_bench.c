@@ -334,7 +334,9 @@ static void fz_bench_model(const struct fz_inst *in,
  * A run that may allocate may find no room: ENOMEM when one allocation is
  * larger than the area; ENOMEM or EBUSY when the blocks together are, or
  * when they may not fit the largest free range or need an aligned one
- * (the bench file does not fall back from COMPOUND, nor retry).
+ * (the bench file does not fall back from COMPOUND, nor retry), and
+ * where buffers are being prepared in the area (memory moves under the
+ * model).
  */
 static void fz_bench_nomem(struct fz *f, int inst,
 			   const struct fz_bench_req *rq,
@@ -350,7 +352,8 @@ static void fz_bench_nomem(struct fz *f, int inst,
 	if (in->rel.total_pages && need > in->rel.total_pages) {
 		fz_err(e, ENOMEM, "the blocks together are larger than the area");
 		fz_err(e, EBUSY, NULL);
-	} else if (fz_inst_maxchunk(f, inst, &chunk) || need > chunk ||
+	} else if (fz_area_busy(f, inst) ||
+		   fz_inst_maxchunk(f, inst, &chunk) || need > chunk ||
 		   fr->align_order || fr->compound) {
 		fz_err(e, ENOMEM, NULL);
 		fz_err(e, EBUSY, NULL);

@@ -19,29 +19,6 @@
 
 #include "fuzz.h"
 
-/**
- * struct fz_call - one raw ioctl
- * @cmd: the command number.
- * @dir: its direction bits.
- * @size: its size field.
- * @ptr: the address passed.
- * @in: bytes the driver reads (direction permitting).
- * @out: bytes it may write back, at most its own structure's.
- * @placed: @ptr is set; before that, the argument counts as readable, so
- *	that the rules on its fields can be looked at on their own.
- * @arg: the bytes placed at @ptr.
- */
-struct fz_call {
-	unsigned int cmd;
-	unsigned int dir;
-	unsigned int size;
-	bool placed;
-	uintptr_t ptr;
-	unsigned int in;
-	unsigned int out;
-	__u8 arg[FZ_ARG_MAX];
-};
-
 static int fz_ioctl(int fd, unsigned long cmd, uintptr_t arg)
 {
 	return ioctl(fd, cmd, arg) ? errno : 0;
@@ -137,10 +114,12 @@ void fz_model_request(const struct fz_inst *in, __u64 size, __u32 align,
 
 /*
  * A valid request may still find no memory. ENOMEM is required when it
- * exceeds the area; allowed when it depends on an aligned range (COMPOUND
- * without fallback, an explicit alignment) or needs more than the largest
- * free range, and so is EBUSY (the pages are free, not in one such range);
- * otherwise the allocation must succeed.
+ * exceeds the area. It may fail when it depends on an aligned range
+ * (COMPOUND without fallback, an explicit alignment) or needs more than
+ * the largest free range: with ENOMEM when the area has fewer free pages
+ * than it asks, EBUSY when it has them (fz_model_no_range()); otherwise
+ * the allocation must succeed. Where buffers are being prepared in the
+ * area, memory moves under the model: it may fail either way.
  */
 static void fz_model_nomem(struct fz *f, int inst, const struct fz_req *rq,
 			   __u64 pages, bool fallback, struct fz_expect *e)
@@ -151,11 +130,9 @@ static void fz_model_nomem(struct fz *f, int inst, const struct fz_req *rq,
 		fz_err(e, ENOMEM, "larger than the area");
 		return;
 	}
-	if (fz_inst_maxchunk(f, inst, &chunk) || pages > chunk ||
-	    rq->align_order || (rq->compound && !fallback)) {
-		fz_err(e, ENOMEM, NULL);
-		fz_err(e, EBUSY, NULL);
-	}
+	if (fz_area_busy(f, inst) || fz_inst_maxchunk(f, inst, &chunk) ||
+	    pages > chunk || rq->align_order || (rq->compound && !fallback))
+		fz_model_no_range(f, inst, pages, e);
 }
 
 /*
@@ -164,9 +141,9 @@ static void fz_model_nomem(struct fz *f, int inst, const struct fz_req *rq,
  * non-zero byte before a hole is EINVAL and a hole before any is EFAULT;
  * then the structure must be readable (else nothing else can be judged).
  */
-static bool fz_model_copy_in(struct fz *f, const struct fz_call *c,
-			     unsigned int ksize, unsigned int out_from,
-			     struct fz_expect *e)
+bool fz_model_copy_in(struct fz *f, const struct fz_call *c,
+		      unsigned int ksize, unsigned int out_from,
+		      struct fz_expect *e)
 {
 	unsigned int n = fz_min(c->in, ksize), tail = 0;
 	const __u8 *past = c->arg + ksize;
@@ -200,9 +177,8 @@ static bool fz_model_copy_in(struct fz *f, const struct fz_call *c,
 	return true;
 }
 
-static void fz_call_prepare(struct fz *f, struct fz_call *c,
-			    unsigned int nr, unsigned int ksize,
-			    const void *tmpl)
+void fz_call_prepare(struct fz *f, struct fz_call *c, unsigned int nr,
+		     unsigned int ksize, const void *tmpl)
 {
 	c->cmd = fz_cmd(f, CMABUF_IOC_MAGIC, nr, ksize, &c->dir, &c->size);
 	c->in = c->dir & _IOC_WRITE ? c->size : 0;
@@ -214,15 +190,15 @@ static void fz_call_prepare(struct fz *f, struct fz_call *c,
 }
 
 /* Put the argument somewhere, good or bad. */
-static void fz_call_place(struct fz *f, struct fz_call *c)
+void fz_call_place(struct fz *f, struct fz_call *c)
 {
 	c->ptr = fz_place(f, c->arg, c->size);
 	c->placed = true;
 }
 
 /* Issue @c on @fd; check nothing past what it may write back moved. */
-static int fz_call(struct fz *f, int fd, struct fz_call *c, void *out,
-		   size_t out_size)
+int fz_call(struct fz *f, int fd, struct fz_call *c, void *out,
+	    size_t out_size)
 {
 	int err;
 
@@ -327,7 +303,8 @@ static void fz_alloc_done(struct fz *f, int inst, const struct fz_req *rq,
 		strategy_ok = s == rq->strategy;
 	else
 		strategy_ok = s == fz_best(fi) ||
-			      (rq->compound && s == CMABUF_STRATEGY_COMPOUND);
+			      (rq->compound && s == CMABUF_STRATEGY_COMPOUND) ||
+			      fz_prepared_strategy(f, inst, rq->pages, s);
 	if (out->alloc_size != want)
 		fz_fail(f, FZ_IOCTL, "alloc_size %llu, expected %llu",
 			(unsigned long long)out->alloc_size,
@@ -617,11 +594,13 @@ void fz_op_phys(struct fz *f)
 		fz_phys_check(f, e_fd->buf, out.phys, out.size);
 }
 
-/* The numbers of cmabuf's ioctls: ALLOC, INFO and PHYS. */
+/* The numbers of cmabuf's ioctls: ALLOC, INFO, PHYS and PREPARE. */
 static bool fz_known_nr(unsigned int nr)
 {
 	return nr == _IOC_NR(CMABUF_IOC_ALLOC) ||
-	       nr == _IOC_NR(CMABUF_IOC_INFO) || nr == _IOC_NR(CMABUF_IOC_PHYS);
+	       nr == _IOC_NR(CMABUF_IOC_INFO) ||
+	       nr == _IOC_NR(CMABUF_IOC_PHYS) ||
+	       nr == _IOC_NR(CMABUF_IOC_PREPARE);
 }
 
 /*

@@ -495,10 +495,9 @@ void fz_op_heap(struct fz *f)
 	if (e.may_succeed) {
 		if (too_big) {
 			fz_err(&e, ENOMEM, "larger than the area");
-		} else if (fz_inst_maxchunk(f, inst, &chunk) ||
-			   pages > chunk) {
-			fz_err(&e, ENOMEM, NULL);
-			fz_err(&e, EBUSY, NULL);
+		} else if (fz_area_busy(f, inst) ||
+			   fz_inst_maxchunk(f, inst, &chunk) || pages > chunk) {
+			fz_model_no_range(f, inst, pages, &e);
 		}
 		if (!too_big && !fz_writable(f, ptr, size))
 			fz_err(&e, EFAULT, "result not writable");

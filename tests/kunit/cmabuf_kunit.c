@@ -112,6 +112,18 @@ static void cmabuf_uapi_phys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_phys, size));
 }
 
+static void cmabuf_uapi_prepare(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 32, sizeof(struct cmabuf_prepare));
+	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_prepare, size));
+	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_prepare, align));
+	KUNIT_EXPECT_EQ(test, 12, offsetof(struct cmabuf_prepare, flags));
+	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_prepare, count));
+	KUNIT_EXPECT_EQ(test, 20, offsetof(struct cmabuf_prepare, timeout_ms));
+	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_prepare, ready));
+	KUNIT_EXPECT_EQ(test, 28, offsetof(struct cmabuf_prepare, pad));
+}
+
 static void cmabuf_uapi_sync(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, 24, sizeof(struct cmabuf_sync));
@@ -139,6 +151,8 @@ static void cmabuf_uapi_ioctl_numbers(struct kunit *test)
 	/* 0x02 was BENCH's until the benchmark went to debugfs: unused. */
 	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PHYS, 3,
 			      sizeof(struct cmabuf_phys));
+	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PREPARE, 4,
+			      sizeof(struct cmabuf_prepare));
 	/* SYNC has nothing to say back: write-only. */
 	KUNIT_EXPECT_EQ(test, 0xB9, _IOC_TYPE(CMABUF_IOC_SYNC));
 	KUNIT_EXPECT_EQ(test, 5, _IOC_NR(CMABUF_IOC_SYNC));
@@ -166,14 +180,20 @@ static void cmabuf_uapi_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0x2U, CMABUF_INFO_ALLOCATOR_ZEROES);
 	KUNIT_EXPECT_EQ(test, 0x4U, CMABUF_INFO_MMAP_PMD);
 	KUNIT_EXPECT_EQ(test, 0x8U, CMABUF_INFO_MMAP_PLACED);
+	KUNIT_EXPECT_EQ(test, 0x10U, CMABUF_INFO_CLEARS_FROZEN);
 	KUNIT_EXPECT_EQ(test, 0x20U, CMABUF_INFO_CACHE_SYNC);
 	KUNIT_EXPECT_EQ(test, 0x40U, CMABUF_INFO_WRITECOMBINE);
+	/* PREPARE's flags: ALLOC's strategy byte, then its own bits. */
+	KUNIT_EXPECT_EQ(test, 0x100U, CMABUF_PREPARE_WAIT);
+	KUNIT_EXPECT_EQ(test, 0x1ffU, CMABUF_PREPARE_VALID_FLAGS);
+	KUNIT_EXPECT_EQ(test, 256, CMABUF_PREPARE_MAX_COUNT);
 }
 
 static struct kunit_case cmabuf_uapi_cases[] = {
 	KUNIT_CASE(cmabuf_uapi_alloc_data),
 	KUNIT_CASE(cmabuf_uapi_info),
 	KUNIT_CASE(cmabuf_uapi_phys),
+	KUNIT_CASE(cmabuf_uapi_prepare),
 	KUNIT_CASE(cmabuf_uapi_sync),
 	KUNIT_CASE(cmabuf_uapi_ioctl_numbers),
 	KUNIT_CASE(cmabuf_uapi_constants),
@@ -524,7 +544,7 @@ static void cmabuf_probe_buffer_outlives_unbind(struct kunit *test)
 	cmabuf_dev_get(cdev);
 
 	dmabuf = cmabuf_dmabuf_alloc(cdev, 3 * PAGE_SIZE, 0,
-				     CMABUF_STRATEGY_AUTO, O_RDWR, &used);
+				     CMABUF_STRATEGY_AUTO, O_RDWR, NULL, &used);
 	if (IS_ERR(dmabuf)) {
 		cmabuf_dev_put(cdev);
 		KUNIT_FAIL(test, "allocation failed: %pe", dmabuf);
@@ -630,10 +650,10 @@ static void cmabuf_probe_wc_mappings(struct kunit *test)
 		kunit_skip(test, "the instance's device is coherent or bounces");
 
 	plain = cmabuf_dmabuf_alloc(cdev, size, 0, CMABUF_STRATEGY_AUTO,
-				    O_RDWR, NULL);
+				    O_RDWR, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(plain));
 	wc_buf = cmabuf_dmabuf_alloc(cdev, size, 0, CMABUF_STRATEGY_AUTO,
-				     O_RDWR, NULL);
+				     O_RDWR, NULL, NULL);
 	if (IS_ERR(wc_buf)) {
 		dma_buf_put(plain);
 		KUNIT_FAIL(test, "allocation failed: %pe", wc_buf);

@@ -259,6 +259,8 @@ TEST_F_TIMEOUT(stale, no_stale_data, 1500)
 		memset(map, (0xa5 ^ c) | 1, size);
 		ASSERT_EQ(0, munmap(map, size));
 		ASSERT_EQ(0, close(fd));
+		/* Back in the area, where the next allocation looks first. */
+		ASSERT_EQ(0, rel_instance_settle(in->name, REL_SETTLE_MS));
 	}
 	TH_LOG("%d cycles, %d large, %d allocations reused the pages just filled",
 	       n, bigs, reused);

@@ -76,7 +76,8 @@
 #define CMABUF_INFO_AREA_STATS		(1U << 0)	/* total and free are known */
 /*
  * The page allocator clears every page it hands out (init_on_alloc), so
- * cmabuf does not clear new buffers again.
+ * cmabuf does not clear new buffers again (but see
+ * %CMABUF_INFO_CLEARS_FROZEN).
  */
 #define CMABUF_INFO_ALLOCATOR_ZEROES	(1U << 1)
 /*
@@ -94,6 +95,14 @@
  */
 #define CMABUF_INFO_MMAP_PLACED		(1U << 3)
 /*
+ * cmabuf asks the page allocator not to clear FROZEN and COMPOUND buffers
+ * and clears them itself, on every CPU of the area's node and outside the
+ * area's allocation lock, whatever init_on_alloc says (kernels with the
+ * noinit frozen API). LEGACY buffers are cleared as
+ * %CMABUF_INFO_ALLOCATOR_ZEROES says.
+ */
+#define CMABUF_INFO_CLEARS_FROZEN	(1U << 4)
+/*
  * The instance's device is not cache-coherent (a device-tree node without
  * dma-coherent; the default instance on arm64), and CPU access that no
  * importer's mapping covers has the CPU caches cleaned and invalidated
@@ -107,6 +116,14 @@
 
 /* &cmabuf_sync.flags: DMA_BUF_SYNC_START or _END, with _READ, _WRITE or _RW. */
 #define CMABUF_SYNC_VALID_FLAGS		0x7U	/* DMA_BUF_SYNC_RW | DMA_BUF_SYNC_END */
+
+/* &cmabuf_prepare.flags: the strategy in the low byte, as for ALLOC. */
+#define CMABUF_PREPARE_WAIT		(1U << 8)
+#define CMABUF_PREPARE_VALID_FLAGS	(CMABUF_ALLOC_STRATEGY_MASK | \
+					 CMABUF_PREPARE_WAIT)
+
+/* Most buffers of one kind a file may ask to have ready. */
+#define CMABUF_PREPARE_MAX_COUNT	256
 
 /* &cmabuf_info.version: the driver's version, major.minor.patch. */
 #define CMABUF_VERSION_NUMBER(major, minor, patch) \
@@ -205,6 +222,30 @@ struct cmabuf_phys {
 };
 
 /**
+ * struct cmabuf_prepare - CMABUF_IOC_PREPARE argument
+ * @size: in: bytes of each buffer, as &cmabuf_alloc_data.size.
+ * @align: in: as &cmabuf_alloc_data.align.
+ * @flags: in: a %CMABUF_STRATEGY_* value in %CMABUF_ALLOC_STRATEGY_MASK,
+ *	and %CMABUF_PREPARE_WAIT to return only once all are ready.
+ * @count: in: buffers of this kind this file wants ready, at most
+ *	%CMABUF_PREPARE_MAX_COUNT; 0 gives back those it has.
+ * @timeout_ms: in: how long the buffers stay ready while no allocation
+ *	takes one; 0 for the driver's default (module parameter
+ *	prepare_timeout_ms).
+ * @ready: out: buffers of this kind ready now for this file.
+ * @pad: must be zero.
+ */
+struct cmabuf_prepare {
+	__u64 size;
+	__u32 align;
+	__u32 flags;
+	__u32 count;
+	__u32 timeout_ms;
+	__u32 ready;
+	__u32 pad;
+};
+
+/**
  * struct cmabuf_sync - CMABUF_IOC_SYNC argument
  * @fd: in: a dma-buf file descriptor exported by cmabuf (any instance).
  * @flags: in: DMA_BUF_SYNC_START or DMA_BUF_SYNC_END, with
@@ -280,9 +321,33 @@ struct cmabuf_sync {
  */
 #define CMABUF_IOC_PHYS		_IOWR(CMABUF_IOC_MAGIC, 0x03, struct cmabuf_phys)
 
-/*
- * 0x04 is CMABUF_IOC_PREPARE's.
+/**
+ * DOC: CMABUF_IOC_PREPARE - have buffers ready before they are asked for
+ *
+ * Sets how many buffers of a kind this file wants ready: the buffers an
+ * ALLOC of that size, alignment and strategy would get. The instance
+ * allocates them, moves the pages out of them and clears them in the
+ * background; an ALLOC (on this file, another, or the instance's dma-heap)
+ * that fits a ready buffer takes it at once, and the instance makes another
+ * while the want stands. A second PREPARE of the same kind replaces the
+ * count. Ready buffers go back to CMA when the count is set to 0, when
+ * none was taken for @timeout_ms, when the file is closed, and when memory
+ * is short. Every buffer handed out is zero, prepared or not.
+ *
+ * Without %CMABUF_PREPARE_WAIT the call returns at once, @ready saying how
+ * many are ready; with it, once @count are.
+ *
+ * Errors: EINVAL as for ALLOC's request, for a @count above
+ * %CMABUF_PREPARE_MAX_COUNT, an unknown flag or a non-zero @ready or @pad;
+ * EOPNOTSUPP for a strategy this kernel lacks; ENOSPC when the buffers
+ * would take more of the area than this file (without CAP_SYS_ADMIN) or
+ * all files together may (module parameters prepare_file_percent and
+ * prepare_max_percent): nothing is changed then; ENODEV when the device
+ * has been unbound; EFAULT. With %CMABUF_PREPARE_WAIT also: ENOMEM or
+ * EBUSY as ALLOC would have failed, from the last background try; EINTR
+ * on a fatal signal.
  */
+#define CMABUF_IOC_PREPARE	_IOWR(CMABUF_IOC_MAGIC, 0x04, struct cmabuf_prepare)
 
 /**
  * DOC: CPU access
