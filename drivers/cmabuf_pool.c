@@ -440,6 +440,9 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 		pool->ready_pages -= b->range.count;
 		freed += b->range.count;
 	}
+	/* The wants still stand: made again once the pause is over. */
+	if (freed)
+		cmabuf_pool_kick(pool);
 	spin_unlock(&pool->lock);
 	cmabuf_pool_release_list(pool->cdev, &out);
 	return freed ?: SHRINK_STOP;
@@ -626,7 +629,7 @@ int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 {
 	struct cmabuf_pool *pool = cdev->pool;
 	struct cmabuf_want *w, *fresh;
-	unsigned long now = jiffies, old;
+	unsigned long now = jiffies, old, wait;
 	LIST_HEAD(out);
 	int ready;
 
@@ -676,9 +679,10 @@ int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 		pool->ready_pages -= plan->pages;
 	}
 	ready = w->ready;
-	if (w->timeout)
-		mod_delayed_work(cmabuf_pool_wq, &pool->expire_work,
-				 w->timeout);
+	/* The nearest time-out of all wants: a longer one must not postpone it. */
+	wait = cmabuf_pool_expire(pool, now, &out);
+	if (wait)
+		mod_delayed_work(cmabuf_pool_wq, &pool->expire_work, wait);
 unlock:
 	/* Asked for now: whatever the shrinker did, make them now. */
 	pool->shrunk_until = now;
