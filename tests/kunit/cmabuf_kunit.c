@@ -611,8 +611,11 @@ static void cmabuf_probe_dma_setup(struct kunit *test)
 				      CMABUF_INFO_WRITECOMBINE : 0,
 			cmabuf_dmabuf_cache_flags(cdev));
 
+	/* Without a buffer, nothing else keeps the instance past the unbind. */
+	cmabuf_dev_get(cdev);
 	device_release_driver(&pdev->dev);
 	KUNIT_EXPECT_FALSE(test, cdev->dev_dma);
+	cmabuf_dev_put(cdev);
 }
 
 /* Is the user mapping at @addr write-combined? */
