@@ -59,6 +59,17 @@ static ssize_t cmabuf_stat_show(struct device *dev,
 			  cmabuf_stat_read(cdev, sa->strategy, sa->offset));
 }
 
+/* The bits a DMA mask needs to reach the area; 0 when its place is unknown. */
+static ssize_t dma_bits_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+	struct cmabuf_dev *cdev = container_of(misc, struct cmabuf_dev, misc);
+
+	return sysfs_emit(buf, "%u\n", cmabuf_dma_bits(cdev->area_end));
+}
+static DEVICE_ATTR_RO(dma_bits);
+
 /* The files of each directory: every counter of struct cmabuf_counters. */
 static const struct {
 	const char *name;
@@ -73,6 +84,8 @@ static const struct {
 	{ "prepare_hits", offsetof(struct cmabuf_counters, prepare_hits) },
 	{ "live_buffers", offsetof(struct cmabuf_counters, live_buffers) },
 	{ "live_bytes", offsetof(struct cmabuf_counters, live_bytes) },
+	{ "unreachable_maps", offsetof(struct cmabuf_counters,
+					unreachable_maps) },
 };
 
 #define CMABUF_STAT_FILES	ARRAY_SIZE(cmabuf_stat_files)
@@ -112,6 +125,7 @@ static ssize_t area_show(struct device *dev, struct device_attribute *attr,
 static DEVICE_ATTR_RO(area);
 
 static struct attribute *cmabuf_area_attrs[] = {
+	&dev_attr_dma_bits.attr,
 	&dev_attr_area.attr,
 	NULL,
 };
@@ -198,6 +212,12 @@ void cmabuf_stats_prepared(struct cmabuf_dev *cdev, u32 strategy)
 void cmabuf_stats_hit(struct cmabuf_dev *cdev, u32 strategy)
 {
 	atomic64_inc(&cmabuf_counters(cdev, strategy)->prepare_hits);
+}
+
+/* An importer's DMA mask did not reach a buffer of @strategy. */
+void cmabuf_stats_unreachable(struct cmabuf_dev *cdev, u32 strategy)
+{
+	atomic64_inc(&cmabuf_counters(cdev, strategy)->unreachable_maps);
 }
 
 /* Live buffers and bytes of the instance, all strategies. */

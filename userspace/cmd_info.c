@@ -244,6 +244,17 @@ static void info_print_text(const struct info_inst *in)
 	       "one page per entry" : i->flags & CMABUF_INFO_MMAP_PLACED ?
 	       "2 MiB entries; mmap() picks addresses that line up" :
 	       "2 MiB entries where the address lines up");
+	/* Devices without an IOMMU must reach the area with their mask. */
+	if (i->dma_bits)
+		printf("  dma reach   masks of %u bits or more (32-bit: %s, 36: %s, 40: %s)\n",
+		       i->dma_bits, i->dma_bits <= 32 ? "yes" : "no",
+		       i->dma_bits <= 36 ? "yes" : "no",
+		       i->dma_bits <= 40 ? "yes" : "no");
+	else
+		printf("  dma reach   unknown (the driver is not told where this area lies)\n");
+	printf("  cpu caches  %s\n", i->flags & CMABUF_INFO_CACHE_SYNC ?
+	       "maintained at DMA_BUF_IOCTL_SYNC; write-combined buffers granted" :
+	       "no maintenance by the instance (coherent, or swiotlb bounces)");
 }
 
 /* A flag INFO gave, or null where only sysfs was read. */
@@ -318,6 +329,9 @@ static void info_json_one(struct json *j, const struct info_inst *in)
 	info_json_flag(j, in, "clears_frozen", CMABUF_INFO_CLEARS_FROZEN);
 	info_json_flag(j, in, "mmap_pmd", CMABUF_INFO_MMAP_PMD);
 	info_json_flag(j, in, "mmap_placed", CMABUF_INFO_MMAP_PLACED);
+	info_json_flag(j, in, "cache_sync", CMABUF_INFO_CACHE_SYNC);
+	info_json_flag(j, in, "writecombine", CMABUF_INFO_WRITECOMBINE);
+	info_json_u64(j, in, "dma_bits", i->dma_bits);
 	json_close(j);
 }
 
