@@ -1049,9 +1049,11 @@ static int fi_mark_kworkers(bool on)
  * nothing is lost, and the same want asked again is made. Another
  * kworker may take the one failure first: the round is tried again.
  */
-TEST_F_TIMEOUT(fi, pool_worker_allocation, 300)
+TEST_F_TIMEOUT(fi, pool_worker_allocation, 400)
 {
 	struct fi_ctx *ctx = &self->ctx;
+	/* Rounds stop after 150 s: each is seconds long on the debug kernel. */
+	__u64 end = rel_now_ns() + 150 * 1000000000ULL;
 	unsigned long long times, v;
 	int r, landed = 0, err;
 	char path[128];
@@ -1061,7 +1063,7 @@ TEST_F_TIMEOUT(fi, pool_worker_allocation, 300)
 	snprintf(path, sizeof(path), "/sys/class/misc/%s/prepared_bytes",
 		 ctx->general->name);
 	ASSERT_EQ(0, fi_write("failslab", "task-filter", "Y"));
-	for (r = 0; r < 20 && landed < 3; r++) {
+	for (r = 0; r < 20 && landed < 3 && rel_now_ns() < end; r++) {
 		ASSERT_LT(0, fi_mark_kworkers(true));
 		ASSERT_EQ(0, fi_write("failslab", "times", "1"));
 		ASSERT_EQ(0, fi_write("failslab", "probability", "100"));
