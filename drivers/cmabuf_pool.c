@@ -283,6 +283,9 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 				w->error = -ENOMEM;
 			spin_unlock(&pool->lock);
 			kfree(b);
+			/* A PREPARE waiting for @w must learn that it failed. */
+			if (w)
+				wake_up_all(&pool->wq);
 			return;
 		}
 		w->filling++;
