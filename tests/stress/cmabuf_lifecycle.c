@@ -265,8 +265,7 @@ static bool lc_wait_allocated(const struct rel_instance *in,
 /*
  * A fatal signal while the pages are cleared: the ioctl gives up, frees
  * the 1 GiB and counts it interrupted, not failed; nothing is left
- * behind. Every strategy
- * the kernel has is tried in turn.
+ * behind. Every strategy the kernel has is tried in turn.
  */
 TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 {

@@ -346,9 +346,8 @@ static int st_enomem(const struct rel_instance *in, int dev,
 	st_add(ST_UNEXPECTED);
 	st_problem(ST_ROOM_BUT_ENOMEM,
 		   pages, d->flags == CMABUF_STRATEGY_COMPOUND ? "COMPOUND" :
-		   "not COMPOUND", in->name, strerrorname_np(err),
-		   ST_ENOMEM_TRIES, in->area, pages,
-		   align);
+		   "not COMPOUND", in->name, rel_errname(err), ST_ENOMEM_TRIES,
+		   in->area, pages, align);
 	return -1;
 }
 
