@@ -313,7 +313,7 @@ unsigned int cmabuf_sg_count(const struct cmabuf_sg_limits *lim,
 			     phys_addr_t phys, u64 size);
 int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 		    const struct cmabuf_sg_limits *lim);
-void cmabuf_sg_sync_range(struct device *dev, const struct sg_table *table,
+void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
 			  enum dma_data_direction dir, u64 offset, u64 length,
 			  bool for_cpu);
 bool cmabuf_dev_direct(struct device *dev);

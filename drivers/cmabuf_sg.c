@@ -141,18 +141,30 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_build);
  * @length: bytes in the range.
  * @for_cpu: sync for the CPU, else for the device.
  *
- * Each DMA segment that overlaps the range is synced for the overlap only,
- * which the DMA API debugging accepts as within the segment's mapping.
- * Segments are walked by their DMA lengths, so that an IOMMU that merged
- * entries is followed too.
+ * A range that covers the table is synced as the table, as it was mapped:
+ * the DMA API debugging tells apart two mappings of one buffer for one
+ * device (same address) only by an exact fit. Otherwise each DMA segment
+ * that overlaps the range is synced for the overlap only. Segments are
+ * walked by their DMA lengths, so that an IOMMU that merged entries is
+ * followed too.
  */
-void cmabuf_sg_sync_range(struct device *dev, const struct sg_table *table,
+void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
 			  enum dma_data_direction dir, u64 offset, u64 length,
 			  bool for_cpu)
 {
-	u64 start = 0, end = offset + length, from, to;
+	u64 start = 0, end = offset + length, from, to, total = 0;
 	struct scatterlist *sg;
 	unsigned int i;
+
+	for_each_sgtable_dma_sg(table, sg, i)
+		total += sg_dma_len(sg);
+	if (!offset && length >= total) {
+		if (for_cpu)
+			dma_sync_sgtable_for_cpu(dev, table, dir);
+		else
+			dma_sync_sgtable_for_device(dev, table, dir);
+		return;
+	}
 
 	for_each_sgtable_dma_sg(table, sg, i) {
 		from = max(start, offset);

@@ -22,6 +22,7 @@ enum bench_phase {
 	PHASE_ALLOC,
 	PHASE_FREE,
 	PHASE_MMAP,
+	PHASE_SYNC,
 	PHASE_TOUCH,
 	PHASE_MUNMAP,
 	PHASE_CLOSE,
@@ -35,8 +36,9 @@ enum bench_phase {
 #define BENCH_ZERO_PHASES	(BENCH_KERNEL_PHASES | BIT(PHASE_ZERO_ONE) | \
 				 BIT(PHASE_ZERO_ALL))
 #define BENCH_E2E_PHASES	(BIT(PHASE_ALLOC) | BIT(PHASE_MMAP) | \
-				 BIT(PHASE_TOUCH) | BIT(PHASE_MUNMAP) | \
-				 BIT(PHASE_CLOSE) | BIT(PHASE_CYCLE))
+				 BIT(PHASE_SYNC) | BIT(PHASE_TOUCH) | \
+				 BIT(PHASE_MUNMAP) | BIT(PHASE_CLOSE) | \
+				 BIT(PHASE_CYCLE))
 
 /* cmabuf-<S>-4k: an end-to-end path mapped with 4 KiB entries only. */
 #define BENCH_SMALL_PAGES_SUFFIX	"-4k"

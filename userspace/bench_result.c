@@ -15,6 +15,7 @@ static const char * const phase_names[PHASE_COUNT] = {
 	[PHASE_ALLOC] = "alloc",
 	[PHASE_FREE] = "free",
 	[PHASE_MMAP] = "mmap",
+	[PHASE_SYNC] = "sync",
 	[PHASE_TOUCH] = "touch",
 	[PHASE_MUNMAP] = "munmap",
 	[PHASE_CLOSE] = "close",

@@ -130,8 +130,9 @@ static void bench_usage(FILE *fp)
 	bench_usage_peers(fp, "options");
 	fprintf(fp,
 		"\nPhases: in-kernel alloc, free (and zero-1cpu, zero-all for the zero\n"
-		"workloads); end-to-end alloc, mmap, touch, munmap, close, and cycle,\n"
-		"all five.\n"
+		"workloads); end-to-end alloc, mmap, sync (the CPU access bracket\n"
+		"around the touch: cache maintenance where the device is not coherent),\n"
+		"touch, munmap, close, and cycle, all of them.\n"
 		"In-kernel workloads need root and debugfs (/sys/kernel/debug).\n"
 		"Exits 1 when no path measured anything.\n");
 }
@@ -381,7 +382,16 @@ static void bench_loop(struct bench_path *paths, int n, struct bench_ctx *c)
 		for (i = 0; i < n; i++) {
 			if (paths[i].error)
 				continue;
-			ret = paths[i].ops->run(&paths[i], c, iter);
+			/*
+			 * The previous cycle's pages go back to CMA in the
+			 * background: not during this one, nor taken from it.
+			 */
+			ret = dev_wait_released(c->dev_path, 10000);
+			if (ret)
+				msg_err("%s: freed buffers not released: %s",
+					c->dev_path, strerror(-ret));
+			else
+				ret = paths[i].ops->run(&paths[i], c, iter);
 			if (ret)
 				paths[i].error = ret;
 			else

@@ -36,8 +36,8 @@ REQUIRED = ("kernel", "path", "workload", "phase", "median_ns", "min_ns",
             "max_ns", "n")
 WORKLOAD_ORDER = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m",
                   "zero-1g", "e2e-64m", "e2e-1g")
-PHASE_ORDER = ("alloc", "free", "zero-1cpu", "zero-all", "mmap", "touch",
-               "munmap", "close", "cycle")
+PHASE_ORDER = ("alloc", "free", "zero-1cpu", "zero-all", "mmap", "sync",
+               "touch", "munmap", "close", "cycle")
 # End-to-end workload: (in-kernel workload of the same size, zero workload).
 E2E_PARTS = {"e2e-64m": ("contig-64m", "zero-64m"),
              "e2e-1g": ("gigantic-1g", "zero-1g")}
