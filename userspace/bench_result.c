@@ -78,7 +78,7 @@ static int blocks_merge(const struct bench_path *p, enum bench_phase phase,
 	return 0;
 }
 
-static const char *path_strategy(const struct bench_path *p)
+const char *bench_path_strategy(const struct bench_path *p)
 {
 	return p->ops == &bench_cmabuf_kernel_ops || p->ops == &bench_cmabuf_e2e_ops ?
 		strategy_name(p->strategy) : "cma_alloc";
@@ -194,7 +194,7 @@ void bench_print_json(const struct bench_ctx *c, struct bench_path *paths, int n
 			json_u64(&j, "n", st.n);
 			json_u64(&j, "size_bytes", c->wl->size);
 			json_u64(&j, "blocks", c->wl->blocks);
-			json_str(&j, "strategy", path_strategy(&paths[i]));
+			json_str(&j, "strategy", bench_path_strategy(&paths[i]));
 			json_str(&j, "device", c->dev_path);
 			json_str(&j, "area", c->dev.area);
 			json_u64(&j, "cpus", c->cpus);
