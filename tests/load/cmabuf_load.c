@@ -82,7 +82,7 @@ static void print_usage(FILE *fp)
 		"tmpfs page cache) until area NAME has fewer than --free-below bytes\n"
 		"free (or until it holds --size bytes), then gives back pages outside\n"
 		"CMA until --room bytes (default: the area's size and 32 MiB) are free\n"
-		"outside the area, never leaving less than --floor (64 MiB) free\n"
+		"outside the area, never leaving less than --floor (32 MiB) free\n"
 		"outside CMA. It stays, holding them, until stop: refill fills again;\n"
 		"--churn touches RATE bytes a second of new pages and gives back as\n"
 		"many; --splice holds PAGES of its pages in the area in pipes\n"
@@ -217,7 +217,7 @@ static int target_make(const struct opts *o, struct load_sys *s,
 
 	memset(t, 0, sizeof(*t));
 	t->area = -1;
-	t->floor = o->floor ? o->floor : 64 * LOAD_MIB;
+	t->floor = o->floor ? o->floor : 32 * LOAD_MIB;
 	t->size = o->size;
 	if (!o->area && !o->size) {
 		load_err("start: give --area and --free-below, or --size");

@@ -34,9 +34,10 @@ static __u64 clamp_u64(__u64 v, __u64 lo, __u64 hi)
 }
 
 /*
- * How many bytes to touch next, 0 to stop (with @r->why). Near the floor
- * of free memory outside CMA, only while the last step did not eat into
- * it: then the allocator is placing our pages in CMA.
+ * How many bytes to touch next, 0 to stop (with @r->why). Below the floor
+ * of free memory outside CMA, small steps, and only while most of the
+ * last one went to CMA (the zone's movable pageblocks are used up, so
+ * CMA is where new movable pages go); never below half the floor.
  */
 static __u64 fill_step(const struct load_sys *s, const struct load_target *t,
 		       __u64 want, __u64 noncma_drop, struct load_fill *r)
@@ -46,7 +47,7 @@ static __u64 fill_step(const struct load_sys *s, const struct load_target *t,
 	step = clamp_u64(want, FILL_STEP_MIN, FILL_STEP_MAX);
 	if (free > t->floor + step)
 		return step;
-	if (free < t->floor / 2 || noncma_drop > FILL_STEP_MIN / 2) {
+	if (free < t->floor / 2 || (free < t->floor && noncma_drop > FILL_STEP_MIN / 2)) {
 		r->why = "free memory outside CMA is at the floor";
 		return 0;
 	}

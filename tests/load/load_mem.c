@@ -204,11 +204,17 @@ size_t mem_touch(struct load_mem *m, const struct load_sys *s, int area,
 	return done;
 }
 
-/* Give unit @u back to the kernel; the range stays reserved. */
-static int release_unit(struct load_mem *m, size_t u)
+/*
+ * Give units @u..@u + @n back to the kernel, in one call: the range stays
+ * reserved. Return: 0 or -errno.
+ */
+static int release_run(struct load_mem *m, size_t u, size_t n)
 {
-	size_t len = m->unit * page_bytes(), off = u * len;
+	size_t len = n * m->unit * page_bytes(), off = u * m->unit * page_bytes();
+	size_t i;
 
+	if (!n)
+		return 0;
 	if (m->kind == LOAD_SHMEM) {
 		if (fallocate(m->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			      off, len))
@@ -219,8 +225,9 @@ static int release_unit(struct load_mem *m, size_t u)
 		/* A new mapping the same as its neighbours merges with them. */
 		return -errno;
 	}
-	memset(&m->pfn[u * m->unit], 0, m->unit * sizeof(*m->pfn));
-	m->holes[m->nholes++] = u;
+	memset(&m->pfn[u * m->unit], 0, n * m->unit * sizeof(*m->pfn));
+	for (i = 0; i < n; i++)
+		m->holes[m->nholes++] = u + i;
 	return 0;
 }
 
@@ -265,18 +272,25 @@ static bool unit_matches(const struct load_mem *m, const struct load_sys *s,
 size_t mem_release(struct load_mem *m, const struct load_sys *s, int area,
 		   enum mem_where where, size_t units)
 {
-	size_t done = 0, seen, batch, u, i;
+	size_t done = 0, seen, batch, u, i, run;
 
 	for (seen = 0; seen < m->units && done < units; seen += batch) {
 		u = m->cursor;
 		batch = m->units - u < 4096 ? m->units - u : 4096;
 		if (mem_refresh(m, u, batch))
 			break;
-		for (i = 0; i < batch && done < units; i++) {
-			if (unit_matches(m, s, u + i, area, where) &&
-			    !release_unit(m, u + i))
-				done++;
+		/* Neighbours that match go back together. */
+		for (i = 0, run = 0; i < batch && done + run < units; i++) {
+			if (unit_matches(m, s, u + i, area, where)) {
+				run++;
+				continue;
+			}
+			if (!release_run(m, u + i - run, run))
+				done += run;
+			run = 0;
 		}
+		if (!release_run(m, u + i - run, run))
+			done += run;
 		m->cursor = (u + i) % m->units;
 		batch = i;
 	}
