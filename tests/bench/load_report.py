@@ -7,8 +7,10 @@ Each --in FILE is the JSON lines of one boot (tests/qemu/bench-load.sh):
 sample, with its errno, start time, turn and the kernel counters it moved;
 "load" names the memory load it ran under), the load's records
 (cmabuf_load: what it placed where before each sample, "record": "load"),
-the page-copy rate ("record": "copy") and 7.2's cma_alloc_busy_retry trace
-events ("record": "trace"), which are counted to the sample they fall in.
+the page-copy rate ("record": "copy"), 7.2's cma_alloc_busy_retry trace
+events ("record": "trace"), which are counted to the sample they fall in,
+and processes killed in the middle of a loaded allocation ("record":
+"kill", tests/load/cmabuf_killtime.c).
 
 Writes OUT/report.md, OUT/report.json and, where gnuplot runs, a latency
 CDF per workload and load (OUT/cdf-WORKLOAD-LOAD.png): the fraction of
@@ -40,8 +42,8 @@ def rank(value, order):
 
 
 def load_file(path):
-    """One boot's records: (results, loads, copies, traces)."""
-    results, loads, copies, traces = [], [], [], []
+    """One boot's records: (results, loads, copies, traces, kills)."""
+    results, loads, copies, traces, kills = [], [], [], [], []
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
@@ -60,9 +62,11 @@ def load_file(path):
                 copies.append(r)
             elif kind == "trace":
                 traces.append(r)
+            elif kind == "kill":
+                kills.append(r)
             elif "workload" in r and "samples_ns" in r:
                 results.append(r)
-    return results, loads, copies, traces
+    return results, loads, copies, traces, kills
 
 
 def percentile(values, pct):
@@ -149,13 +153,13 @@ def collect(files):
     rows, boots = [], []
     for path in files:
         boot = os.path.basename(path).rsplit(".", 1)[0]
-        results, loads, copies, traces = load_file(path)
+        results, loads, copies, traces, kills = load_file(path)
         copy_rate = copies[-1]["pages_per_s"] if copies else None
         longterm = [r["longterm"] for r in loads
                     if r.get("event") == "start" and r.get("longterm", {}).get("bytes")]
         boots.append({"boot": boot, "file": path, "copy_pages_s": copy_rate,
                       "kernels": sorted({r["kernel"] for r in results}),
-                      "longterm": longterm,
+                      "longterm": longterm, "kills": kills,
                       "trace_events": len(traces)})
         for r in results:
             rows.append(summarise(boot, r, loads, traces, copy_rate))
@@ -275,6 +279,37 @@ def boots_lines(boots):
     return lines
 
 
+def delta(kill, key):
+    """How much a counter moved over the kill, "—" where it is not known."""
+    b, a = kill["before"].get(key), kill["after"].get(key)
+    return "—" if a is None or b is None else str(a - b)
+
+
+def kill_table(boots):
+    """Processes SIGKILLed in the middle of a loaded allocation."""
+    lines = ["", "### SIGKILL during a loaded allocation", "",
+             "| boot | path | size | killed after | kills in the call | gone after "
+             "(median, max) | CMA pages left | interrupted / failures counted |",
+             "|---|---|---|---|---|---|---|---|"]
+    found = False
+    for b in boots:
+        paths = sorted({k["path"] for k in b["kills"]}, key=lambda p: rank(p, PATH_ORDER))
+        for path in paths:
+            ks = [k for k in b["kills"] if k["path"] == path]
+            inside = [k for k in ks if k["call"] == "in the call"]
+            gone = [k["exit_ns"] for k in inside]
+            left = ", ".join(delta(k, "cma_used_pages") for k in ks)
+            counted = ", ".join(f"{delta(k, 'interrupted')} / {delta(k, 'failures')}"
+                                for k in inside)
+            found = True
+            lines.append(
+                f"| {b['boot']} | {path} | {ks[0]['size_bytes'] >> 20} MiB | "
+                f"{ks[0]['after_ms']} ms | {len(inside)} of {len(ks)} | "
+                f"{ms(statistics.median(gone) if gone else None)}, "
+                f"{ms(max(gone, default=None))} ms | {left} | {counted} |")
+    return lines if found else []
+
+
 def write_markdown(path, rows, boots):
     lines = ["Allocation under memory load. Times in ms; percentiles of the "
              "attempts that succeeded, ok / n the success rate; moved pages "
@@ -289,6 +324,7 @@ def write_markdown(path, rows, boots):
             lines += sampled_table(rows, w, phase)
     lines += concurrent_table(rows)
     lines += fragment_table(rows)
+    lines += kill_table(boots)
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
 

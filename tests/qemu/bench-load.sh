@@ -49,7 +49,7 @@ for s in "${settings[@]}"; do
 	results=$CMABUF_BUILD/results-bench-load/$k-$name
 	python3 "$here/collect.py" guest "$results" "$logs"
 	tap=$results/bench-load.tap
-	sed -n 's/^# \(bench\|load\|trace\)-json //p' "$tap" >"$out/$k-$name.jsonl"
+	sed -n 's/^# \(bench\|load\|trace\|kill\)-json //p' "$tap" >"$out/$k-$name.jsonl"
 	inputs+=(--in "$out/$k-$name.jsonl")
 	log "$k ($name): $(($(date +%s) - start)) s"
 	grep -q '^not ok' "$tap" && die "$k ($name): a workload failed, see $tap"

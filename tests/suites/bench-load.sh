@@ -17,7 +17,11 @@
 #   CMABUF_LOAD_N64    samples per path of the 64 MiB-class workloads (17)
 #   CMABUF_LOAD_N1G    samples per path of the 1 GiB-class ones (4)
 #   CMABUF_LOAD_PARTS  which parts run, comma-separated: idle, fill, churn,
-#                      pins, kinds (all)
+#                      pins, kinds, kill (all)
+#
+# "kill": a process SIGKILLed 1 s into a 1 GiB allocation from a filled
+# large-pool (cmabuf_killtime), twice per path: the time until it is gone,
+# and the area's CMA pages in use before and after ("# kill-json").
 
 # The load's options go as words: $general and $large split on purpose.
 # shellcheck disable=SC2086
@@ -27,7 +31,7 @@
 
 n64=${CMABUF_LOAD_N64:-17}
 n1g=${CMABUF_LOAD_N1G:-4}
-parts=$(echo "${CMABUF_LOAD_PARTS:-idle fill churn pins kinds}" | tr , " ")
+parts=$(echo "${CMABUF_LOAD_PARTS:-idle fill churn pins kinds kill}" | tr , " ")
 general="--area general-pool --free-below 16M --room 192M"
 large="--area large-pool --free-below 16M --room 1152M"
 
@@ -55,6 +59,47 @@ loaded() {
 	fi
 	load_bench "$@"
 	load_stop || echo "# the load did not stop cleanly"
+}
+
+# kill_paths: what cmabuf_killtime allocates with, one path a line.
+kill_paths() {
+	for s in compound frozen legacy; do
+		cmabufctl info -d large 2>/dev/null | grep -q "^  strategies .*$s" &&
+			echo "--device /dev/cmabuf-large --strategy $s"
+	done
+	[ -e /dev/dma_heap/large-pool ] && echo "--heap large-pool"
+}
+
+# killed: every path's process killed twice, 1 s into a loaded 1 GiB call.
+killed() {
+	n=$((n + 1))
+	bad=0
+	if ! load_start kill $large; then
+		echo "not ok $n SIGKILL during a loaded 1 GiB allocation (the load did not start)"
+		fails=$((fails + 1))
+		load_stop
+		return
+	fi
+	kill_paths | while read -r args; do
+		for try in 1 2; do
+			cmabuf_load refill --socket "$load_sock" >>"$load_records"
+			cmabuf_killtime $args --size 1G --after 1000 >/tmp/kill.json ||
+				echo "# cmabuf_killtime $args failed (try $try)"
+			sed 's/^/# kill-json /' /tmp/kill.json
+		done
+	done >/tmp/kill.out
+	cat /tmp/kill.out
+	load_stop || bad=1
+	# Nothing left behind: the area's pages in CMA use as before each kill.
+	grep -q 'failed (try' /tmp/kill.out && bad=1
+	sed -n 's/.*"before": {"cma_used_pages": \([0-9]*\),.*"after": {"cma_used_pages": \([0-9]*\),.*/\1 \2/p' \
+		/tmp/kill.out | awk '$1 != $2 { bad = 1 } END { exit bad }' || bad=1
+	if [ $bad -eq 0 ]; then
+		echo "ok $n SIGKILL during a loaded 1 GiB allocation, $(grep -c '^# kill-json' /tmp/kill.out) times"
+	else
+		echo "not ok $n SIGKILL during a loaded 1 GiB allocation"
+		fails=$((fails + 1))
+	fi
 }
 
 echo "TAP version 13"
@@ -97,5 +142,6 @@ if part kinds; then
 	loaded shmem $general --kind shmem -- "load-64m, shmem" load-64m \
 		--iterations "$n1g"
 fi
+part kill && killed
 echo "1..$n"
 [ $fails -eq 0 ]
