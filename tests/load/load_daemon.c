@@ -41,6 +41,9 @@ void *churn_thread(void *arg)
 		now = now_ns();
 		owed += d->churn_rate * (now - last) / 1000000000ULL;
 		last = now;
+		/* After a refill held the lock, no burst: a tenth of a second. */
+		if (owed > d->churn_rate / 10)
+			owed = d->churn_rate / 10;
 		units = owed / unit;
 		if (!units)
 			continue;

@@ -168,7 +168,7 @@ static int make_room(struct load_mem *m, struct load_sys *s,
 		else if (!got)
 			break;
 	}
-	r->why = "no page of ours outside the area is left to give back";
+	r->why = "too little room outside the area: no page of ours left to give back";
 	return 0;
 }
 
@@ -180,6 +180,7 @@ int load_fill(struct load_mem *m, struct load_sys *s,
 	      const struct load_target *t, struct load_fill *r)
 {
 	__u64 start = now_ns();
+	const char *why;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -189,9 +190,14 @@ int load_fill(struct load_mem *m, struct load_sys *s,
 		r->ns = now_ns() - start;
 		return ret;
 	}
+	/* Room even when the area did not fill: what is there must move. */
 	ret = fill_area(m, s, t, r);
-	if (!ret && !r->why)
+	why = r->why;
+	r->why = NULL;
+	if (!ret)
 		ret = make_room(m, s, t, r);
+	if (why)
+		r->why = why;
 	r->met = !ret && !r->why;
 	r->ns = now_ns() - start;
 	return ret;
