@@ -146,10 +146,12 @@ enum bench_counter {
  * struct bench_counters - one reading of every counter
  * @v: the values
  * @present: BIT() of each counter this kernel and driver have
+ * @cma_free: CmaFree of /proc/meminfo, bytes (a level, not a count)
  */
 struct bench_counters {
 	__u64 v[BENCH_COUNTERS];
 	unsigned int present;
+	__u64 cma_free;
 };
 
 /**
@@ -165,6 +167,7 @@ struct bench_counters {
  * @block_ns: with @blocks > 1, per sample @blocks allocation times
  * @delta: per sample, how much each counter moved
  * @present: the counters that were read
+ * @cma_free: per sample, CmaFree before it and after it
  */
 struct bench_samples {
 	unsigned int n, max, blocks;
@@ -174,6 +177,7 @@ struct bench_samples {
 	__u64 *block_ns;
 	__u64 (*delta)[BENCH_COUNTERS];
 	unsigned int present;
+	__u64 (*cma_free)[2];
 };
 
 /**

@@ -138,6 +138,22 @@ static void vmstat_read(struct bench_counters *k)
 	fclose(fp);
 }
 
+static void cma_free_read(struct bench_counters *k)
+{
+	char line[128];
+	unsigned long long kb;
+	FILE *fp;
+
+	fp = fopen("/proc/meminfo", "re");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "CmaFree: %llu kB", &kb) == 1)
+			k->cma_free = kb << 10;
+	}
+	fclose(fp);
+}
+
 static void cmabuf_stat_read(const struct bench_ctx *c, const char *file,
 			     enum bench_counter i, struct bench_counters *k)
 {
@@ -163,6 +179,7 @@ void bench_counters_read(const struct bench_ctx *c, struct bench_counters *k)
 
 	memset(k, 0, sizeof(*k));
 	vmstat_read(k);
+	cma_free_read(k);
 	for (i = 0; i < ARRAY_SIZE(area); i++) {
 		if (!dev_area_sysfs_read(c->dev.area, area[i].file, &k->v[area[i].i]))
 			k->present |= BIT(area[i].i);
@@ -184,10 +201,11 @@ int bench_samples_init(struct bench_samples *r, unsigned int max,
 	r->err = calloc(max, sizeof(*r->err));
 	r->turn = calloc(max, sizeof(*r->turn));
 	r->delta = calloc(max, sizeof(*r->delta));
+	r->cma_free = calloc(max, sizeof(*r->cma_free));
 	if (blocks > 1)
 		r->block_ns = calloc((size_t)max * blocks, sizeof(*r->block_ns));
 	if (!r->ns || !r->free_ns || !r->start_ns || !r->err || !r->turn ||
-	    !r->delta || (blocks > 1 && !r->block_ns)) {
+	    !r->delta || !r->cma_free || (blocks > 1 && !r->block_ns)) {
 		bench_samples_free(r);
 		return -ENOMEM;
 	}
@@ -202,6 +220,7 @@ void bench_samples_free(struct bench_samples *r)
 	free(r->err);
 	free(r->turn);
 	free(r->delta);
+	free(r->cma_free);
 	free(r->block_ns);
 	memset(r, 0, sizeof(*r));
 }
@@ -231,6 +250,8 @@ void bench_samples_delta(struct bench_samples *r, unsigned int i,
 	r->present = before->present & after->present;
 	for (k = 0; k < BENCH_COUNTERS; k++)
 		r->delta[i][k] = after->v[k] - before->v[k];
+	r->cma_free[i][0] = before->cma_free;
+	r->cma_free[i][1] = after->cma_free;
 }
 
 /* What every record of a loop workload starts with. */
@@ -317,7 +338,10 @@ void bench_json_latency(struct json *j, const __u64 *ns, const int *err,
 	json_close(j);
 }
 
-/* When each sample started, its turn, and what each counter did in it. */
+/*
+ * When each sample started, its turn, what each counter did in it, and
+ * CmaFree before and after it.
+ */
 void bench_json_counters(struct json *j, const struct bench_samples *r)
 {
 	unsigned int i;
@@ -341,6 +365,12 @@ void bench_json_counters(struct json *j, const struct bench_samples *r)
 		json_close(j);
 	}
 	json_close(j);
+	for (k = 0; k < 2; k++) {
+		json_array(j, k ? "cma_free_after" : "cma_free_before");
+		for (i = 0; i < r->n; i++)
+			json_u64(j, NULL, r->cma_free[i][k]);
+		json_close(j);
+	}
 }
 
 /* A warning that says how many samples of @p failed, and how. */
