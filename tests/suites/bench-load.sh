@@ -104,9 +104,11 @@ killed() {
 
 echo "TAP version 13"
 trace_on
-# The page-copy rate, beside which migration's rate is set.
-bench_tag=copy
-cmabuf_load copy >"$load_records" && load_emit
+# The page-copy rate, beside which migration's rate is set, and where the
+# machine's pages are before any load.
+bench_tag=idle
+{ cmabuf_load copy && cmabuf_load status --json; } >"$load_records"
+load_emit
 bench_tag=
 
 if part idle; then
