@@ -45,7 +45,7 @@ struct opts {
 	enum load_kind kind;
 	__u64 free_below, room, floor, size, churn, longterm;
 	struct load_splice splice;
-	bool json;
+	bool json, churn_given, splice_given;
 };
 
 __u64 now_ns(void)
@@ -75,6 +75,7 @@ static void print_usage(FILE *fp)
 		"                   [--churn RATE] [--splice PAGES,HOLD_MS,GAP_MS]\n"
 		"                   [--longterm SIZE] [--log FILE]\n"
 		"       cmabuf_load refill|stop --socket PATH\n"
+		"       cmabuf_load set --socket PATH [--churn RATE] [--splice P,H,G]\n"
 		"       cmabuf_load status [--socket PATH] [--json]\n"
 		"       cmabuf_load copy [--size SIZE]\n"
 		"\n"
@@ -88,7 +89,8 @@ static void print_usage(FILE *fp)
 		"many; --splice holds PAGES of its pages in the area in pipes\n"
 		"(vmsplice) for HOLD_MS, then none for GAP_MS, over and over;\n"
 		"--longterm registers SIZE bytes, touched first, with io_uring\n"
-		"(long-term pins, which the kernel moves out of CMA).\n"
+		"(long-term pins, which the kernel moves out of CMA). set changes\n"
+		"--churn and --splice of a started load (0 and 0,0,0: none).\n"
 		"Every command prints one JSON record; status without --json, text.\n");
 }
 
@@ -106,19 +108,11 @@ static int size_arg(const char *name, const char *arg, __u64 *out)
 
 static int splice_arg(const char *arg, struct load_splice *sp)
 {
-	unsigned long pages;
-	unsigned int hold, gap;
-
-	if (sscanf(arg, "%lu,%u,%u", &pages, &hold, &gap) != 3 || !pages ||
-	    !hold) {
-		load_err("bad --splice '%s' (PAGES,HOLD_MS,GAP_MS, e.g. 256,200,50)",
-			 arg);
-		return -1;
-	}
-	sp->pages = pages;
-	sp->hold_ms = hold;
-	sp->gap_ms = gap;
-	return 0;
+	if (!splice_parse(arg, sp))
+		return 0;
+	load_err("bad --splice '%s' (PAGES,HOLD_MS,GAP_MS, up to %u pages, e.g. 256,200,50)",
+		 arg, LOAD_SPLICE_MAX);
+	return -1;
 }
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -172,9 +166,11 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_CHURN:
 			bad |= size_arg("--churn", optarg, &o->churn);
+			o->churn_given = true;
 			break;
 		case OPT_SPLICE:
 			bad |= splice_arg(optarg, &o->splice);
+			o->splice_given = true;
 			break;
 		case OPT_LONGTERM:
 			bad |= size_arg("--longterm", optarg, &o->longterm);
@@ -441,6 +437,25 @@ static int cmd_refill(const struct opts *o)
 	return client(o->socket, req, false);
 }
 
+static int cmd_set(const struct opts *o, bool churn, bool splice)
+{
+	char req[256];
+	int len;
+
+	if (!o->socket || (!churn && !splice)) {
+		load_err("set: --socket PATH and --churn or --splice are needed");
+		return 2;
+	}
+	len = snprintf(req, sizeof(req), "set");
+	if (churn)
+		len += snprintf(req + len, sizeof(req) - len, " churn=%llu", o->churn);
+	if (splice)
+		len += snprintf(req + len, sizeof(req) - len, " splice=%zu,%u,%u",
+				o->splice.pages, o->splice.hold_ms, o->splice.gap_ms);
+	snprintf(req + len, sizeof(req) - len, "\n");
+	return client(o->socket, req, false);
+}
+
 static int cmd_status(const struct opts *o)
 {
 	struct load_record rec = { .event = "status" };
@@ -527,6 +542,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "status"))
 		return cmd_status(&o);
+	if (!strcmp(cmd, "set"))
+		return cmd_set(&o, o.churn_given, o.splice_given);
 	if (!strcmp(cmd, "copy"))
 		return cmd_copy(&o);
 	load_err("unknown command '%s'", cmd);

@@ -74,6 +74,8 @@ enum load_kind { LOAD_ANON, LOAD_THP, LOAD_SHMEM, LOAD_KIND_COUNT };
  * units (a page; 2 MiB for THP). @pfn is the last frame pagemap showed for
  * each page (0: not present; RAM never starts at frame 0 on arm64 virt).
  * Released units go on the @holes stack and are touched again from there.
+ * @placed marks the units a fill left in its area: those an allocation
+ * then migrated out are the ones a refill gives back.
  */
 struct load_mem {
 	enum load_kind kind;
@@ -84,6 +86,7 @@ struct load_mem {
 	size_t *holes;
 	size_t nholes;
 	size_t cursor;
+	bool *placed;
 };
 
 const char *mem_kind_name(enum load_kind kind);
@@ -95,6 +98,7 @@ enum mem_where {
 	MEM_IN_AREA,	/* in the area */
 	MEM_NOT_CMA,	/* in no CMA area: memory every allocation can use */
 	MEM_NOT_AREA,	/* anywhere but the area */
+	MEM_MOVED_OUT,	/* left in the area by the last fill, elsewhere now */
 	MEM_ANY,
 };
 
@@ -103,6 +107,7 @@ size_t mem_touch(struct load_mem *m, const struct load_sys *s, int area,
 int mem_refresh(struct load_mem *m, size_t first, size_t units);
 size_t mem_release(struct load_mem *m, const struct load_sys *s, int area,
 		   enum mem_where where, size_t units);
+void mem_mark_placed(struct load_mem *m, const struct load_sys *s, int area);
 void mem_placement(const struct load_mem *m, const struct load_sys *s,
 		   __u64 *per_area, __u64 *per_zone, __u64 *elsewhere);
 __u64 mem_held(const struct load_mem *m);
@@ -131,6 +136,8 @@ int load_fill(struct load_mem *m, struct load_sys *s,
 	      const struct load_target *t, struct load_fill *r);
 
 /* Pages a pipe holds after vmsplice(): they cannot move until read. */
+#define LOAD_SPLICE_MAX		65536
+
 struct load_splice {
 	size_t pages;
 	unsigned int hold_ms, gap_ms;
@@ -148,7 +155,11 @@ struct load_longterm {
 int pin_longterm(struct load_longterm *lt, struct load_sys *s);
 void pin_longterm_end(struct load_longterm *lt);
 
-/* The daemon's state, shared by its threads under @lock. */
+/*
+ * The daemon's state, shared by its threads under @lock. The churn and
+ * the pipes idle while their rate or pages are 0; "set" requests change
+ * them.
+ */
 struct load_daemon {
 	pthread_mutex_t lock;
 	struct load_mem mem;
@@ -162,6 +173,8 @@ struct load_daemon {
 	int listen_fd;
 	FILE *log;
 };
+
+int splice_parse(const char *arg, struct load_splice *sp);
 
 int daemon_serve(struct load_daemon *d);
 void *churn_thread(void *arg);

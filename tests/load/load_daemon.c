@@ -5,7 +5,8 @@
  * and may keep churning (new pages at a stated rate, as many old ones
  * given back) and holding pages in pipes meanwhile.
  *
- * Requests are one line: "refill [PATH ITERATION]", "status" or "stop";
+ * Requests are one line: "refill [PATH ITERATION]", "set churn=RATE
+ * splice=PAGES,HOLD_MS,GAP_MS" (either), "status" or "stop";
  * each answer is a JSON record, then the connection closes (for "stop",
  * once the threads have ended: the process exits right after).
  */
@@ -25,7 +26,7 @@
  * New pages at @churn_rate bytes a second, as many of ours given back:
  * first those outside the target area, so that the churn itself never
  * empties it, and the new ones go wherever the allocator puts them (into
- * the area's free pageblocks when it has some).
+ * the area's free pageblocks when it has some). Idle at rate 0.
  */
 void *churn_thread(void *arg)
 {
@@ -39,7 +40,7 @@ void *churn_thread(void *arg)
 	while (!d->stop) {
 		nanosleep(&tick, NULL);
 		now = now_ns();
-		owed += d->churn_rate * (now - last) / 1000000000ULL;
+		owed = d->churn_rate ? owed + d->churn_rate * (now - last) / 1000000000ULL : 0;
 		last = now;
 		/* After a refill held the lock, no burst: a tenth of a second. */
 		if (owed > d->churn_rate / 10)
@@ -60,6 +61,28 @@ void *churn_thread(void *arg)
 		pthread_mutex_unlock(&d->lock);
 	}
 	return NULL;
+}
+
+/* "churn=RATE splice=PAGES,HOLD_MS,GAP_MS", either or both. */
+static int set_apply(struct load_daemon *d, const char *args)
+{
+	struct load_splice sp = d->splice;
+	char word[64];
+	int used;
+	__u64 rate = d->churn_rate;
+
+	while (sscanf(args, "%63s%n", word, &used) == 1) {
+		args += used;
+		if (!strncmp(word, "churn=", 6))
+			rate = strtoull(word + 6, NULL, 10);
+		else if (strncmp(word, "splice=", 7) || splice_parse(word + 7, &sp))
+			return -EINVAL;
+	}
+	d->churn_rate = rate;
+	d->splice.pages = sp.pages;
+	d->splice.hold_ms = sp.hold_ms;
+	d->splice.gap_ms = sp.gap_ms;
+	return 0;
 }
 
 static void answer(struct load_daemon *d, FILE *out, const char *event,
@@ -111,6 +134,13 @@ static FILE *serve_one(struct load_daemon *d, int conn)
 		else
 			answer(d, out, "refill", &fill, path, iter);
 		pthread_mutex_unlock(&d->lock);
+	} else if (!strcmp(cmd, "set")) {
+		pthread_mutex_lock(&d->lock);
+		if (set_apply(d, line + 3))
+			fprintf(out, "{\"error\": \"bad set request\"}\n");
+		else
+			answer(d, out, "set", NULL, NULL, NULL);
+		pthread_mutex_unlock(&d->lock);
 	} else if (!strcmp(cmd, "status")) {
 		pthread_mutex_lock(&d->lock);
 		sys_read(&d->sys);
@@ -126,7 +156,8 @@ static FILE *serve_one(struct load_daemon *d, int conn)
 }
 
 /*
- * Start the churn and the pipes, and answer requests until "stop".
+ * Start the churn and the pipes (idle until asked), and answer requests
+ * until "stop".
  * Return: 0 or -errno when a thread could not be started.
  */
 int daemon_serve(struct load_daemon *d)
@@ -136,11 +167,9 @@ int daemon_serve(struct load_daemon *d)
 	FILE *bye = NULL;
 	int conn, ret = 0;
 
-	if (d->churn_rate) {
-		ret = -pthread_create(&churn, NULL, churn_thread, d);
-		churning = !ret;
-	}
-	if (!ret && d->splice.pages) {
+	ret = -pthread_create(&churn, NULL, churn_thread, d);
+	churning = !ret;
+	if (!ret) {
 		ret = -pthread_create(&splice, NULL, splice_thread, d);
 		splicing = !ret;
 	}

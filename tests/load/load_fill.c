@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Filling an area: touch new pages until the area has fewer free bytes
- * than asked, then give back pages of ours that lie outside CMA until the
- * area's movable pages fit into free memory elsewhere (there is no swap).
+ * Filling an area: give back our pages that an allocation migrated out of
+ * it since the last fill, touch new pages until the area has fewer free
+ * bytes than asked, then give back pages of ours that lie outside CMA
+ * until the area's movable pages fit into free memory elsewhere (there is
+ * no swap). What the fill holds outside the area so stays the same from
+ * one refill to the next.
  *
  * Where a new page goes is the page allocator's choice. A movable page
  * prefers the highest zone (in the test bed ZONE_NORMAL is the whole
@@ -28,6 +31,23 @@ static __u64 noncma_free(const struct load_sys *s)
 	return s->mem_free > s->cma_free ? s->mem_free - s->cma_free : 0;
 }
 
+/*
+ * The free memory outside CMA never to go below: the high watermarks of
+ * the zones that have such memory (below them the kernel reclaims, and
+ * with no swap and nothing to reclaim it kills), and @t->floor on top.
+ */
+static __u64 floor_of(const struct load_sys *s, const struct load_target *t)
+{
+	__u64 pages = 0;
+	int i;
+
+	for (i = 0; i < s->nzones; i++) {
+		if (s->zones[i].managed > s->zones[i].cma)
+			pages += s->zones[i].high;
+	}
+	return t->floor + pages * s->page_size;
+}
+
 static __u64 clamp_u64(__u64 v, __u64 lo, __u64 hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
@@ -37,17 +57,19 @@ static __u64 clamp_u64(__u64 v, __u64 lo, __u64 hi)
  * How many bytes to touch next, 0 to stop (with @r->why). Below the floor
  * of free memory outside CMA, small steps, and only while most of the
  * last one went to CMA (the zone's movable pageblocks are used up, so
- * CMA is where new movable pages go); never below half the floor.
+ * CMA is where new movable pages go); never below the watermarks and half
+ * of @t->floor.
  */
 static __u64 fill_step(const struct load_sys *s, const struct load_target *t,
 		       __u64 want, __u64 noncma_drop, struct load_fill *r)
 {
-	__u64 free = noncma_free(s), step;
+	__u64 free = noncma_free(s), floor = floor_of(s, t), step;
 
 	step = clamp_u64(want, FILL_STEP_MIN, FILL_STEP_MAX);
-	if (free > t->floor + step)
+	if (free > floor + step)
 		return step;
-	if (free < t->floor / 2 || (free < t->floor && noncma_drop > FILL_STEP_MIN / 2)) {
+	if (free < floor - t->floor / 2 ||
+	    (free < floor && noncma_drop > FILL_STEP_MIN / 2)) {
 		r->why = "free memory outside CMA is at the floor";
 		return 0;
 	}
@@ -190,14 +212,22 @@ int load_fill(struct load_mem *m, struct load_sys *s,
 		r->ns = now_ns() - start;
 		return ret;
 	}
+	/* What an allocation moved out goes back first: it is not the load. */
+	ret = sys_read(s);
+	if (!ret)
+		r->released = mem_release(m, s, t->area, MEM_MOVED_OUT, m->units) *
+			      m->unit * s->page_size;
 	/* Room even when the area did not fill: what is there must move. */
-	ret = fill_area(m, s, t, r);
+	if (!ret)
+		ret = fill_area(m, s, t, r);
 	why = r->why;
 	r->why = NULL;
 	if (!ret)
 		ret = make_room(m, s, t, r);
 	if (why)
 		r->why = why;
+	if (!ret)
+		mem_mark_placed(m, s, t->area);
 	r->met = !ret && !r->why;
 	r->ns = now_ns() - start;
 	return ret;

@@ -106,7 +106,8 @@ int mem_init(struct load_mem *m, enum load_kind kind, __u64 bytes,
 		return -errno;
 	m->pfn = calloc(m->pages, sizeof(*m->pfn));
 	m->holes = malloc(m->units * sizeof(*m->holes));
-	if (!m->pfn || !m->holes)
+	m->placed = calloc(m->units, sizeof(*m->placed));
+	if (!m->pfn || !m->holes || !m->placed)
 		return -ENOMEM;
 	/* Popped from the end: units are touched in address order. */
 	for (u = 0; u < m->units; u++)
@@ -226,6 +227,7 @@ static int release_run(struct load_mem *m, size_t u, size_t n)
 		return -errno;
 	}
 	memset(&m->pfn[u * m->unit], 0, n * m->unit * sizeof(*m->pfn));
+	memset(&m->placed[u], 0, n * sizeof(*m->placed));
 	for (i = 0; i < n; i++)
 		m->holes[m->nholes++] = u + i;
 	return 0;
@@ -260,6 +262,8 @@ static bool unit_matches(const struct load_mem *m, const struct load_sys *s,
 		return a < 0;
 	case MEM_NOT_AREA:
 		return a != area;
+	case MEM_MOVED_OUT:
+		return m->placed[u] && a != area;
 	default:
 		return true;
 	}
@@ -295,6 +299,20 @@ size_t mem_release(struct load_mem *m, const struct load_sys *s, int area,
 		batch = i;
 	}
 	return done;
+}
+
+/* Mark the units now in @area (frames read afresh) as the fill's. */
+void mem_mark_placed(struct load_mem *m, const struct load_sys *s, int area)
+{
+	size_t u;
+	int a;
+
+	if (mem_refresh(m, 0, m->units))
+		return;
+	for (u = 0; u < m->units; u++) {
+		sys_where(s, unit_pfn(m, u), NULL, &a);
+		m->placed[u] = unit_pfn(m, u) && a == area;
+	}
 }
 
 /*

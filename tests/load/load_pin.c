@@ -113,17 +113,35 @@ static void pipe_drain(int fd)
 		;
 }
 
-static int pipes_open(int (*pipes)[2], size_t n)
+/* Pipes that hold @pages pages; NULL after a message. */
+static int (*pipes_open(struct load_daemon *d, size_t pages, size_t *n))[2]
+{
+	int (*pipes)[2];
+	size_t i;
+
+	*n = (pages * d->sys.page_size + PIPE_BYTES - 1) / PIPE_BYTES;
+	pipes = calloc(*n, sizeof(*pipes));
+	for (i = 0; pipes && i < *n; i++) {
+		if (pipe2(pipes[i], O_NONBLOCK | O_CLOEXEC)) {
+			fprintf(d->log, "cmabuf_load: splice: pipe: %s\n", strerror(errno));
+			*n = i;
+			return pipes;
+		}
+		/* Root may go past pipe-max-size. */
+		fcntl(pipes[i][1], F_SETPIPE_SZ, PIPE_BYTES);
+	}
+	return pipes;
+}
+
+static void pipes_close(int (*pipes)[2], size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (pipe2(pipes[i], O_NONBLOCK | O_CLOEXEC))
-			return -errno;
-		/* Root may go past pipe-max-size. */
-		fcntl(pipes[i][1], F_SETPIPE_SZ, PIPE_BYTES);
+		close(pipes[i][0]);
+		close(pipes[i][1]);
 	}
-	return 0;
+	free(pipes);
 }
 
 /* Splice up to @n of our pages in the target area into the pipes. */
@@ -147,37 +165,59 @@ static __u64 splice_some(struct load_daemon *d, int (*pipes)[2], size_t npipes,
 }
 
 /*
- * Over and over: hold some of our pages in the area in pipes for
- * @hold_ms, then let them go for @gap_ms.
+ * Over and over: hold @splice.pages of our pages in the area in pipes for
+ * @hold_ms, then let them go for @gap_ms. Idle while @pages is 0; a "set"
+ * request changes it.
  */
 void *splice_thread(void *arg)
 {
 	struct load_daemon *d = arg;
 	struct load_splice *sp = &d->splice;
-	size_t npipes, i;
-	unsigned char **addrs;
-	int (*pipes)[2];
+	unsigned char **addrs = NULL;
+	int (*pipes)[2] = NULL;
+	size_t npipes = 0, pages = 0, i;
 
-	npipes = (sp->pages * d->sys.page_size + PIPE_BYTES - 1) / PIPE_BYTES;
-	pipes = calloc(npipes, sizeof(*pipes));
-	addrs = calloc(sp->pages, sizeof(*addrs));
-	if (!pipes || !addrs || pipes_open(pipes, npipes)) {
-		fprintf(d->log, "cmabuf_load: splice: no pipes: %s\n", strerror(errno));
-		return NULL;
-	}
 	while (!d->stop) {
-		sp->pinned += splice_some(d, pipes, npipes, addrs, sp->pages);
+		if (sp->pages != pages) {
+			pipes_close(pipes, npipes);
+			npipes = 0;
+			free(addrs);
+			pages = sp->pages;
+			pipes = pages ? pipes_open(d, pages, &npipes) : NULL;
+			addrs = pages ? calloc(pages, sizeof(*addrs)) : NULL;
+			if (pages && (!pipes || !addrs)) {
+				fprintf(d->log, "cmabuf_load: splice: no memory for %zu pages\n",
+					pages);
+				break;
+			}
+		}
+		if (!pages) {
+			sleep_ms(50);
+			continue;
+		}
+		sp->pinned += splice_some(d, pipes, npipes, addrs, pages);
 		sp->cycles++;
 		sleep_ms(sp->hold_ms);
 		for (i = 0; i < npipes; i++)
 			pipe_drain(pipes[i][0]);
 		sleep_ms(sp->gap_ms);
 	}
-	for (i = 0; i < npipes; i++) {
-		close(pipes[i][0]);
-		close(pipes[i][1]);
-	}
-	free(pipes);
+	pipes_close(pipes, npipes);
 	free(addrs);
 	return NULL;
+}
+
+/* "PAGES,HOLD_MS,GAP_MS" (0,0,0 for none); 0 or -EINVAL. */
+int splice_parse(const char *arg, struct load_splice *sp)
+{
+	unsigned long pages;
+	unsigned int hold, gap;
+
+	if (sscanf(arg, "%lu,%u,%u", &pages, &hold, &gap) != 3 ||
+	    pages > LOAD_SPLICE_MAX || (pages && !hold))
+		return -EINVAL;
+	sp->pages = pages;
+	sp->hold_ms = hold;
+	sp->gap_ms = gap;
+	return 0;
 }

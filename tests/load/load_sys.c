@@ -267,12 +267,15 @@ static void use_count(struct load_use *u, __u64 f)
  * What holds each page of @area: a page the area's bitmap marks is CMA's,
  * any other is counted by its flags. A free page shows no flag but the
  * buddy one (on the head of a free block) or none (the rest, and pages on
- * a per-CPU list), as do CMA's own frozen pages: hence the bitmap.
+ * a per-CPU list), as do CMA's own frozen pages: hence the bitmap. Reading
+ * it costs the kernel a large buffer, which a nearly full machine may not
+ * have: it is read only when CMA has handed out some of the area.
  */
 int sys_scan_area(struct load_sys *s, int area)
 {
 	struct load_area *a = &s->areas[area];
-	__u64 *flags, pfn, i, n;
+	__u64 *flags, pfn, i, n, used;
+	char dir[512];
 	__u32 *map;
 	size_t words = 0;
 	ssize_t got;
@@ -283,7 +286,12 @@ int sys_scan_area(struct load_sys *s, int area)
 	if (fd < 0)
 		return -errno;
 	flags = malloc(SCAN_BATCH * sizeof(*flags));
-	map = bitmap_read(a, &words);
+	/* Only an area CMA hands out from has a bitmap worth reading. */
+	snprintf(dir, sizeof(dir), "%s/%s", CMA_DEBUGFS, a->name);
+	if (read_u64_file(dir, "used", &used) || used)
+		map = bitmap_read(a, &words);
+	else
+		map = calloc(1, sizeof(*map));
 	if (!flags || !map) {
 		ret = -ENOMEM;
 		goto out;
