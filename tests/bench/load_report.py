@@ -91,19 +91,18 @@ def busy_per_sample(result, traces):
 
 def placement(result, loads):
     """Medians over the refills before @result's samples: the target
-    area's free bytes and the bytes of movable pages in it."""
+    area's free bytes, and the rest of it, which the load's movable pages
+    fill (the area hands nothing out between samples)."""
     free, held, met = [], [], []
     for rec in loads:
         if (rec.get("event") != "refill" or rec.get("load") != result.get("load")
                 or rec.get("bench_path") != result["path"]):
             continue
-        target = (rec.get("target") or {}).get("area")
-        for a in rec.get("areas", []):
-            if a["name"] == target and "free" in a:
-                free.append(a["free"])
-                held.append(sum(a.get(k, 0) for k in
-                                ("anon", "thp", "shmem", "file", "other")))
-        met.append(bool((rec.get("fill") or {}).get("met")))
+        fill, target = rec.get("fill") or {}, rec.get("target") or {}
+        if "area_free" in fill and target.get("area_bytes"):
+            free.append(fill["area_free"])
+            held.append(target["area_bytes"] - fill["area_free"])
+        met.append(bool(fill.get("met")))
     return {"area_free": statistics.median(free) if free else None,
             "area_movable": statistics.median(held) if held else None,
             "refills": len(met), "refills_met": sum(met)}

@@ -74,8 +74,9 @@ enum load_kind { LOAD_ANON, LOAD_THP, LOAD_SHMEM, LOAD_KIND_COUNT };
  * units (a page; 2 MiB for THP). @pfn is the last frame pagemap showed for
  * each page (0: not present; RAM never starts at frame 0 on arm64 virt).
  * Released units go on the @holes stack and are touched again from there.
- * @placed marks the units a fill left in its area: those an allocation
- * then migrated out are the ones a refill gives back.
+ * @placed marks the units touched into the target area: those an
+ * allocation then migrated out are the ones a refill gives back. No unit
+ * at or above @top has ever been touched: scans stop there.
  */
 struct load_mem {
 	enum load_kind kind;
@@ -85,7 +86,7 @@ struct load_mem {
 	__u64 *pfn;
 	size_t *holes;
 	size_t nholes;
-	size_t cursor;
+	size_t cursor, top;
 	bool *placed;
 };
 
@@ -107,7 +108,6 @@ size_t mem_touch(struct load_mem *m, const struct load_sys *s, int area,
 int mem_refresh(struct load_mem *m, size_t first, size_t units);
 size_t mem_release(struct load_mem *m, const struct load_sys *s, int area,
 		   enum mem_where where, size_t units);
-void mem_mark_placed(struct load_mem *m, const struct load_sys *s, int area);
 void mem_placement(const struct load_mem *m, const struct load_sys *s,
 		   __u64 *per_area, __u64 *per_zone, __u64 *elsewhere);
 __u64 mem_held(const struct load_mem *m);
@@ -125,10 +125,12 @@ struct load_target {
 	__u64 free_below, room, floor, size;
 };
 
+/* What a fill did; the times of its three steps, and all of it. */
 struct load_fill {
 	bool met;
 	const char *why;
 	__u64 touched, released, ns;
+	__u64 ns_moved, ns_touch, ns_room;
 	__u64 area_free, outside_free;
 };
 
@@ -189,6 +191,7 @@ struct load_record {
 	const struct load_fill *fill;
 	const struct load_daemon *daemon;
 	const char *bench_path, *bench_iteration;
+	bool light;		/* a refill's: no scan of pages, ours or the areas' */
 };
 
 void report_json(FILE *fp, const struct load_record *rec);

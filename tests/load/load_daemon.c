@@ -90,6 +90,8 @@ static void answer(struct load_daemon *d, FILE *out, const char *event,
 		   const char *iteration)
 {
 	struct load_record rec = {
+		/* Refills come before every sample: what the fill did, cheaply. */
+		.light = !!fill,
 		.event = event,
 		.sys = &d->sys,
 		.mem = &d->mem,

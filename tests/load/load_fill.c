@@ -215,19 +215,20 @@ int load_fill(struct load_mem *m, struct load_sys *s,
 	/* What an allocation moved out goes back first: it is not the load. */
 	ret = sys_read(s);
 	if (!ret)
-		r->released = mem_release(m, s, t->area, MEM_MOVED_OUT, m->units) *
+		r->released = mem_release(m, s, t->area, MEM_MOVED_OUT, m->top) *
 			      m->unit * s->page_size;
+	r->ns_moved = now_ns() - start;
 	/* Room even when the area did not fill: what is there must move. */
 	if (!ret)
 		ret = fill_area(m, s, t, r);
+	r->ns_touch = now_ns() - start - r->ns_moved;
 	why = r->why;
 	r->why = NULL;
 	if (!ret)
 		ret = make_room(m, s, t, r);
+	r->ns_room = now_ns() - start - r->ns_moved - r->ns_touch;
 	if (why)
 		r->why = why;
-	if (!ret)
-		mem_mark_placed(m, s, t->area);
 	r->met = !ret && !r->why;
 	r->ns = now_ns() - start;
 	return ret;

@@ -153,36 +153,36 @@ static void touch_unit(struct load_mem *m, size_t u)
 	__asm__ __volatile__("" : : "r"(p) : "memory");
 }
 
-/* Of units @first..@first + @units, the pages now in @area. */
-static __u64 pages_in(const struct load_mem *m, const struct load_sys *s,
-		      int area, size_t first, size_t units)
-{
-	__u64 n = 0;
-	size_t p;
-	int a;
-
-	for (p = first * m->unit; p < (first + units) * m->unit; p++) {
-		if (!m->pfn[p])
-			continue;
-		sys_where(s, m->pfn[p], NULL, &a);
-		n += a == area;
-	}
-	return n;
-}
-
-/* Frames of a run of units just touched, and how many landed in @area. */
+/*
+ * Frames of a run of units just touched; those in @area (-1: none) are
+ * the fill's, and their pages are added to @in_area if given.
+ */
 static void touched_run(struct load_mem *m, const struct load_sys *s, int area,
 			__u64 *in_area, size_t first, size_t units)
 {
-	if (!units || mem_refresh(m, first, units))
+	size_t u, p;
+	int a;
+
+	if (!units || mem_refresh(m, first, units) || area < 0)
 		return;
-	if (in_area)
-		*in_area += pages_in(m, s, area, first, units);
+	for (u = first; u < first + units; u++) {
+		for (p = u * m->unit; p < (u + 1) * m->unit; p++) {
+			if (!m->pfn[p])
+				continue;
+			sys_where(s, m->pfn[p], NULL, &a);
+			if (a != area)
+				continue;
+			m->placed[u] = true;
+			if (in_area)
+				(*in_area)++;
+		}
+	}
 }
 
 /*
- * Touch up to @units released units; with @in_area, add how many of their
- * pages landed in @area. Return: how many units were touched.
+ * Touch up to @units released units; those that land in @area (-1: none)
+ * are marked the fill's, and with @in_area, their pages counted. Return:
+ * how many units were touched.
  */
 size_t mem_touch(struct load_mem *m, const struct load_sys *s, int area,
 		 __u64 *in_area, size_t units)
@@ -192,8 +192,12 @@ size_t mem_touch(struct load_mem *m, const struct load_sys *s, int area,
 	while (done < units && m->nholes) {
 		u = m->holes[--m->nholes];
 		touch_unit(m, u);
+		if (u >= m->top)
+			m->top = u + 1;
 		done++;
-		if (len && u == first + len) {
+		/* Runs in either order: holes go back on the stack ascending. */
+		if (len && (u == first + len || u + 1 == first)) {
+			first = u < first ? u : first;
 			len++;
 			continue;
 		}
@@ -233,6 +237,16 @@ static int release_run(struct load_mem *m, size_t u, size_t n)
 	return 0;
 }
 
+static bool in_area(const struct load_sys *s, int area, __u64 pfn)
+{
+	const struct load_area *a;
+
+	if (area < 0)
+		return false;
+	a = &s->areas[area];
+	return pfn >= a->base_pfn && pfn < a->base_pfn + a->count;
+}
+
 /* The first frame of unit @u, 0 when none of its pages is present. */
 static __u64 unit_pfn(const struct load_mem *m, size_t u)
 {
@@ -254,6 +268,9 @@ static bool unit_matches(const struct load_mem *m, const struct load_sys *s,
 
 	if (!pfn)
 		return false;
+	/* The common question, asked of every unit a refill scans. */
+	if (where == MEM_MOVED_OUT)
+		return m->placed[u] && !in_area(s, area, pfn);
 	sys_where(s, pfn, NULL, &a);
 	switch (where) {
 	case MEM_IN_AREA:
@@ -262,8 +279,6 @@ static bool unit_matches(const struct load_mem *m, const struct load_sys *s,
 		return a < 0;
 	case MEM_NOT_AREA:
 		return a != area;
-	case MEM_MOVED_OUT:
-		return m->placed[u] && a != area;
 	default:
 		return true;
 	}
@@ -278,9 +293,9 @@ size_t mem_release(struct load_mem *m, const struct load_sys *s, int area,
 {
 	size_t done = 0, seen, batch, u, i, run;
 
-	for (seen = 0; seen < m->units && done < units; seen += batch) {
-		u = m->cursor;
-		batch = m->units - u < 4096 ? m->units - u : 4096;
+	for (seen = 0; seen < m->top && done < units; seen += batch) {
+		u = m->cursor < m->top ? m->cursor : 0;
+		batch = m->top - u < 4096 ? m->top - u : 4096;
 		if (mem_refresh(m, u, batch))
 			break;
 		/* Neighbours that match go back together. */
@@ -295,24 +310,10 @@ size_t mem_release(struct load_mem *m, const struct load_sys *s, int area,
 		}
 		if (!release_run(m, u + i - run, run))
 			done += run;
-		m->cursor = (u + i) % m->units;
+		m->cursor = (u + i) % m->top;
 		batch = i;
 	}
 	return done;
-}
-
-/* Mark the units now in @area (frames read afresh) as the fill's. */
-void mem_mark_placed(struct load_mem *m, const struct load_sys *s, int area)
-{
-	size_t u;
-	int a;
-
-	if (mem_refresh(m, 0, m->units))
-		return;
-	for (u = 0; u < m->units; u++) {
-		sys_where(s, unit_pfn(m, u), NULL, &a);
-		m->placed[u] = unit_pfn(m, u) && a == area;
-	}
 }
 
 /*
@@ -328,7 +329,7 @@ void mem_placement(const struct load_mem *m, const struct load_sys *s,
 	memset(per_area, 0, LOAD_MAX_AREAS * sizeof(*per_area));
 	memset(per_zone, 0, LOAD_MAX_ZONES * sizeof(*per_zone));
 	*elsewhere = 0;
-	for (p = 0; p < m->pages; p++) {
+	for (p = 0; p < m->top * m->unit; p++) {
 		if (!m->pfn[p])
 			continue;
 		sys_where(s, m->pfn[p], &zone, &area);
@@ -357,9 +358,11 @@ size_t mem_pick(struct load_mem *m, const struct load_sys *s, int area,
 	size_t n = 0, seen, batch, u, i;
 	int a;
 
-	u = (size_t)random() % m->units;
-	for (seen = 0; seen < m->units && n < max; seen += batch) {
-		batch = m->units - u < 4096 ? m->units - u : 4096;
+	if (!m->top)
+		return 0;
+	u = (size_t)random() % m->top;
+	for (seen = 0; seen < m->top && n < max; seen += batch) {
+		batch = m->top - u < 4096 ? m->top - u : 4096;
 		if (mem_refresh(m, u, batch))
 			break;
 		for (i = u * m->unit; i < (u + batch) * m->unit && n < max; i++) {
@@ -370,7 +373,7 @@ size_t mem_pick(struct load_mem *m, const struct load_sys *s, int area,
 			if (a == area)
 				addrs[n++] = m->base + i * page_bytes();
 		}
-		u = (u + batch) % m->units;
+		u = (u + batch) % m->top;
 	}
 	return n;
 }

@@ -95,6 +95,9 @@ static void json_fill(struct json *j, const struct load_fill *f)
 	json_u64(j, "touched", f->touched);
 	json_u64(j, "released", f->released);
 	json_u64(j, "ns", f->ns);
+	json_u64(j, "ns_moved", f->ns_moved);
+	json_u64(j, "ns_touch", f->ns_touch);
+	json_u64(j, "ns_room", f->ns_room);
 	json_u64(j, "area_free", f->area_free);
 	json_u64(j, "outside_free", f->outside_free);
 	json_close(j);
@@ -105,10 +108,13 @@ static void json_target(struct json *j, const struct load_target *t,
 {
 	json_object(j, "target");
 	json_str(j, "kind", mem_kind_name(kind));
-	if (t->area >= 0)
+	if (t->area >= 0) {
 		json_str(j, "area", s->areas[t->area].name);
-	else
+		json_bytes(j, "area_bytes", s->areas[t->area].count, s);
+	} else {
 		json_null(j, "area");
+		json_null(j, "area_bytes");
+	}
 	json_u64(j, "free_below", t->free_below);
 	json_u64(j, "room", t->room);
 	json_u64(j, "floor", t->floor);
@@ -151,16 +157,22 @@ static void ours(const struct load_record *rec, __u64 *area, __u64 *zone)
 {
 	__u64 elsewhere;
 
-	mem_refresh(rec->mem, 0, rec->mem->units);
+	mem_refresh(rec->mem, 0, rec->mem->top);
 	mem_placement(rec->mem, rec->sys, area, zone, &elsewhere);
 }
 
+/*
+ * The record: what the load did, the machine's totals and zones, and
+ * unless @rec->light, where every page is (each area's, from kpageflags)
+ * and where ours are (from pagemap); those scans take seconds under TCG.
+ */
 void report_json(FILE *fp, const struct load_record *rec)
 {
 	__u64 area[LOAD_MAX_AREAS], zone[LOAD_MAX_ZONES];
+	bool ours_too = rec->mem && !rec->light;
 	struct json j;
 
-	if (rec->mem)
+	if (ours_too)
 		ours(rec, area, zone);
 	json_begin(&j, fp);
 	json_str(&j, "record", "load");
@@ -177,8 +189,9 @@ void report_json(FILE *fp, const struct load_record *rec)
 	if (rec->fill)
 		json_fill(&j, rec->fill);
 	json_meminfo(&j, rec->sys);
-	json_zones(&j, rec->sys, rec->mem ? zone : NULL);
-	json_areas(&j, rec->sys, rec->mem ? area : NULL);
+	json_zones(&j, rec->sys, ours_too ? zone : NULL);
+	if (!rec->light)
+		json_areas(&j, rec->sys, ours_too ? area : NULL);
 	if (rec->daemon)
 		json_daemon(&j, rec->daemon);
 	json_end(&j);

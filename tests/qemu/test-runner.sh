@@ -345,7 +345,7 @@ host_expect load_suite_failed_sample_fails fail "cmabuf-frozen: 3 of 4 loaded al
 	load_suite env FAKE_FAIL=cmabuf-frozen sh "$top/tests/suites/load.sh"
 host_expect load_suite_slow_compound_fails fail "not ok loaded median" \
 	load_suite env FAKE_COMPOUND_MS=300 sh "$top/tests/suites/load.sh"
-host_expect load_suite_load_not_started_fails fail "not ok the load fills general-pool" \
+host_expect load_suite_load_not_started_fails fail "not ok the load fills large-pool" \
 	load_suite env FAKE_LOAD_FAILS=1 sh "$top/tests/suites/load.sh"
 host_expect load_suite_without_load_program_fails fail "cmabuf_load (tests/load) is not installed" \
 	env PATH="$work/load/nobin:/usr/bin:/bin" TMPDIR="$work/load/tmp" \

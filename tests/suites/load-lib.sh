@@ -69,6 +69,15 @@ load_around() {
 	return $rc
 }
 
+# load_set TAG ARGS...: change the running load (cmabuf_load set ARGS:
+# --churn, --splice) and tag what follows with TAG.
+load_set() {
+	load_emit
+	bench_tag=$1
+	shift
+	cmabuf_load set --socket "$load_sock" "$@" >>"$load_records"
+}
+
 # load_bench NAME ARGS...: bench NAME ARGS, every sample after a refill.
 load_bench() {
 	name=$1
