@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report import fmt_ms, gnuplot_has  # noqa: E402
 
 SAMPLED = ("load-64m", "load-1g", "load-blocks-2m", "camera")
-LOAD_ORDER = ("idle", "fill", "churn", "pins", "thp", "shmem")
+LOAD_ORDER = ("idle", "fill", "churn", "pins", "thp", "shmem", "general", "check")
 PATH_ORDER = ("cmabuf-compound", "cmabuf-frozen", "cmabuf-legacy",
               "cmabuf-auto", "cma-heap")
 # The seed question's per-block figures (4.9 and 5.4), for context only.
