@@ -23,6 +23,7 @@
 #   make bench               before (6.12) / after (7.2) report in build/bench/
 #   make bench-load          allocation under memory load, build/bench/load/
 #   make demo                boot 7.2, allocate, share, short bench against 6.12
+#   make docs                rewrite docs/benchmarks.md's figures from the runs
 #   make soak                the fuzzer for 10 000 000 operations on 7.2-debug
 
 KDIR ?= $(or $(KERNEL_SRC),/lib/modules/$(shell uname -r)/build)
@@ -50,7 +51,7 @@ kdir = $(if $(wildcard $(KDIR)/Makefile),$(KDIR),$(error cmabuf: no kernel \
 	linux-headers-$(shell uname -r)) or set KDIR to your board's kernel build tree))
 
 .PHONY: all modules modules_install install uninstall clean module kernels \
-	userspace check shell lint bench bench-load demo soak deps
+	userspace check shell lint bench bench-load demo soak deps docs
 
 all: modules
 
@@ -135,3 +136,6 @@ demo:
 
 soak:
 	bash tests/qemu/soak.sh
+
+docs:
+	python3 docs/gen-benchmarks.py

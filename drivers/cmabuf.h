@@ -2,23 +2,21 @@
 /*
  * cmabuf: physically contiguous dma-bufs from CMA - internal interfaces
  *
- * Files and their jobs:
- *   cmabuf_main.c   module, platform driver, instances
- *   cmabuf_ioctl.c  misc device and ioctl dispatcher
- *   cmabuf_alloc.c  strategy choice, allocation, release
- *   cmabuf_zero.c   clearing new buffers, on every CPU of their node
- *   cmabuf_dmabuf.c dma_buf_ops and export
- *   cmabuf_sg.c     scatterlists cut to each importer's segment limits
- *   cmabuf_bench.c  CMABUF_IOC_BENCH
- *   cmabuf_stats.c  per-instance counters and their sysfs files
- *   cmabuf_heap.c   dma-heap front end (only where dma_heap_add is exported)
- *
- * Capabilities of the kernel are found at build time in its Module.symvers
- * (see Kbuild): CMABUF_HAVE_FROZEN (cma_alloc_frozen*), CMABUF_HAVE_AREA_STATS
- * (cma_get_size, cma_get_available_pages), CMABUF_HAVE_HEAP (dma_heap_add),
- * CMABUF_HAVE_FD_INSTALL (dma_buf_fd_install). Kbuild also passes the
- * version from the file VERSION: CMABUF_VERSION ("0.1.0") and
- * CMABUF_VERSION_CODE (its CMABUF_VERSION_NUMBER()).
+ * The files, from the top down; each calls only those below it:
+ *   cmabuf_main.c    module, platform driver, probe and remove
+ *   cmabuf_ioctl.c   misc device and its ioctls
+ *   cmabuf_heap.c    dma-heap front end (where dma_heap_add is exported)
+ *   cmabuf_bench.c   allocator round trips timed, in debugfs
+ *   cmabuf_dmabuf.c  the dma-buf exporter
+ *   cmabuf_pages.c   a buffer's pages: planned, allocated, cleared, counted
+ *   cmabuf_pool.c    buffers prepared ahead, and freed in the background
+ *   cmabuf_plan.c    a request turned into a plan (pure, KUnit-tested)
+ *   cmabuf_alloc.c   pages from CMA, one strategy at a time
+ *   cmabuf_zero.c    clearing, on every CPU of the node
+ *   cmabuf_sg.c      scatterlists cut to each importer's limits
+ *   cmabuf_stats.c   per-instance counters and their sysfs files
+ *   cmabuf_dev.c     the instance's reference count
+ *   cmabuf_compat.h  what differs between kernels
  */
 #ifndef _CMABUF_H
 #define _CMABUF_H
@@ -32,17 +30,16 @@
 
 #include <linux/cmabuf.h>
 
+#include "cmabuf_compat.h"
+
 struct cma;
+struct cmabuf_bench_state;
+struct cmabuf_pool;
+struct dentry;
 struct device;
 struct dma_buf;
 struct page;
 struct sg_table;
-
-/*
- * MODULE_IMPORT_NS() takes a string from 6.13 on and a bare word before;
- * both expand to this.
- */
-#define CMABUF_IMPORT_NS(ns)	MODULE_INFO(import_ns, ns)
 
 /* A buffer is one scatterlist entry: its length is an unsigned int. */
 #define CMABUF_MAX_BYTES	((u64)(UINT_MAX & PAGE_MASK))
@@ -56,11 +53,14 @@ struct sg_table;
  * @min_compound_order: smallest order COMPOUND may allocate.
  * @max_compound_order: largest order COMPOUND may allocate (kernel limit,
  *	not the area's size).
+ * @pmd_order: page order of what one PMD entry maps, where CPU mappings
+ *	use PMD entries; 0 where they do not.
  */
 struct cmabuf_limits {
 	u32 strategies;
 	unsigned int min_compound_order;
 	unsigned int max_compound_order;
+	unsigned int pmd_order;
 };
 
 /**
@@ -103,11 +103,18 @@ struct cmabuf_sg_limits {
 	unsigned long boundary;
 };
 
-/* Counters of one strategy; see cmabuf_stats.c for their sysfs files. */
+/*
+ * Counters of one strategy, each a sysfs file (cmabuf_stats.c; their
+ * meaning: Documentation/ABI/testing/sysfs-class-misc-cmabuf).
+ */
 struct cmabuf_counters {
 	atomic64_t allocations;
 	atomic64_t frees;
 	atomic64_t failures;
+	atomic64_t interrupted;
+	atomic64_t busy_retries;
+	atomic64_t prepared;
+	atomic64_t prepare_hits;
 	atomic64_t live_buffers;
 	atomic64_t live_bytes;
 };
@@ -126,6 +133,10 @@ struct cmabuf_counters {
  *	only such instances get a dma-heap (heaps are never removed).
  * @unbound: set at unbind; new allocations then fail with -ENODEV.
  * @misc: the misc device.
+ * @pool: its prepared buffers and frees in flight, or NULL.
+ * @reserve_max_bytes: the most the administrator's reserve may hold.
+ * @debugfs: its debugfs directory, or NULL.
+ * @bench: state of its debugfs bench file, or NULL.
  * @counters: statistics, indexed by strategy (AUTO unused).
  */
 struct cmabuf_dev {
@@ -138,12 +149,15 @@ struct cmabuf_dev {
 	bool stable_name;
 	bool unbound;
 	struct miscdevice misc;
+	struct cmabuf_pool *pool;
+	u64 reserve_max_bytes;
+	struct dentry *debugfs;
+	struct cmabuf_bench_state *bench;
 	struct cmabuf_counters counters[CMABUF_STRATEGY_COUNT];
 };
 
-/* cmabuf_main.c */
-extern unsigned short cmabuf_mode;
-extern bool cmabuf_heap_enabled;
+/* cmabuf_dev.c */
+struct cmabuf_dev *cmabuf_dev_create(struct device *dev);
 void cmabuf_dev_get(struct cmabuf_dev *cdev);
 void cmabuf_dev_put(struct cmabuf_dev *cdev);
 
@@ -151,13 +165,74 @@ void cmabuf_dev_put(struct cmabuf_dev *cdev);
 int cmabuf_misc_register(struct cmabuf_dev *cdev);
 void cmabuf_misc_deregister(struct cmabuf_dev *cdev);
 
-/* cmabuf_alloc.c: pure helpers, exported to KUnit */
+/* cmabuf_bench.c */
+#ifdef CONFIG_DEBUG_FS
+void cmabuf_debugfs_init(void);
+void cmabuf_debugfs_exit(void);
+void cmabuf_debugfs_add(struct cmabuf_dev *cdev);
+void cmabuf_debugfs_remove(struct cmabuf_dev *cdev);
+u64 cmabuf_bench_median(u64 *samples, unsigned int count);
+#else
+static inline void cmabuf_debugfs_init(void) { }
+static inline void cmabuf_debugfs_exit(void) { }
+static inline void cmabuf_debugfs_add(struct cmabuf_dev *cdev) { }
+static inline void cmabuf_debugfs_remove(struct cmabuf_dev *cdev) { }
+#endif
+
+/* cmabuf_dmabuf.c */
+struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
+				    u32 align, u32 strategy, u32 fd_flags,
+				    const void *owner, u32 *strategy_used);
+int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys);
+u32 cmabuf_dmabuf_mmap_flags(void);
+
+/* cmabuf_pages.c */
+int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
+		     u32 strategy, const void *owner,
+		     struct cmabuf_range *range);
+int cmabuf_pages_make(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
+		      struct cmabuf_range *range);
+void cmabuf_pages_commit(struct cmabuf_dev *cdev,
+			 const struct cmabuf_range *range);
+void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
+			  const struct cmabuf_range *range);
+void cmabuf_pages_put(struct cmabuf_dev *cdev,
+		      const struct cmabuf_range *range);
+
+/* cmabuf_pool.c; a reserve has at most this many sizes */
+#define CMABUF_RESERVE_MAX	16
+
+int cmabuf_pool_init(void);
+void cmabuf_pool_exit(void);
+int cmabuf_pool_create(struct cmabuf_dev *cdev);
+void cmabuf_pool_stop(struct cmabuf_dev *cdev);
+bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
+		      u32 strategy, unsigned int align_order,
+		      const void *owner, struct cmabuf_range *range);
+void cmabuf_pool_put(struct cmabuf_dev *cdev,
+		     const struct cmabuf_range *range);
+int cmabuf_pool_wait_released(struct cmabuf_dev *cdev);
+int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
+		     const struct cmabuf_plan *plan, u32 strategy,
+		     unsigned int align_order, unsigned int count,
+		     unsigned int timeout_ms, bool privileged);
+int cmabuf_pool_wait_ready(struct cmabuf_dev *cdev, const void *owner,
+			   const struct cmabuf_plan *plan, u32 strategy,
+			   unsigned int align_order);
+void cmabuf_pool_drop_owner(struct cmabuf_dev *cdev, const void *owner);
+void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
+		       u64 *ready_buffers, u64 *releasing_bytes);
+int cmabuf_pool_reserve_set(struct cmabuf_dev *cdev, const u64 *sizes,
+			    const u32 *counts, unsigned int n);
+int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t len);
+
+/* cmabuf_plan.c: pure helpers, some exported to KUnit */
 #if IS_ENABLED(CONFIG_KUNIT)
 int cmabuf_size_to_pages(u64 size, unsigned long *pages);
-int cmabuf_align_to_order(u32 align, unsigned int *order);
 int cmabuf_compound_order(const struct cmabuf_limits *lim,
 			  unsigned long pages, unsigned int *order);
 #endif
+int cmabuf_align_to_order(u32 align, unsigned int *order);
 int cmabuf_plan_make(const struct cmabuf_limits *lim, u64 size, u32 align,
 		     u32 strategy, struct cmabuf_plan *plan);
 unsigned int cmabuf_aligned_order(unsigned long base_pfn,
@@ -165,18 +240,16 @@ unsigned int cmabuf_aligned_order(unsigned long base_pfn,
 unsigned int cmabuf_area_max_order(const struct cmabuf_limits *lim,
 				   unsigned long base_pfn,
 				   unsigned long area_pages);
+const char *cmabuf_strategy_name(u32 strategy);
 
-/* cmabuf_alloc.c: allocation */
+/* cmabuf_plan.c: what this kernel and instance allow */
 void cmabuf_limits_get(struct cmabuf_limits *lim);
 void cmabuf_dev_limits(struct cmabuf_dev *cdev, struct cmabuf_limits *lim);
-unsigned long cmabuf_area_pages(struct cma *cma);
-unsigned long cmabuf_area_free_pages(struct cma *cma);
+
+/* cmabuf_alloc.c */
 int cmabuf_range_alloc(struct cmabuf_dev *cdev, u32 strategy,
 		       unsigned long pages, unsigned int align_order,
 		       struct cmabuf_range *range);
-int cmabuf_range_alloc_plan(struct cmabuf_dev *cdev,
-			    const struct cmabuf_plan *plan,
-			    struct cmabuf_range *range);
 void cmabuf_range_release(struct cmabuf_dev *cdev,
 			  const struct cmabuf_range *range);
 
@@ -185,15 +258,8 @@ int cmabuf_zero_init(void);
 void cmabuf_zero_exit(void);
 int cmabuf_zero_pages(struct page *page, unsigned long count,
 		      unsigned int max_cpus);
-bool cmabuf_zeroed_by_allocator(void);
+bool cmabuf_zeroed_by_allocator(u32 strategy);
 int cmabuf_range_zero(const struct cmabuf_range *range);
-
-/* cmabuf_dmabuf.c */
-struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
-				    u32 align, u32 strategy, u32 fd_flags,
-				    u32 *strategy_used);
-int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys);
-u32 cmabuf_dmabuf_mmap_flags(void);
 
 /* cmabuf_sg.c */
 int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim);
@@ -202,24 +268,16 @@ unsigned int cmabuf_sg_count(const struct cmabuf_sg_limits *lim,
 int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 		    const struct cmabuf_sg_limits *lim);
 
-/* cmabuf_bench.c */
-int cmabuf_bench_run(struct cmabuf_dev *cdev, struct cmabuf_bench *bench);
-u64 cmabuf_bench_median(u64 *samples, unsigned int count);
-
 /* cmabuf_stats.c */
 extern const struct attribute_group *cmabuf_stats_groups[];
+void cmabuf_stats_init(void);
 void cmabuf_stats_alloc(struct cmabuf_dev *cdev, u32 strategy, u64 bytes);
 void cmabuf_stats_free(struct cmabuf_dev *cdev, u32 strategy, u64 bytes);
 void cmabuf_stats_fail(struct cmabuf_dev *cdev, u32 strategy);
+void cmabuf_stats_interrupted(struct cmabuf_dev *cdev, u32 strategy);
+void cmabuf_stats_retry(struct cmabuf_dev *cdev, u32 strategy);
+void cmabuf_stats_prepared(struct cmabuf_dev *cdev, u32 strategy);
+void cmabuf_stats_hit(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_live(struct cmabuf_dev *cdev, u64 *buffers, u64 *bytes);
-
-/* cmabuf_heap.c */
-#ifdef CMABUF_HAVE_HEAP
-void cmabuf_heap_attach(struct cmabuf_dev *cdev);
-void cmabuf_heap_detach(struct cmabuf_dev *cdev);
-#else
-static inline void cmabuf_heap_attach(struct cmabuf_dev *cdev) { }
-static inline void cmabuf_heap_detach(struct cmabuf_dev *cdev) { }
-#endif
 
 #endif /* _CMABUF_H */

@@ -1,50 +1,95 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: CMABUF_IOC_BENCH, allocator round trips timed in the kernel
+ * cmabuf: allocator round trips timed in the kernel, in debugfs
+ *
+ * /sys/kernel/debug/cmabuf/<name>/bench: write a request, one line of
+ * "key=value" words, and the write returns when it has run; a read gives
+ * the last run's report. For root only, as all of debugfs: it can take a
+ * whole area for as long as it runs, and it hands nothing out.
+ *
+ *   pages=N        pages per allocation (required)
+ *   iterations=N   iterations (required)
+ *   blocks=N       allocations held at once in one iteration (default 1)
+ *   strategy=S     auto, compound, frozen or legacy (default auto: the
+ *                  strategy an allocation would try first, no fallback)
+ *   align=N        log2 of the alignment in bytes, as CMABUF_IOC_ALLOC's
+ *   zero=1         also time clearing the first range of each iteration,
+ *                  on one CPU and then on every CPU of its node
  *
  * Each iteration allocates @blocks ranges, then releases them all; every
- * call is timed on its own with ktime_get_ns(). With CMABUF_BENCH_ZERO the
- * first range is also cleared, by one CPU and then by all of them, so that
- * every report shows the memory-clearing limit of its machine beside the
- * allocator. Nothing is mapped or counted in the instance statistics.
+ * call is timed on its own with ktime_get_ns(). Nothing is cleared unless
+ * timed, nothing is mapped, nothing is counted in the instance statistics.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
-#include <linux/math64.h>
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/mutex.h>
+#include <linux/parser.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
 #include "cmabuf.h"
 
+/* Bounds of one run: in calls, and in bytes allocated in all. */
+#define CMABUF_BENCH_MAX_ITERATIONS	10000
+#define CMABUF_BENCH_MAX_BLOCKS		4096
+#define CMABUF_BENCH_MAX_SAMPLES	65536
+#define CMABUF_BENCH_MAX_BYTES		(64ULL * SZ_1G)
+
+/* The longest request line, and the report of one run. */
+#define CMABUF_BENCH_REQUEST_MAX	256
+#define CMABUF_BENCH_REPORT_MAX		1024
+
 /**
- * struct cmabuf_bench_run - state of one CMABUF_IOC_BENCH call
+ * struct cmabuf_bench_req - one request
+ * @pages: pages per allocation.
+ * @blocks: allocations held at once.
+ * @iterations: iterations.
+ * @strategy: a %CMABUF_STRATEGY_* value.
+ * @align: log2 of the alignment in bytes.
+ * @zero: time clearing too.
+ */
+struct cmabuf_bench_req {
+	u64 pages;
+	u32 blocks;
+	u32 iterations;
+	u32 strategy;
+	u32 align;
+	bool zero;
+};
+
+/**
+ * struct cmabuf_bench_run - state of one run
+ * @req: the request.
  * @plan: what to allocate.
- * @blocks: ranges held at once.
  * @ranges: the ranges of the current iteration.
  * @alloc_ns: one sample per allocation call.
  * @free_ns: one sample per release call.
  * @samples: samples taken so far, in each array.
- * @zero: time clearing too.
  * @zero_one_ns: one sample per iteration, clearing on one CPU.
  * @zero_all_ns: one sample per iteration, clearing on all CPUs.
  * @zero_cpus: the most CPUs one @zero_all_ns sample used.
  * @iterations: iterations done so far.
  */
 struct cmabuf_bench_run {
+	struct cmabuf_bench_req req;
 	struct cmabuf_plan plan;
-	u32 blocks;
 	struct cmabuf_range *ranges;
 	u64 *alloc_ns;
 	u64 *free_ns;
 	u32 samples;
-	bool zero;
 	u64 *zero_one_ns;
 	u64 *zero_all_ns;
 	u32 zero_cpus;
@@ -72,20 +117,22 @@ u64 cmabuf_bench_median(u64 *samples, unsigned int count)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_bench_median);
 
-static void cmabuf_bench_summary(u64 *samples, u32 count,
-				 struct cmabuf_bench_stats *st)
+/* One line of the report: "<phase> samples=.. min_ns=.. ...". */
+static int cmabuf_bench_summary(char *buf, size_t size, const char *phase,
+				u64 *samples, u32 count)
 {
+	u64 lo = U64_MAX, hi = 0, total = 0;
 	u32 i;
 
-	st->samples = count;
-	st->min_ns = U64_MAX;
 	for (i = 0; i < count; i++) {
-		st->min_ns = min(st->min_ns, samples[i]);
-		st->max_ns = max(st->max_ns, samples[i]);
-		st->total_ns += samples[i];
+		lo = min(lo, samples[i]);
+		hi = max(hi, samples[i]);
+		total += samples[i];
 	}
-	st->mean_ns = div_u64(st->total_ns, count);
-	st->median_ns = cmabuf_bench_median(samples, count);
+	return scnprintf(buf, size,
+			 "%s samples=%u min_ns=%llu median_ns=%llu max_ns=%llu mean_ns=%llu total_ns=%llu\n",
+			 phase, count, lo, cmabuf_bench_median(samples, count),
+			 hi, div_u64(total, count), total);
 }
 
 /* Clear @range with one CPU, then with all: one sample of each. */
@@ -121,7 +168,7 @@ static int cmabuf_bench_iteration(struct cmabuf_dev *cdev,
 	int ret = 0;
 	u64 t;
 
-	for (n = 0; n < run->blocks; n++) {
+	for (n = 0; n < run->req.blocks; n++) {
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;
@@ -134,7 +181,7 @@ static int cmabuf_bench_iteration(struct cmabuf_dev *cdev,
 			break;
 		cond_resched();
 	}
-	if (!ret && run->zero)
+	if (!ret && run->req.zero)
 		ret = cmabuf_bench_zero(run, &run->ranges[0]);
 
 	for (i = 0; i < n; i++) {
@@ -145,91 +192,103 @@ static int cmabuf_bench_iteration(struct cmabuf_dev *cdev,
 	}
 
 	if (!ret) {
-		run->samples += run->blocks;
+		run->samples += run->req.blocks;
 		run->iterations++;
 	}
 	return ret;
 }
 
-static int cmabuf_bench_check(const struct cmabuf_bench *bench, u32 blocks)
+static int cmabuf_bench_check(const struct cmabuf_bench_req *req)
 {
-	if (bench->flags & ~CMABUF_BENCH_VALID_FLAGS)
+	u64 calls = (u64)req->iterations * req->blocks;
+
+	if (!req->pages || req->pages > CMABUF_MAX_BYTES >> PAGE_SHIFT)
 		return -EINVAL;
-	if (!bench->pages || bench->pages > CMABUF_MAX_BYTES >> PAGE_SHIFT)
+	if (!req->iterations || req->iterations > CMABUF_BENCH_MAX_ITERATIONS ||
+	    !req->blocks || req->blocks > CMABUF_BENCH_MAX_BLOCKS ||
+	    calls > CMABUF_BENCH_MAX_SAMPLES)
 		return -EINVAL;
-	if (!bench->iterations ||
-	    bench->iterations > CMABUF_BENCH_MAX_ITERATIONS ||
-	    blocks > CMABUF_BENCH_MAX_BLOCKS ||
-	    (u64)bench->iterations * blocks > CMABUF_BENCH_MAX_SAMPLES)
+	/* At most 2^32 pages a call and 2^16 calls: no overflow. */
+	if ((calls * req->pages) << PAGE_SHIFT > CMABUF_BENCH_MAX_BYTES)
 		return -EINVAL;
 	return 0;
 }
 
-/**
- * cmabuf_bench_run() - run CMABUF_IOC_BENCH
- * @cdev: the instance.
- * @bench: the request, validated except for its output fields; the
- *	results are written back into it.
- *
- * Every range is released before returning, whatever happens.
- *
- * Return: 0, -EINVAL, -EOPNOTSUPP, -ENOMEM (an allocation or the sample
- * arrays) or -EINTR.
- */
-int cmabuf_bench_run(struct cmabuf_dev *cdev, struct cmabuf_bench *bench)
+static int cmabuf_bench_report(struct cmabuf_bench_run *run, char *buf,
+			       size_t size)
 {
-	struct cmabuf_bench_run run = {
-		.blocks = bench->blocks ?: 1,
-		.zero = bench->flags & CMABUF_BENCH_ZERO,
-	};
+	u32 count = run->samples;
+	int len;
+
+	len = scnprintf(buf, size, "strategy %s\n",
+			cmabuf_strategy_name(run->plan.strategy));
+	len += cmabuf_bench_summary(buf + len, size - len, "alloc",
+				    run->alloc_ns, count);
+	len += cmabuf_bench_summary(buf + len, size - len, "free",
+				    run->free_ns, count);
+	if (!run->req.zero)
+		return len;
+	len += cmabuf_bench_summary(buf + len, size - len, "zero_one",
+				    run->zero_one_ns, run->iterations);
+	len += cmabuf_bench_summary(buf + len, size - len, "zero_all",
+				    run->zero_all_ns, run->iterations);
+	len += scnprintf(buf + len, size - len, "zero_cpus %u\n",
+			 run->zero_cpus);
+	return len;
+}
+
+/*
+ * Run @req on @cdev and write its report into @buf. Every range is
+ * released before returning, whatever happens.
+ *
+ * Return: the report's length; -EINVAL, -EOPNOTSUPP (see
+ * cmabuf_plan_make()), -ENOMEM (an allocation or the sample arrays),
+ * -EINTR, or -ENODEV once the instance is unbound.
+ */
+static int cmabuf_bench_run(struct cmabuf_dev *cdev,
+			    const struct cmabuf_bench_req *req,
+			    char *buf, size_t size)
+{
+	struct cmabuf_bench_run run = { .req = *req };
 	struct cmabuf_limits lim;
 	u32 count, i;
 	int ret;
 
-	ret = cmabuf_bench_check(bench, run.blocks);
+	ret = cmabuf_bench_check(req);
 	if (ret)
 		return ret;
 	cmabuf_dev_limits(cdev, &lim);
-	ret = cmabuf_plan_make(&lim, bench->pages << PAGE_SHIFT, bench->align,
-			       bench->strategy, &run.plan);
+	ret = cmabuf_plan_make(&lim, req->pages << PAGE_SHIFT, req->align,
+			       req->strategy, &run.plan);
 	if (ret)
 		return ret;
 
-	count = bench->iterations * run.blocks;
-	run.ranges = kvmalloc_objs(*run.ranges, run.blocks);
+	count = req->iterations * req->blocks;
+	run.ranges = kvmalloc_objs(*run.ranges, req->blocks);
 	run.alloc_ns = kvmalloc_objs(*run.alloc_ns, count);
 	run.free_ns = kvmalloc_objs(*run.free_ns, count);
 	if (!run.ranges || !run.alloc_ns || !run.free_ns) {
 		ret = -ENOMEM;
 		goto free_arrays;
 	}
-	if (run.zero) {
+	if (req->zero) {
 		run.zero_one_ns = kvmalloc_objs(*run.zero_one_ns,
-						bench->iterations);
+						req->iterations);
 		run.zero_all_ns = kvmalloc_objs(*run.zero_all_ns,
-						bench->iterations);
+						req->iterations);
 		if (!run.zero_one_ns || !run.zero_all_ns) {
 			ret = -ENOMEM;
 			goto free_arrays;
 		}
 	}
 
-	for (i = 0; i < bench->iterations; i++) {
-		ret = cmabuf_bench_iteration(cdev, &run);
+	for (i = 0; i < req->iterations; i++) {
+		ret = READ_ONCE(cdev->unbound) ? -ENODEV :
+		      cmabuf_bench_iteration(cdev, &run);
 		if (ret)
 			goto free_arrays;
 	}
-
-	bench->strategy_used = run.plan.strategy;
-	cmabuf_bench_summary(run.alloc_ns, count, &bench->alloc);
-	cmabuf_bench_summary(run.free_ns, count, &bench->free);
-	if (run.zero) {
-		cmabuf_bench_summary(run.zero_one_ns, run.iterations,
-				     &bench->zero_one);
-		cmabuf_bench_summary(run.zero_all_ns, run.iterations,
-				     &bench->zero_all);
-		bench->zero_cpus = run.zero_cpus;
-	}
+	ret = cmabuf_bench_report(&run, buf, size);
 
 free_arrays:
 	kvfree(run.zero_all_ns);
@@ -238,4 +297,200 @@ free_arrays:
 	kvfree(run.alloc_ns);
 	kvfree(run.ranges);
 	return ret;
+}
+
+enum {
+	CMABUF_BENCH_OPT_PAGES,
+	CMABUF_BENCH_OPT_ITERATIONS,
+	CMABUF_BENCH_OPT_BLOCKS,
+	CMABUF_BENCH_OPT_STRATEGY,
+	CMABUF_BENCH_OPT_ALIGN,
+	CMABUF_BENCH_OPT_ZERO,
+	CMABUF_BENCH_OPT_ERR,
+};
+
+static const match_table_t cmabuf_bench_opts = {
+	{ CMABUF_BENCH_OPT_PAGES, "pages=%s" },
+	{ CMABUF_BENCH_OPT_ITERATIONS, "iterations=%u" },
+	{ CMABUF_BENCH_OPT_BLOCKS, "blocks=%u" },
+	{ CMABUF_BENCH_OPT_STRATEGY, "strategy=%s" },
+	{ CMABUF_BENCH_OPT_ALIGN, "align=%u" },
+	{ CMABUF_BENCH_OPT_ZERO, "zero=%u" },
+	{ CMABUF_BENCH_OPT_ERR, NULL },
+};
+
+static int cmabuf_bench_strategy(const substring_t *arg, u32 *strategy)
+{
+	u32 s;
+
+	for (s = 0; s < CMABUF_STRATEGY_COUNT; s++) {
+		if (!strncmp(arg->from, cmabuf_strategy_name(s),
+			     arg->to - arg->from) &&
+		    !cmabuf_strategy_name(s)[arg->to - arg->from]) {
+			*strategy = s;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int cmabuf_bench_word(char *word, struct cmabuf_bench_req *req)
+{
+	substring_t args[MAX_OPT_ARGS];
+	unsigned int v;
+	int ret;
+
+	switch (match_token(word, cmabuf_bench_opts, args)) {
+	case CMABUF_BENCH_OPT_PAGES:
+		return match_u64(&args[0], &req->pages);
+	case CMABUF_BENCH_OPT_ITERATIONS:
+		return match_uint(&args[0], &req->iterations);
+	case CMABUF_BENCH_OPT_BLOCKS:
+		return match_uint(&args[0], &req->blocks);
+	case CMABUF_BENCH_OPT_STRATEGY:
+		return cmabuf_bench_strategy(&args[0], &req->strategy);
+	case CMABUF_BENCH_OPT_ALIGN:
+		return match_uint(&args[0], &req->align);
+	case CMABUF_BENCH_OPT_ZERO:
+		ret = match_uint(&args[0], &v);
+		if (ret || v > 1)
+			return -EINVAL;
+		req->zero = v;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* "key=value" words separated by blanks; unknown keys are refused. */
+static int cmabuf_bench_parse(char *line, struct cmabuf_bench_req *req)
+{
+	char *word;
+	int ret;
+
+	*req = (struct cmabuf_bench_req){ .blocks = 1 };
+	while ((word = strsep(&line, " \t\n"))) {
+		if (!*word)
+			continue;
+		ret = cmabuf_bench_word(word, req);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * struct cmabuf_bench_state - an instance's bench file
+ * @lock: one run at a time; guards @report and @len.
+ * @report: the last run's report.
+ * @len: its length, 0 before the first run and after a failed one.
+ */
+struct cmabuf_bench_state {
+	struct mutex lock;	/* see @report */
+	char report[CMABUF_BENCH_REPORT_MAX];
+	size_t len;
+};
+
+static ssize_t cmabuf_bench_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct cmabuf_dev *cdev = file->private_data;
+	struct cmabuf_bench_state *st = cdev->bench;
+	struct cmabuf_bench_req req;
+	char *line;
+	int ret;
+
+	if (count >= CMABUF_BENCH_REQUEST_MAX)
+		return -EINVAL;
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	ret = cmabuf_bench_parse(line, &req);
+	kfree(line);
+	if (ret)
+		return ret;
+
+	if (mutex_lock_killable(&st->lock))
+		return -EINTR;
+	st->len = 0;
+	ret = cmabuf_bench_run(cdev, &req, st->report, sizeof(st->report));
+	if (ret > 0)
+		st->len = ret;
+	mutex_unlock(&st->lock);
+	return ret < 0 ? ret : count;
+}
+
+static ssize_t cmabuf_bench_read(struct file *file, char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct cmabuf_dev *cdev = file->private_data;
+	struct cmabuf_bench_state *st = cdev->bench;
+	ssize_t ret;
+
+	if (mutex_lock_killable(&st->lock))
+		return -EINTR;
+	ret = simple_read_from_buffer(ubuf, count, ppos, st->report, st->len);
+	mutex_unlock(&st->lock);
+	return ret;
+}
+
+static const struct file_operations cmabuf_bench_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cmabuf_bench_write,
+	.read = cmabuf_bench_read,
+	.llseek = default_llseek,
+};
+
+static struct dentry *cmabuf_debugfs_root;
+
+void cmabuf_debugfs_init(void)
+{
+	cmabuf_debugfs_root = debugfs_create_dir("cmabuf", NULL);
+}
+
+void cmabuf_debugfs_exit(void)
+{
+	debugfs_remove(cmabuf_debugfs_root);
+}
+
+/**
+ * cmabuf_debugfs_add() - /sys/kernel/debug/cmabuf/<name>/ of an instance
+ * @cdev: a newly bound instance.
+ *
+ * Failures are not reported: debugfs is optional, and the instance works
+ * without it.
+ */
+void cmabuf_debugfs_add(struct cmabuf_dev *cdev)
+{
+	struct cmabuf_bench_state *st;
+
+	st = kzalloc_obj(*st);
+	if (!st)
+		return;
+	mutex_init(&st->lock);
+	cdev->bench = st;
+	cdev->debugfs = debugfs_create_dir(cdev->name, cmabuf_debugfs_root);
+	debugfs_create_file("bench", 0600, cdev->debugfs, cdev,
+			    &cmabuf_bench_fops);
+}
+
+/**
+ * cmabuf_debugfs_remove() - remove an instance's directory at unbind
+ * @cdev: the instance, marked unbound.
+ *
+ * debugfs waits for the calls in progress (a run stops at its next
+ * iteration once @cdev is unbound) and fails later calls on files still
+ * open, so nothing reaches @cdev->bench after this.
+ */
+void cmabuf_debugfs_remove(struct cmabuf_dev *cdev)
+{
+	struct cmabuf_bench_state *st = cdev->bench;
+
+	if (!st)
+		return;
+	debugfs_remove(cdev->debugfs);
+	mutex_destroy(&st->lock);
+	kfree(st);
+	cdev->bench = NULL;
 }

@@ -24,18 +24,11 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
 #include "cmabuf.h"
-
-/* Before 6.17, the PFN fault helpers took a pfn_t (see Kbuild). */
-#ifdef CMABUF_HAVE_PFN_T
-#include <linux/pfn_t.h>
-#define CMABUF_PFN(pfn)	__pfn_to_pfn_t(pfn, PFN_DEV)
-#else
-#define CMABUF_PFN(pfn)	(pfn)
-#endif
 
 /**
  * struct cmabuf_buffer - one exported buffer
@@ -244,9 +237,9 @@ static int cmabuf_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
 
 /*
  * CPU mappings are built by faults, not at mmap() time: a mapping costs
- * nothing until it is used, and a 2 MiB-aligned stretch costs one fault.
+ * nothing until it is used, and a PMD-aligned stretch costs one fault.
  * Where the kernel maps PFNs with PMDs (THP on arm64 and x86), a fault
- * whose 2 MiB block lies within the mapping and lines up with the buffer
+ * whose PMD block lies within the mapping and lines up with the buffer
  * maps the whole block; elsewhere one fault maps the aligned window of
  * %CMABUF_FAULT_AROUND_PAGES pages around it, as the core's fault-around
  * does for files.
@@ -286,8 +279,8 @@ static vm_fault_t cmabuf_vm_fault(struct vm_fault *vmf)
 
 	/*
 	 * The rest of the window; mapped entries are left as they are. An
-	 * aligned window never reaches into the next 2 MiB, which a PMD may
-	 * map already: no PTE may go there (walk_to_pmd() BUGs on it).
+	 * aligned window never reaches into the next PMD block, which a PMD
+	 * may map already: no PTE may go there (walk_to_pmd() BUGs on it).
 	 */
 	for (addr = max(vma->vm_start, window); addr < end; addr += PAGE_SIZE) {
 		if (addr == fault)
@@ -299,8 +292,13 @@ static vm_fault_t cmabuf_vm_fault(struct vm_fault *vmf)
 	return VM_FAULT_NOPAGE;
 }
 
-#ifdef CONFIG_ARCH_SUPPORTS_PMD_PFNMAP
-/* The whole 2 MiB block, if it lies within the mapping and lines up. */
+#if CMABUF_PMD_MAPPINGS
+/*
+ * The whole PMD block, if it lies within the mapping and the buffer's
+ * pages there start on a PMD boundary. That is PMD_SIZE worth of pages,
+ * not PTRS_PER_PMD, which counts a table's entries and is 1 where the PMD
+ * level is folded (64 KiB pages with 42-bit addresses).
+ */
 static vm_fault_t cmabuf_vm_huge_fault(struct vm_fault *vmf,
 				       unsigned int order)
 {
@@ -308,10 +306,12 @@ static vm_fault_t cmabuf_vm_huge_fault(struct vm_fault *vmf,
 	unsigned long addr = vmf->address & PMD_MASK;
 	unsigned long pfn;
 
-	if (order != PMD_ORDER || addr < vma->vm_start ||
+	/* mmap() keeps the VMA within the buffer, and so the block. */
+	if (order != PMD_SHIFT - PAGE_SHIFT || addr < vma->vm_start ||
 	    addr + PMD_SIZE > vma->vm_end)
 		return VM_FAULT_FALLBACK;
-	if (!cmabuf_vma_pfn(vma, addr, &pfn) || !IS_ALIGNED(pfn, PTRS_PER_PMD))
+	if (!cmabuf_vma_pfn(vma, addr, &pfn) ||
+	    !IS_ALIGNED(pfn, PMD_SIZE >> PAGE_SHIFT))
 		return VM_FAULT_FALLBACK;
 
 	return vmf_insert_pfn_pmd(vmf, CMABUF_PFN(pfn),
@@ -319,11 +319,42 @@ static vm_fault_t cmabuf_vm_huge_fault(struct vm_fault *vmf,
 }
 #endif
 
+/*
+ * ptrace, gdb and /proc/PID/mem: copy through the linear map (or a
+ * temporary mapping of highmem), a page at a time. No page reference is
+ * taken: FROZEN and COMPOUND pages have none to take, and the buffer
+ * outlives the VMA.
+ */
+static int cmabuf_vm_access(struct vm_area_struct *vma, unsigned long addr,
+			    void *buf, int len, int write)
+{
+	unsigned long pfn, off, n;
+	int done = 0;
+	void *p;
+
+	if (len <= 0)
+		return 0;
+	len = min_t(unsigned long, len, vma->vm_end - addr);
+	while (done < len && cmabuf_vma_pfn(vma, addr + done, &pfn)) {
+		off = offset_in_page(addr + done);
+		n = min_t(unsigned long, len - done, PAGE_SIZE - off);
+		p = kmap_local_pfn(pfn);
+		if (write)
+			memcpy(p + off, buf + done, n);
+		else
+			memcpy(buf + done, p + off, n);
+		kunmap_local(p);
+		done += n;
+	}
+	return done ? done : -EIO;
+}
+
 static const struct vm_operations_struct cmabuf_vm_ops = {
 	.fault = cmabuf_vm_fault,
-#ifdef CONFIG_ARCH_SUPPORTS_PMD_PFNMAP
+#if CMABUF_PMD_MAPPINGS
 	.huge_fault = cmabuf_vm_huge_fault,
 #endif
+	.access = cmabuf_vm_access,
 };
 
 /*
@@ -349,26 +380,21 @@ static int cmabuf_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma
 	return 0;
 }
 
-#if defined(CMABUF_HAVE_DMABUF_UNMAPPED_AREA) && \
-	defined(CONFIG_ARCH_SUPPORTS_PMD_PFNMAP)
+#if CMABUF_PLACED_MMAP
 /*
  * thp_get_unmapped_area() puts the address at the same offset into a PMD
- * as the file offset it is given. What must line up for PMD mappings is
- * the physical address, so it is given the page frame instead.
+ * as the file offset. Buffers of a PMD or more start on a PMD boundary
+ * (cmabuf_plan_pmd()), so that lines their pages up too; the address
+ * tells nothing of the physical one, which CMABUF_IOC_PHYS keeps behind
+ * CAP_SYS_RAWIO.
  */
 static unsigned long
 cmabuf_dmabuf_get_unmapped_area(struct dma_buf *dmabuf, unsigned long addr,
 				unsigned long len, unsigned long pgoff,
 				unsigned long flags)
 {
-	struct cmabuf_buffer *buffer = dmabuf->priv;
-
-	return thp_get_unmapped_area(dmabuf->file, addr, len,
-				     page_to_pfn(buffer->range.page) + pgoff,
-				     flags);
+	return thp_get_unmapped_area(dmabuf->file, addr, len, pgoff, flags);
 }
-
-#define CMABUF_GET_UNMAPPED_AREA	cmabuf_dmabuf_get_unmapped_area
 #endif
 
 /* The linear map already covers the range: nothing to build or undo. */
@@ -388,8 +414,7 @@ static void cmabuf_dmabuf_release(struct dma_buf *dmabuf)
 	struct cmabuf_buffer *buffer = dmabuf->priv;
 	struct cmabuf_dev *cdev = buffer->cdev;
 
-	cmabuf_range_release(cdev, &buffer->range);
-	cmabuf_stats_free(cdev, buffer->range.strategy, dmabuf->size);
+	cmabuf_pages_put(cdev, &buffer->range);
 	mutex_destroy(&buffer->lock);
 	kfree(buffer);
 	cmabuf_dev_put(cdev);
@@ -403,8 +428,8 @@ static const struct dma_buf_ops cmabuf_dmabuf_ops = {
 	.begin_cpu_access = cmabuf_dmabuf_begin_cpu_access,
 	.end_cpu_access = cmabuf_dmabuf_end_cpu_access,
 	.mmap = cmabuf_dmabuf_mmap,
-#ifdef CMABUF_GET_UNMAPPED_AREA
-	.get_unmapped_area = CMABUF_GET_UNMAPPED_AREA,
+#if CMABUF_PLACED_MMAP
+	.get_unmapped_area = cmabuf_dmabuf_get_unmapped_area,
 #endif
 	.vmap = cmabuf_dmabuf_vmap,
 	.release = cmabuf_dmabuf_release,
@@ -431,33 +456,27 @@ static struct dma_buf *cmabuf_dmabuf_export(struct cmabuf_buffer *buffer,
 }
 
 /**
- * cmabuf_dmabuf_alloc() - allocate, zero and export one buffer
+ * cmabuf_dmabuf_alloc() - allocate, clear and export one buffer
  * @cdev: the instance; the caller holds a reference.
  * @size: bytes asked for.
  * @align: log2 of the alignment in bytes, 0 for the driver's choice.
  * @strategy: a %CMABUF_STRATEGY_* value.
  * @fd_flags: flags of the dma-buf file (validated by the caller).
+ * @owner: the file asking, or NULL (see cmabuf_pages_get()).
  * @strategy_used: out, may be NULL: the strategy that allocated.
  *
  * No file descriptor is created: the caller installs one.
  *
- * Return: the dma-buf, or ERR_PTR() of -EINVAL, -EOPNOTSUPP (see
- * cmabuf_plan_make()), -ENOMEM, or -EINTR when killed while zeroing.
+ * Return: the dma-buf, or ERR_PTR() of an error of cmabuf_pages_get() or
+ * -ENOMEM.
  */
 struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 				    u32 align, u32 strategy, u32 fd_flags,
-				    u32 *strategy_used)
+				    const void *owner, u32 *strategy_used)
 {
 	struct cmabuf_buffer *buffer;
-	struct cmabuf_limits lim;
-	struct cmabuf_plan plan;
 	struct dma_buf *dmabuf;
 	int ret;
-
-	cmabuf_dev_limits(cdev, &lim);
-	ret = cmabuf_plan_make(&lim, size, align, strategy, &plan);
-	if (ret)
-		return ERR_PTR(ret);
 
 	buffer = kzalloc_obj(*buffer);
 	if (!buffer)
@@ -466,13 +485,10 @@ struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 	INIT_LIST_HEAD(&buffer->attachments);
 	buffer->cdev = cdev;
 
-	ret = cmabuf_range_alloc_plan(cdev, &plan, &buffer->range);
+	ret = cmabuf_pages_get(cdev, size, align, strategy, owner,
+			       &buffer->range);
 	if (ret)
 		goto free_buffer;
-
-	ret = cmabuf_range_zero(&buffer->range);
-	if (ret)
-		goto release_range;
 
 	cmabuf_dev_get(cdev);
 	dmabuf = cmabuf_dmabuf_export(buffer, fd_flags);
@@ -486,16 +502,14 @@ struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 	 * on @cdev: dma_buf_put() frees all of them through
 	 * cmabuf_dmabuf_release().
 	 */
-	cmabuf_stats_alloc(cdev, buffer->range.strategy, dmabuf->size);
+	cmabuf_pages_commit(cdev, &buffer->range);
 	if (strategy_used)
 		*strategy_used = buffer->range.strategy;
 	return dmabuf;
 
 put_dev:
 	cmabuf_dev_put(cdev);
-release_range:
-	cmabuf_stats_fail(cdev, buffer->range.strategy);
-	cmabuf_range_release(cdev, &buffer->range);
+	cmabuf_pages_abandon(cdev, &buffer->range);
 free_buffer:
 	mutex_destroy(&buffer->lock);
 	kfree(buffer);
@@ -504,21 +518,24 @@ free_buffer:
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_alloc);
 
 /**
- * cmabuf_dmabuf_mmap_flags() - how CPU mappings are built here
+ * cmabuf_dmabuf_mmap_flags() - how CPU mappings of the caller are built
+ *
+ * PFN mappings with a huge_fault handler get it whatever the THP sysfs
+ * policy says (mm/huge_memory.c: "Huge PFN mappings are uncompactable"),
+ * but not in a process that turned THP off.
  *
  * Return: %CMABUF_INFO_MMAP_PMD and %CMABUF_INFO_MMAP_PLACED, as this
- * kernel and build allow.
+ * kernel, this build and the calling process allow.
  */
 u32 cmabuf_dmabuf_mmap_flags(void)
 {
 	u32 flags = 0;
 
-#ifdef CONFIG_ARCH_SUPPORTS_PMD_PFNMAP
-	flags |= CMABUF_INFO_MMAP_PMD;
-#endif
-#ifdef CMABUF_GET_UNMAPPED_AREA
-	flags |= CMABUF_INFO_MMAP_PLACED;
-#endif
+	if (CMABUF_PMD_MAPPINGS && current->mm &&
+	    !cmabuf_mm_thp_disabled(current->mm))
+		flags |= CMABUF_INFO_MMAP_PMD;
+	if (CMABUF_PLACED_MMAP)
+		flags |= CMABUF_INFO_MMAP_PLACED;
 	return flags;
 }
 

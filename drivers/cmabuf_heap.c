@@ -29,11 +29,17 @@
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "cmabuf.h"
+
+static bool cmabuf_heap_enabled = true;
+module_param_named(heap, cmabuf_heap_enabled, bool, 0444);
+MODULE_PARM_DESC(heap,
+		 "Register a dma-heap per named instance where the kernel allows it; the module then cannot be unloaded (default: true)");
 
 /**
  * struct cmabuf_heap - one dma-heap, for the life of the system
@@ -71,7 +77,7 @@ static struct dma_buf *cmabuf_heap_allocate(struct dma_heap *heap,
 		return ERR_PTR(-ENODEV);
 
 	dmabuf = cmabuf_dmabuf_alloc(cdev, len, 0, CMABUF_STRATEGY_AUTO,
-				     fd_flags, NULL);
+				     fd_flags, NULL, NULL);
 	cmabuf_dev_put(cdev);
 	return dmabuf;
 }
@@ -101,17 +107,17 @@ static struct cmabuf_heap *cmabuf_heap_find(const char *name)
  */
 static bool cmabuf_heap_name_taken(const char *name)
 {
-#if IS_ENABLED(CONFIG_DMABUF_HEAPS_CMA) && defined(CMABUF_HAVE_AREA_LIST)
 	struct cma *cma;
 	unsigned int i;
 
+	if (!IS_ENABLED(CONFIG_DMABUF_HEAPS_CMA))
+		return false;
 	if (!strcmp(name, "default_cma_region"))
 		return true;
-	for (i = 0; (cma = dma_contiguous_get_area_by_idx(i)); i++) {
+	for (i = 0; (cma = cmabuf_cma_area(i)); i++) {
 		if (!strcmp(cma_get_name(cma), name))
 			return true;
 	}
-#endif
 	return false;
 }
 

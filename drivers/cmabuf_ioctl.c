@@ -20,10 +20,20 @@
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/miscdevice.h>
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "cmabuf.h"
+
+static unsigned short cmabuf_mode = 0600;
+module_param_named(mode, cmabuf_mode, ushort, 0444);
+/*
+ * Only the misc devices: the dma-heap core creates /dev/dma_heap/<name>
+ * itself, 0600 root, and a udev rule (config/udev/60-cmabuf.rules) sets both.
+ */
+MODULE_PARM_DESC(mode,
+		 "Permissions of /dev/cmabuf* (default: 0600; not the /dev/dma_heap nodes, see the udev rule)");
 
 /**
  * struct cmabuf_uarg - where and how much to copy back
@@ -63,19 +73,6 @@ static int cmabuf_copy_in(unsigned int ucmd, unsigned int kcmd,
 	return 0;
 }
 
-/*
- * Publish a reserved fd. dma_buf_fd_install() also emits the dma-buf fd
- * trace event; kernels that do not export it (6.12) get fd_install().
- */
-static void cmabuf_fd_install(struct dma_buf *dmabuf, int fd)
-{
-#ifdef CMABUF_HAVE_FD_INSTALL
-	dma_buf_fd_install(dmabuf, fd);
-#else
-	fd_install(fd, dmabuf->file);
-#endif
-}
-
 static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
 {
 	if (copy_to_user(ua->ptr, kdata, ua->out_size))
@@ -84,17 +81,19 @@ static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
 }
 
 /*
- * CMABUF_IOC_ALLOC: allocate, zero and export a buffer; install its fd only
- * once the caller's structure holds it.
+ * CMABUF_IOC_ALLOC: allocate, clear and export a buffer. The fd is reserved
+ * first, so that a caller out of descriptors learns it before any memory
+ * is moved or cleared, and goes live only once the caller's structure
+ * holds it.
  *
  * Errors: -EINVAL (bad size, flags, fd_flags, strategy, alignment, non-zero
  * output field or pad, structure too short for @fd, COMPOUND rules),
  * -EOPNOTSUPP (strategy missing on this kernel), -ENOMEM (no range free,
- * larger than the area), -EINTR (killed while zeroing), -ENODEV (unbound),
+ * larger than the area), -EINTR (killed while clearing), -ENODEV (unbound),
  * -EFAULT, -EMFILE.
  */
-static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, unsigned int cmd,
-			       unsigned long arg)
+static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, struct file *file,
+			       unsigned int cmd, unsigned long arg)
 {
 	struct cmabuf_alloc_data data;
 	struct cmabuf_uarg ua;
@@ -115,32 +114,32 @@ static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, unsigned int cmd,
 	if (READ_ONCE(cdev->unbound))
 		return -ENODEV;
 
+	fd = get_unused_fd_flags(data.fd_flags);
+	if (fd < 0)
+		return fd;
+
 	dmabuf = cmabuf_dmabuf_alloc(cdev, data.size, data.align,
 				     data.flags & CMABUF_ALLOC_STRATEGY_MASK,
-				     data.fd_flags, &data.strategy);
-	if (IS_ERR(dmabuf))
-		return PTR_ERR(dmabuf);
-
-	fd = get_unused_fd_flags(data.fd_flags);
-	if (fd < 0) {
-		ret = fd;
-		goto put_dmabuf;
+				     data.fd_flags, file, &data.strategy);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto put_fd;
 	}
 
 	data.fd = fd;
 	data.alloc_size = dmabuf->size;
 	ret = cmabuf_copy_out(&ua, &data);
 	if (ret)
-		goto put_fd;
+		goto put_dmabuf;
 
 	/* Only now may the fd go live: nothing can fail any more. */
 	cmabuf_fd_install(dmabuf, fd);
 	return 0;
 
-put_fd:
-	put_unused_fd(fd);
 put_dmabuf:
 	dma_buf_put(dmabuf);
+put_fd:
+	put_unused_fd(fd);
 	return ret;
 }
 
@@ -174,8 +173,10 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 		info->used_bytes = info->total_bytes - info->free_bytes;
 		info->flags |= CMABUF_INFO_AREA_STATS;
 	}
-	if (cmabuf_zeroed_by_allocator())
+	if (cmabuf_zeroed_by_allocator(CMABUF_STRATEGY_LEGACY))
 		info->flags |= CMABUF_INFO_ALLOCATOR_ZEROES;
+	if (CMABUF_CLEARS_FROZEN)
+		info->flags |= CMABUF_INFO_CLEARS_FROZEN;
 	info->flags |= cmabuf_dmabuf_mmap_flags();
 	cmabuf_stats_live(cdev, &info->live_buffers, &info->live_bytes);
 	info->page_size = PAGE_SIZE;
@@ -210,35 +211,6 @@ static long cmabuf_ioctl_info(struct cmabuf_dev *cdev, unsigned int cmd,
 	if (ret)
 		return ret;
 	return cmabuf_copy_out(&ua, &info);
-}
-
-/*
- * CMABUF_IOC_BENCH: time allocator round trips (CAP_SYS_ADMIN).
- *
- * Errors: -EPERM, -EINVAL (bounds, flags, strategy, alignment, size,
- * non-zero output field), -EOPNOTSUPP, -ENOMEM, -EINTR, -ENODEV, -EFAULT.
- */
-static long cmabuf_ioctl_bench(struct cmabuf_dev *cdev, unsigned int cmd,
-			       unsigned long arg)
-{
-	struct cmabuf_bench bench;
-	struct cmabuf_uarg ua;
-	int ret;
-
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-
-	ret = cmabuf_copy_in(cmd, CMABUF_IOC_BENCH, arg, &bench,
-			     offsetof(struct cmabuf_bench, strategy_used), &ua);
-	if (ret)
-		return ret;
-	if (READ_ONCE(cdev->unbound))
-		return -ENODEV;
-
-	ret = cmabuf_bench_run(cdev, &bench);
-	if (ret)
-		return ret;
-	return cmabuf_copy_out(&ua, &bench);
 }
 
 /*
@@ -278,6 +250,54 @@ static long cmabuf_ioctl_phys(struct cmabuf_dev *cdev, unsigned int cmd,
 	return cmabuf_copy_out(&ua, &data);
 }
 
+/*
+ * CMABUF_IOC_PREPARE: set how many buffers of a kind this file wants
+ * ready; see the uapi header for the contract.
+ *
+ * Errors: -EINVAL (as ALLOC's request; @count; flags; non-zero @ready or
+ * pad), -EOPNOTSUPP, -ENOSPC (a limit), -ENODEV (unbound), -EFAULT; with
+ * CMABUF_PREPARE_WAIT also -ENOMEM, -EBUSY, -EINTR.
+ */
+static long cmabuf_ioctl_prepare(struct cmabuf_dev *cdev, struct file *file,
+				 unsigned int cmd, unsigned long arg)
+{
+	u32 strategy, align_order;
+	struct cmabuf_prepare data;
+	struct cmabuf_limits lim;
+	struct cmabuf_plan plan;
+	struct cmabuf_uarg ua;
+	int ret;
+
+	ret = cmabuf_copy_in(cmd, CMABUF_IOC_PREPARE, arg, &data,
+			     offsetof(struct cmabuf_prepare, ready), &ua);
+	if (ret)
+		return ret;
+	if (data.flags & ~CMABUF_PREPARE_VALID_FLAGS ||
+	    data.count > CMABUF_PREPARE_MAX_COUNT)
+		return -EINVAL;
+	if (READ_ONCE(cdev->unbound))
+		return -ENODEV;
+
+	strategy = data.flags & CMABUF_ALLOC_STRATEGY_MASK;
+	cmabuf_dev_limits(cdev, &lim);
+	ret = cmabuf_plan_make(&lim, data.size, data.align, strategy, &plan);
+	if (ret)
+		return ret;
+	cmabuf_align_to_order(data.align, &align_order);
+
+	ret = cmabuf_pool_want(cdev, file, &plan, strategy, align_order,
+			       data.count, data.timeout_ms,
+			       capable(CAP_SYS_ADMIN));
+	if (ret >= 0 && data.count && data.flags & CMABUF_PREPARE_WAIT)
+		ret = cmabuf_pool_wait_ready(cdev, file, &plan, strategy,
+					     align_order);
+	if (ret < 0)
+		return ret;
+
+	data.ready = ret;
+	return cmabuf_copy_out(&ua, &data);
+}
+
 static long cmabuf_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -289,13 +309,13 @@ static long cmabuf_ioctl(struct file *file, unsigned int cmd,
 	/* Only the number identifies the command: sizes may differ. */
 	switch (_IOC_NR(cmd)) {
 	case _IOC_NR(CMABUF_IOC_ALLOC):
-		return cmabuf_ioctl_alloc(cdev, cmd, arg);
+		return cmabuf_ioctl_alloc(cdev, file, cmd, arg);
 	case _IOC_NR(CMABUF_IOC_INFO):
 		return cmabuf_ioctl_info(cdev, cmd, arg);
-	case _IOC_NR(CMABUF_IOC_BENCH):
-		return cmabuf_ioctl_bench(cdev, cmd, arg);
 	case _IOC_NR(CMABUF_IOC_PHYS):
 		return cmabuf_ioctl_phys(cdev, cmd, arg);
+	case _IOC_NR(CMABUF_IOC_PREPARE):
+		return cmabuf_ioctl_prepare(cdev, file, cmd, arg);
 	default:
 		return -ENOTTY;
 	}
@@ -317,7 +337,11 @@ static int cmabuf_open(struct inode *inode, struct file *file)
 
 static int cmabuf_release(struct inode *inode, struct file *file)
 {
-	cmabuf_dev_put(file->private_data);
+	struct cmabuf_dev *cdev = file->private_data;
+
+	/* The file's prepared buffers go with it. */
+	cmabuf_pool_drop_owner(cdev, file);
+	cmabuf_dev_put(cdev);
 	return 0;
 }
 

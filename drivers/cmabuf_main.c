@@ -12,12 +12,9 @@
  *  - any other "cmabuf" platform device without a node gets the default
  *    area too, as /dev/cmabuf-<n>.
  *
- * Lifetime: an instance is reference counted. The binding, every open file
- * of its misc device and every buffer hold a reference, and every buffer
- * also holds the module (it is the dma-buf owner). Unbinding removes the
- * misc device and the sysfs counters at once; buffers still alive free
- * their pages into the same struct cma, which the kernel never frees, and
- * the last of them frees the instance.
+ * Unbinding removes the misc device and the sysfs counters at once;
+ * buffers still alive keep the instance (cmabuf_dev.c) and the module
+ * (they are dma-bufs it owns) until they are freed.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -27,15 +24,14 @@
 #include <linux/dma-map-ops.h>
 #include <linux/err.h>
 #include <linux/idr.h>
-#include <linux/kref.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/of.h>
 #include <linux/of_reserved_mem.h>
 #include <linux/platform_device.h>
+#include <linux/property.h>
 #include <linux/slab.h>
-#include <kunit/visibility.h>
 
 #include "cmabuf.h"
 
@@ -44,43 +40,8 @@ module_param_named(default_instance, cmabuf_default_instance, bool, 0444);
 MODULE_PARM_DESC(default_instance,
 		 "Create /dev/cmabuf on the default CMA area (default: true)");
 
-unsigned short cmabuf_mode = 0600;
-module_param_named(mode, cmabuf_mode, ushort, 0444);
-/*
- * Only the misc devices: the dma-heap core creates /dev/dma_heap/<name>
- * itself, 0600 root, and a udev rule (config/udev/60-cmabuf.rules) sets both.
- */
-MODULE_PARM_DESC(mode,
-		 "Permissions of /dev/cmabuf* (default: 0600; not the /dev/dma_heap nodes, see the udev rule)");
-
-bool cmabuf_heap_enabled = true;
-module_param_named(heap, cmabuf_heap_enabled, bool, 0444);
-MODULE_PARM_DESC(heap,
-		 "Register a dma-heap per named instance where the kernel allows it; the module then cannot be unloaded (default: true)");
-
 static DEFINE_IDA(cmabuf_ida);
 static struct platform_device *cmabuf_default_pdev;
-
-static void cmabuf_dev_release(struct kref *ref)
-{
-	struct cmabuf_dev *cdev = container_of(ref, struct cmabuf_dev, ref);
-
-	put_device(cdev->dev);
-	kfree(cdev->name);
-	kfree(cdev);
-}
-
-void cmabuf_dev_get(struct cmabuf_dev *cdev)
-{
-	kref_get(&cdev->ref);
-}
-EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_get);
-
-void cmabuf_dev_put(struct cmabuf_dev *cdev)
-{
-	kref_put(&cdev->ref, cmabuf_dev_release);
-}
-EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_put);
 
 /* The area of_reserved_mem_device_init() gave the device, if any. */
 static struct cma *cmabuf_own_area(struct device *dev)
@@ -158,7 +119,6 @@ static int cmabuf_probe_name(struct cmabuf_dev *cdev,
 {
 	const char *label;
 
-	cdev->id = -1;
 	if (!of_property_read_string(pdev->dev.of_node, "label", &label)) {
 		cdev->name = kasprintf(GFP_KERNEL, "cmabuf-%s", label);
 		cdev->stable_name = true;
@@ -179,17 +139,51 @@ static int cmabuf_probe_name(struct cmabuf_dev *cdev,
 	return -ENOMEM;
 }
 
+/*
+ * The administrator's standing reserve from the device tree: pairs of
+ * <size count> in "cmabuf,reserve", capped by "cmabuf,reserve-max-bytes"
+ * (default: half the area). A reserve that does not fit is reported and
+ * left out; the instance works without it.
+ */
+static void cmabuf_probe_reserve(struct cmabuf_dev *cdev, struct device *dev)
+{
+	u64 sizes[CMABUF_RESERVE_MAX], max;
+	u32 cells[2 * CMABUF_RESERVE_MAX], counts[CMABUF_RESERVE_MAX];
+	int n, i, ret;
+
+	cdev->reserve_max_bytes = (u64)cmabuf_area_pages(cdev->cma) <<
+				  (PAGE_SHIFT - 1);
+	if (!device_property_read_u64(dev, "cmabuf,reserve-max-bytes", &max))
+		cdev->reserve_max_bytes = max;
+
+	n = device_property_count_u32(dev, "cmabuf,reserve");
+	if (n <= 0)
+		return;
+	if (n % 2 || n > ARRAY_SIZE(cells)) {
+		dev_warn(dev, "cmabuf,reserve: %d cells, not up to %zu <size count> pairs\n",
+			 n, ARRAY_SIZE(sizes));
+		return;
+	}
+	ret = device_property_read_u32_array(dev, "cmabuf,reserve", cells, n);
+	for (i = 0; !ret && i < n / 2; i++) {
+		sizes[i] = cells[2 * i];
+		counts[i] = cells[2 * i + 1];
+	}
+	if (!ret)
+		ret = cmabuf_pool_reserve_set(cdev, sizes, counts, n / 2);
+	if (ret)
+		dev_warn(dev, "no reserve: %pe\n", ERR_PTR(ret));
+}
+
 static int cmabuf_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	struct cmabuf_dev *cdev;
 	int ret;
 
-	cdev = kzalloc_obj(*cdev);
+	cdev = cmabuf_dev_create(dev);
 	if (!cdev)
 		return -ENOMEM;
-	kref_init(&cdev->ref);
-	cdev->dev = get_device(dev);
 
 	ret = cmabuf_probe_area(cdev, dev);
 	if (ret)
@@ -199,18 +193,26 @@ static int cmabuf_probe(struct platform_device *pdev)
 	if (ret)
 		goto release_area;
 
+	ret = cmabuf_pool_create(cdev);
+	if (ret)
+		goto free_id;
+	cmabuf_probe_reserve(cdev, dev);
+
 	ret = cmabuf_misc_register(cdev);
 	if (ret) {
 		dev_err(dev, "cannot register /dev/%s: %d\n", cdev->name, ret);
-		goto free_id;
+		goto stop_pool;
 	}
 
 	cmabuf_heap_attach(cdev);
+	cmabuf_debugfs_add(cdev);
 	platform_set_drvdata(pdev, cdev);
 	dev_info(dev, "/dev/%s on CMA area %s\n", cdev->name,
 		 cma_get_name(cdev->cma));
 	return 0;
 
+stop_pool:
+	cmabuf_pool_stop(cdev);
 free_id:
 	if (cdev->id >= 0)
 		ida_free(&cmabuf_ida, cdev->id);
@@ -227,8 +229,11 @@ static void cmabuf_remove(struct platform_device *pdev)
 	struct cmabuf_dev *cdev = platform_get_drvdata(pdev);
 
 	WRITE_ONCE(cdev->unbound, true);
+	cmabuf_debugfs_remove(cdev);
 	cmabuf_heap_detach(cdev);
 	cmabuf_misc_deregister(cdev);
+	/* No new allocation can start: drop the prepared ones, finish frees. */
+	cmabuf_pool_stop(cdev);
 	if (cdev->id >= 0)
 		ida_free(&cmabuf_ida, cdev->id);
 	/* Clears dev->cma_area only; the struct cma stays valid. */
@@ -272,6 +277,11 @@ static int __init cmabuf_init(void)
 	ret = cmabuf_zero_init();
 	if (ret)
 		return ret;
+	ret = cmabuf_pool_init();
+	if (ret)
+		goto exit_zero;
+	cmabuf_debugfs_init();
+	cmabuf_stats_init();
 
 	/* Registered first, so that it is known when the driver probes it. */
 	if (cmabuf_default_instance) {
@@ -281,7 +291,7 @@ static int __init cmabuf_init(void)
 							NULL, 0);
 		if (IS_ERR(cmabuf_default_pdev)) {
 			ret = PTR_ERR(cmabuf_default_pdev);
-			goto exit_zero;
+			goto exit_debugfs;
 		}
 	}
 
@@ -293,6 +303,9 @@ static int __init cmabuf_init(void)
 unregister_default:
 	if (cmabuf_default_pdev)
 		platform_device_unregister(cmabuf_default_pdev);
+exit_debugfs:
+	cmabuf_debugfs_exit();
+	cmabuf_pool_exit();
 exit_zero:
 	cmabuf_zero_exit();
 	return ret;
@@ -304,6 +317,9 @@ static void __exit cmabuf_exit(void)
 	platform_driver_unregister(&cmabuf_driver);
 	if (cmabuf_default_pdev)
 		platform_device_unregister(cmabuf_default_pdev);
+	cmabuf_debugfs_exit();
+	/* Drains the frees of instances unbound before. */
+	cmabuf_pool_exit();
 	cmabuf_zero_exit();
 }
 module_exit(cmabuf_exit);

@@ -1,32 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: per-instance sysfs files, world-readable so that anyone can see
- * what an instance is and holds without opening its device node
- * (Documentation/ABI/testing/sysfs-class-misc-cmabuf):
+ * cmabuf: per-instance counters and their sysfs files
  *
- *   /sys/class/misc/<name>/area                       the CMA area's name
- *
- * and the counters:
- *
- *   /sys/class/misc/<name>/stats/<counter>            all strategies
- *   /sys/class/misc/<name>/stats_compound/<counter>   COMPOUND only
- *   /sys/class/misc/<name>/stats_frozen/<counter>     FROZEN only
- *   /sys/class/misc/<name>/stats_legacy/<counter>     LEGACY only
- *
- * where <name> is cmabuf, cmabuf-<label> or cmabuf-<n>, and <counter> is
- * one of
- *
- *   allocations    buffers handed out (ioctl and dma-heap)
- *   frees          buffers released
- *   failures       allocator calls that found no memory, and buffers
- *                  abandoned after allocation (killed while zeroing, export
- *                  failure); an AUTO fallback counts one COMPOUND failure
- *   live_buffers   buffers alive now
- *   live_bytes     bytes of the buffers alive now
- *
- * CMABUF_IOC_BENCH is not counted: it hands nothing out. The files vanish
- * when the instance is unbound; its buffers are still counted until freed,
- * which is when the instance itself goes away.
+ * /sys/class/misc/<name>/area, and each counter of struct cmabuf_counters
+ * in stats/ (all strategies) and in stats_<strategy>/ (one): see
+ * Documentation/ABI/testing/sysfs-class-misc-cmabuf. World-readable, so
+ * that anyone can see what an instance holds without opening its node.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -36,6 +15,8 @@
 #include <linux/device.h>
 #include <linux/miscdevice.h>
 #include <linux/stddef.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 #include <kunit/visibility.h>
 
@@ -80,115 +61,159 @@ static ssize_t cmabuf_stat_show(struct device *dev,
 			  cmabuf_stat_read(cdev, sa->strategy, sa->offset));
 }
 
-#define CMABUF_STAT(_counter, _strategy) {				\
-	.attr = {							\
-		.attr = { .name = #_counter, .mode = 0444 },		\
-		.show = cmabuf_stat_show,				\
-	},								\
-	.strategy = _strategy,						\
-	.offset = offsetof(struct cmabuf_counters, _counter),		\
+/* The files of each directory: every counter of struct cmabuf_counters. */
+static const struct {
+	const char *name;
+	size_t offset;
+} cmabuf_stat_files[] = {
+	{ "allocations", offsetof(struct cmabuf_counters, allocations) },
+	{ "frees", offsetof(struct cmabuf_counters, frees) },
+	{ "failures", offsetof(struct cmabuf_counters, failures) },
+	{ "interrupted", offsetof(struct cmabuf_counters, interrupted) },
+	{ "busy_retries", offsetof(struct cmabuf_counters, busy_retries) },
+	{ "prepared", offsetof(struct cmabuf_counters, prepared) },
+	{ "prepare_hits", offsetof(struct cmabuf_counters, prepare_hits) },
+	{ "live_buffers", offsetof(struct cmabuf_counters, live_buffers) },
+	{ "live_bytes", offsetof(struct cmabuf_counters, live_bytes) },
+};
+
+#define CMABUF_STAT_FILES	ARRAY_SIZE(cmabuf_stat_files)
+static_assert(CMABUF_STAT_FILES ==
+	      sizeof(struct cmabuf_counters) / sizeof(atomic64_t));
+
+/* The directories, and the strategy each sums (COUNT: all of them). */
+static const struct {
+	const char *name;
+	u32 strategy;
+} cmabuf_stat_dirs[] = {
+	{ "stats", CMABUF_STRATEGY_COUNT },
+	{ "stats_compound", CMABUF_STRATEGY_COMPOUND },
+	{ "stats_frozen", CMABUF_STRATEGY_FROZEN },
+	{ "stats_legacy", CMABUF_STRATEGY_LEGACY },
+};
+
+#define CMABUF_STAT_DIRS	ARRAY_SIZE(cmabuf_stat_dirs)
+
+/* Filled once by cmabuf_stats_init(), from the two tables above. */
+static struct cmabuf_stat_attr cmabuf_stat_attrs[CMABUF_STAT_DIRS][CMABUF_STAT_FILES];
+static struct attribute *cmabuf_stat_ptrs[CMABUF_STAT_DIRS][CMABUF_STAT_FILES + 1];
+static struct attribute_group cmabuf_stat_groups[CMABUF_STAT_DIRS];
+
+static struct cmabuf_dev *cmabuf_stats_dev(struct device *dev)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+
+	return container_of(misc, struct cmabuf_dev, misc);
 }
-
-static struct cmabuf_stat_attr cmabuf_stat_all[] = {
-	CMABUF_STAT(allocations, CMABUF_STRATEGY_COUNT),
-	CMABUF_STAT(frees, CMABUF_STRATEGY_COUNT),
-	CMABUF_STAT(failures, CMABUF_STRATEGY_COUNT),
-	CMABUF_STAT(live_buffers, CMABUF_STRATEGY_COUNT),
-	CMABUF_STAT(live_bytes, CMABUF_STRATEGY_COUNT),
-};
-
-static struct cmabuf_stat_attr cmabuf_stat_compound[] = {
-	CMABUF_STAT(allocations, CMABUF_STRATEGY_COMPOUND),
-	CMABUF_STAT(frees, CMABUF_STRATEGY_COMPOUND),
-	CMABUF_STAT(failures, CMABUF_STRATEGY_COMPOUND),
-	CMABUF_STAT(live_buffers, CMABUF_STRATEGY_COMPOUND),
-	CMABUF_STAT(live_bytes, CMABUF_STRATEGY_COMPOUND),
-};
-
-static struct cmabuf_stat_attr cmabuf_stat_frozen[] = {
-	CMABUF_STAT(allocations, CMABUF_STRATEGY_FROZEN),
-	CMABUF_STAT(frees, CMABUF_STRATEGY_FROZEN),
-	CMABUF_STAT(failures, CMABUF_STRATEGY_FROZEN),
-	CMABUF_STAT(live_buffers, CMABUF_STRATEGY_FROZEN),
-	CMABUF_STAT(live_bytes, CMABUF_STRATEGY_FROZEN),
-};
-
-static struct cmabuf_stat_attr cmabuf_stat_legacy[] = {
-	CMABUF_STAT(allocations, CMABUF_STRATEGY_LEGACY),
-	CMABUF_STAT(frees, CMABUF_STRATEGY_LEGACY),
-	CMABUF_STAT(failures, CMABUF_STRATEGY_LEGACY),
-	CMABUF_STAT(live_buffers, CMABUF_STRATEGY_LEGACY),
-	CMABUF_STAT(live_bytes, CMABUF_STRATEGY_LEGACY),
-};
-
-static struct attribute *cmabuf_stat_all_attrs[] = {
-	&cmabuf_stat_all[0].attr.attr,
-	&cmabuf_stat_all[1].attr.attr,
-	&cmabuf_stat_all[2].attr.attr,
-	&cmabuf_stat_all[3].attr.attr,
-	&cmabuf_stat_all[4].attr.attr,
-	NULL,
-};
-
-static struct attribute *cmabuf_stat_compound_attrs[] = {
-	&cmabuf_stat_compound[0].attr.attr,
-	&cmabuf_stat_compound[1].attr.attr,
-	&cmabuf_stat_compound[2].attr.attr,
-	&cmabuf_stat_compound[3].attr.attr,
-	&cmabuf_stat_compound[4].attr.attr,
-	NULL,
-};
-
-static struct attribute *cmabuf_stat_frozen_attrs[] = {
-	&cmabuf_stat_frozen[0].attr.attr,
-	&cmabuf_stat_frozen[1].attr.attr,
-	&cmabuf_stat_frozen[2].attr.attr,
-	&cmabuf_stat_frozen[3].attr.attr,
-	&cmabuf_stat_frozen[4].attr.attr,
-	NULL,
-};
-
-static struct attribute *cmabuf_stat_legacy_attrs[] = {
-	&cmabuf_stat_legacy[0].attr.attr,
-	&cmabuf_stat_legacy[1].attr.attr,
-	&cmabuf_stat_legacy[2].attr.attr,
-	&cmabuf_stat_legacy[3].attr.attr,
-	&cmabuf_stat_legacy[4].attr.attr,
-	NULL,
-};
-
-static const struct attribute_group cmabuf_stat_all_group = {
-	.name = "stats",
-	.attrs = cmabuf_stat_all_attrs,
-};
-
-static const struct attribute_group cmabuf_stat_compound_group = {
-	.name = "stats_compound",
-	.attrs = cmabuf_stat_compound_attrs,
-};
-
-static const struct attribute_group cmabuf_stat_frozen_group = {
-	.name = "stats_frozen",
-	.attrs = cmabuf_stat_frozen_attrs,
-};
-
-static const struct attribute_group cmabuf_stat_legacy_group = {
-	.name = "stats_legacy",
-	.attrs = cmabuf_stat_legacy_attrs,
-};
 
 static ssize_t area_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	struct miscdevice *misc = dev_get_drvdata(dev);
-	struct cmabuf_dev *cdev = container_of(misc, struct cmabuf_dev, misc);
-
-	return sysfs_emit(buf, "%s\n", cma_get_name(cdev->cma));
+	return sysfs_emit(buf, "%s\n", cma_get_name(cmabuf_stats_dev(dev)->cma));
 }
 static DEVICE_ATTR_RO(area);
 
+/* What the pool holds now: one number a file. */
+static ssize_t cmabuf_pool_show(struct device *dev, char *buf,
+				unsigned int which)
+{
+	u64 v[3];
+
+	cmabuf_pool_stats(cmabuf_stats_dev(dev), &v[0], &v[1], &v[2]);
+	return sysfs_emit(buf, "%llu\n", v[which]);
+}
+
+static ssize_t prepared_bytes_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_show(dev, buf, 0);
+}
+static DEVICE_ATTR_RO(prepared_bytes);
+
+static ssize_t prepared_buffers_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_show(dev, buf, 1);
+}
+static DEVICE_ATTR_RO(prepared_buffers);
+
+static ssize_t releasing_bytes_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_show(dev, buf, 2);
+}
+static DEVICE_ATTR_RO(releasing_bytes);
+
+static ssize_t reserve_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return cmabuf_pool_reserve_show(cmabuf_stats_dev(dev), buf, PAGE_SIZE);
+}
+
+/* "SIZExCOUNT ..." (SIZE as memparse() reads it: 12M, 64M, 1G); "" drops it. */
+static ssize_t reserve_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t len)
+{
+	u64 sizes[CMABUF_RESERVE_MAX];
+	u32 counts[CMABUF_RESERVE_MAX];
+	char *copy, *cur, *word, *end;
+	unsigned int n = 0;
+	int ret = 0;
+
+	copy = kstrndup(buf, len, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	cur = copy;
+	while (!ret && (word = strsep(&cur, " \t\n"))) {
+		if (!*word)
+			continue;
+		if (n == CMABUF_RESERVE_MAX) {
+			ret = -EINVAL;
+			break;
+		}
+		sizes[n] = memparse(word, &end);
+		if (*end++ != 'x' || kstrtou32(end, 10, &counts[n]))
+			ret = -EINVAL;
+		n++;
+	}
+	kfree(copy);
+	if (!ret)
+		ret = cmabuf_pool_reserve_set(cmabuf_stats_dev(dev), sizes,
+					      counts, n);
+	return ret ?: len;
+}
+static DEVICE_ATTR_RW(reserve);
+
+static ssize_t reserve_max_bytes_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(cmabuf_stats_dev(dev)->reserve_max_bytes));
+}
+
+/* A smaller cap leaves a larger reserve as it is, until it is set again. */
+static ssize_t reserve_max_bytes_store(struct device *dev,
+				       struct device_attribute *attr,
+				       const char *buf, size_t len)
+{
+	u64 v;
+	int ret;
+
+	ret = kstrtou64(buf, 0, &v);
+	if (ret)
+		return ret;
+	WRITE_ONCE(cmabuf_stats_dev(dev)->reserve_max_bytes, v);
+	return len;
+}
+static DEVICE_ATTR_RW(reserve_max_bytes);
+
 static struct attribute *cmabuf_dev_attrs[] = {
 	&dev_attr_area.attr,
+	&dev_attr_prepared_bytes.attr,
+	&dev_attr_prepared_buffers.attr,
+	&dev_attr_releasing_bytes.attr,
+	&dev_attr_reserve.attr,
+	&dev_attr_reserve_max_bytes.attr,
 	NULL,
 };
 
@@ -198,12 +223,36 @@ static const struct attribute_group cmabuf_dev_group = {
 
 const struct attribute_group *cmabuf_stats_groups[] = {
 	&cmabuf_dev_group,
-	&cmabuf_stat_all_group,
-	&cmabuf_stat_compound_group,
-	&cmabuf_stat_frozen_group,
-	&cmabuf_stat_legacy_group,
+	&cmabuf_stat_groups[0],
+	&cmabuf_stat_groups[1],
+	&cmabuf_stat_groups[2],
+	&cmabuf_stat_groups[3],
 	NULL,
 };
+
+static_assert(ARRAY_SIZE(cmabuf_stats_groups) == CMABUF_STAT_DIRS + 2);
+
+/* Build the counter files; before the first instance registers. */
+void cmabuf_stats_init(void)
+{
+	struct cmabuf_stat_attr *sa;
+	unsigned int d, f;
+
+	for (d = 0; d < CMABUF_STAT_DIRS; d++) {
+		for (f = 0; f < CMABUF_STAT_FILES; f++) {
+			sa = &cmabuf_stat_attrs[d][f];
+			sysfs_attr_init(&sa->attr.attr);
+			sa->attr.attr.name = cmabuf_stat_files[f].name;
+			sa->attr.attr.mode = 0444;
+			sa->attr.show = cmabuf_stat_show;
+			sa->strategy = cmabuf_stat_dirs[d].strategy;
+			sa->offset = cmabuf_stat_files[f].offset;
+			cmabuf_stat_ptrs[d][f] = &sa->attr.attr;
+		}
+		cmabuf_stat_groups[d].name = cmabuf_stat_dirs[d].name;
+		cmabuf_stat_groups[d].attrs = cmabuf_stat_ptrs[d];
+	}
+}
 
 static struct cmabuf_counters *cmabuf_counters(struct cmabuf_dev *cdev,
 					       u32 strategy)
@@ -233,10 +282,34 @@ void cmabuf_stats_free(struct cmabuf_dev *cdev, u32 strategy, u64 bytes)
 	atomic64_sub(bytes, &c->live_bytes);
 }
 
-/* @strategy found no memory, or its buffer was abandoned. */
+/* @strategy found no range, or its buffer was abandoned. */
 void cmabuf_stats_fail(struct cmabuf_dev *cdev, u32 strategy)
 {
 	atomic64_inc(&cmabuf_counters(cdev, strategy)->failures);
+}
+
+/* A fatal signal stopped an allocation by @strategy. */
+void cmabuf_stats_interrupted(struct cmabuf_dev *cdev, u32 strategy)
+{
+	atomic64_inc(&cmabuf_counters(cdev, strategy)->interrupted);
+}
+
+/* @strategy found its area busy and is tried again. */
+void cmabuf_stats_retry(struct cmabuf_dev *cdev, u32 strategy)
+{
+	atomic64_inc(&cmabuf_counters(cdev, strategy)->busy_retries);
+}
+
+/* A buffer was made ready ahead of an allocation. */
+void cmabuf_stats_prepared(struct cmabuf_dev *cdev, u32 strategy)
+{
+	atomic64_inc(&cmabuf_counters(cdev, strategy)->prepared);
+}
+
+/* An allocation took a ready buffer. */
+void cmabuf_stats_hit(struct cmabuf_dev *cdev, u32 strategy)
+{
+	atomic64_inc(&cmabuf_counters(cdev, strategy)->prepare_hits);
 }
 
 /* Live buffers and bytes of the instance, all strategies. */

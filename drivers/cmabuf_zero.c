@@ -3,20 +3,20 @@
  * cmabuf: clearing buffers, once
  *
  * Where the page allocator clears every allocation itself (init_on_alloc,
- * Debian's default), the pages of a new range are already zero and cmabuf
- * does not clear them again. Otherwise large ranges are cleared by every
- * online CPU of their node at once: the caller and one work item per other
- * CPU take 2 MiB chunks from a shared cursor until none are left, so a CPU
- * that falls behind holds nobody up, and a fatal signal to the caller stops
- * the work within one chunk per CPU.
+ * Debian's default) and cmabuf could not ask it not to, the pages of a new
+ * range are already zero and cmabuf does not clear them again. Otherwise
+ * large ranges are cleared by every online CPU of their node at once: the
+ * caller and one work item per other CPU take 2 MiB chunks from a shared
+ * cursor until none are left, so a CPU that falls behind holds nobody up,
+ * and a fatal signal to the caller stops the work within one chunk per CPU.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
-#include <linux/highmem.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -31,11 +31,12 @@
 /* Pages cleared between two looks at the stop flag and the scheduler. */
 #define CMABUF_ZERO_CHUNK_PAGES		(SZ_2M >> PAGE_SHIFT)
 
-/*
- * Below this size, waking other CPUs costs more than they save (measured
- * with CMABUF_IOC_BENCH's zeroing times under QEMU: see the README).
- */
-#define CMABUF_ZERO_PARALLEL_MIN_PAGES	(SZ_8M >> PAGE_SHIFT)
+/* Below this size, waking other CPUs costs more than they save. */
+static unsigned int cmabuf_zero_parallel_min_mb = 8;
+module_param_named(clear_parallel_min_mb, cmabuf_zero_parallel_min_mb, uint,
+		   0644);
+MODULE_PARM_DESC(clear_parallel_min_mb,
+		 "Buffers of at least this many MiB are cleared by every CPU of their node (default: 8)");
 
 static struct workqueue_struct *cmabuf_zero_wq;
 
@@ -60,24 +61,6 @@ struct cmabuf_zero_worker {
 	struct cmabuf_zero_job *job;
 };
 
-/*
- * clear_pages() came with PROCESS_PAGES_NON_PREEMPT_BATCH (7.2): one call
- * per chunk lets the architecture clear the whole run at once.
- */
-static void cmabuf_zero_run(unsigned long pfn, unsigned long count)
-{
-	unsigned long i;
-
-#ifdef PROCESS_PAGES_NON_PREEMPT_BATCH
-	if (!PageHighMem(pfn_to_page(pfn))) {
-		clear_pages(page_address(pfn_to_page(pfn)), count);
-		return;
-	}
-#endif
-	for (i = 0; i < count; i++)
-		clear_highpage(pfn_to_page(pfn + i));
-}
-
 /* Take and clear chunks until none are left or the job is stopped. */
 static void cmabuf_zero_chunks(struct cmabuf_zero_job *job, bool caller)
 {
@@ -92,8 +75,9 @@ static void cmabuf_zero_chunks(struct cmabuf_zero_job *job, bool caller)
 		if (chunk >= job->chunks)
 			return;
 		first = chunk * CMABUF_ZERO_CHUNK_PAGES;
-		cmabuf_zero_run(job->pfn + first,
-				min(job->count - first, CMABUF_ZERO_CHUNK_PAGES));
+		cmabuf_clear_pages(job->pfn + first,
+				   min(job->count - first,
+				       CMABUF_ZERO_CHUNK_PAGES));
 		cond_resched();
 	}
 }
@@ -123,8 +107,8 @@ static unsigned int cmabuf_zero_helpers(int nid, unsigned int max_cpus)
  * @count: pages.
  * @max_cpus: CPUs that may take part, the caller's included; 1 or more.
  *
- * Ranges smaller than %CMABUF_ZERO_PARALLEL_MIN_PAGES, and every range when
- * the helpers cannot be allocated, are cleared by the caller alone. On a
+ * Ranges below the clear_parallel_min_mb parameter, and every range when the
+ * helpers cannot be allocated, are cleared by the caller alone. On a
  * fatal signal, chunks being cleared are finished, the rest are left, and
  * the range must not be handed out.
  *
@@ -143,7 +127,8 @@ int cmabuf_zero_pages(struct page *page, unsigned long count,
 	int nid = page_to_nid(page);
 	unsigned int i, helpers = 0;
 
-	if (count >= CMABUF_ZERO_PARALLEL_MIN_PAGES)
+	if (count >= (unsigned long)READ_ONCE(cmabuf_zero_parallel_min_mb) <<
+		     (20 - PAGE_SHIFT))
 		helpers = min_t(unsigned long, cmabuf_zero_helpers(nid, max_cpus),
 				job.chunks - 1);
 	if (helpers)
@@ -170,16 +155,20 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_pages);
 
 /**
  * cmabuf_zeroed_by_allocator() - does the page allocator clear our pages?
+ * @strategy: the strategy that allocates them.
  *
  * With init_on_alloc, post_alloc_hook() clears every page that
  * alloc_contig_range() and alloc_contig_frozen_range() hand out, unless
  * init_on_free is also on (it then trusts the pages to have been cleared
- * when they were freed). cmabuf relies only on the first.
+ * when they were freed). cmabuf relies only on the first, and only where
+ * it did not ask for uninitialised pages (CMABUF_CLEARS_FROZEN).
  *
- * Return: true when every range cmabuf allocates arrives cleared.
+ * Return: true when every range @strategy allocates arrives cleared.
  */
-bool cmabuf_zeroed_by_allocator(void)
+bool cmabuf_zeroed_by_allocator(u32 strategy)
 {
+	if (CMABUF_CLEARS_FROZEN && strategy != CMABUF_STRATEGY_LEGACY)
+		return false;
 	return want_init_on_alloc(GFP_KERNEL) && !want_init_on_free();
 }
 
@@ -193,7 +182,7 @@ int cmabuf_range_zero(const struct cmabuf_range *range)
 {
 	int ret;
 
-	if (cmabuf_zeroed_by_allocator())
+	if (cmabuf_zeroed_by_allocator(range->strategy))
 		return 0;
 	ret = cmabuf_zero_pages(range->page, range->count, nr_cpu_ids);
 	return ret < 0 ? ret : 0;

@@ -10,6 +10,7 @@
 #    cma_alloc and cma_release, not the frozen API nor the area
 #    statistics): it must build warning-free in its reduced mode, LEGACY
 #    only, and need no symbol that only the patched kernel exports;
+#  - every figure of docs/benchmarks.md against the runs it names;
 #  - the DT binding against the dt-schema meta-schema, and the generated
 #    device tree against the binding, where Debian's dt-schema runs here.
 
@@ -28,7 +29,7 @@ done
 binding=$top/Documentation/devicetree/bindings/misc/linux,cmabuf.yaml
 reduced=0
 [ -f "$CMABUF_BUILD/kernel/7.2/Module.symvers" ] && reduced=1
-echo "1..$((1 + ${#kernels[@]} + reduced + 1))"
+echo "1..$((1 + ${#kernels[@]} + reduced + 1 + 1))"
 
 # checkpatch: every C source and header we wrote. Userspace programs call
 # libdrm (drmGetVersion, ...), whose names are CamelCase, and have no
@@ -84,6 +85,12 @@ if [ $reduced -eq 1 ]; then
 needs $needs}" | head -n 40
 	[ $rc -ne 0 ] && [ -z "$warnings" ] && tail -n 20 <<<"$out" | sed 's/^/# /'
 fi
+
+# Every figure docs/benchmarks.md quotes still comes out of the runs it
+# names (docs/gen-benchmarks.py rewrites them; --check only compares).
+out=$(cd "$top" && python3 docs/gen-benchmarks.py --check 2>&1)
+ok $? "docs/benchmarks.md matches the committed runs"
+[ -n "$out" ] && sed 's/^/# /' <<<"$out" | head -n 20
 
 # The DT binding.
 if [ ! -f "$binding" ]; then

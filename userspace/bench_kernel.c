@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * In-kernel paths: the cmabuf BENCH ioctl, which times each allocator call
- * in the kernel (and, for the zero workloads, clearing on one CPU and on
- * all), and the CMA debugfs files alloc and free, whose writes are timed
- * from here. Nothing is mapped.
+ * In-kernel paths: cmabuf's debugfs bench file, which times each allocator
+ * call in the kernel (and, for the zero workloads, clearing on one CPU and
+ * on all), and the CMA debugfs files alloc and free, whose writes are
+ * timed from here. Nothing is mapped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +14,11 @@
 
 #include "bench.h"
 #include "clock.h"
+#include "kbench.h"
 #include "msg.h"
 #include "parse.h"
 
-static void kernel_stats(struct stats *st, const struct cmabuf_bench_stats *k)
+static void kernel_stats(struct stats *st, const struct kbench_stats *k)
 {
 	st->n = k->samples;
 	st->min = k->min_ns;
@@ -32,8 +33,13 @@ static void kernel_explain(const struct bench_path *p, const struct bench_ctx *c
 {
 	switch (err) {
 	case -EPERM:
-		msg_err("%s: CMABUF_IOC_BENCH needs CAP_SYS_ADMIN (run as root)",
-			p->name);
+	case -EACCES:
+		msg_err("%s: the bench file in %s is root's (run as root)",
+			p->name, KBENCH_DEBUGFS);
+		break;
+	case -ENOENT:
+		msg_err("%s: no bench file for %s in %s (debugfs not mounted, or a kernel without CONFIG_DEBUG_FS)",
+			p->name, c->dev_path, KBENCH_DEBUGFS);
 		break;
 	case -EOPNOTSUPP:
 		msg_err("%s: strategy %s is not supported by this kernel", p->name,
@@ -44,28 +50,26 @@ static void kernel_explain(const struct bench_path *p, const struct bench_ctx *c
 			p->name, c->dev.area, c->dev_path, c->wl->blocks,
 			c->wl->size / c->page_size);
 		break;
-	case -ENOTTY:
-		msg_err("%s: %s does not know CMABUF_IOC_BENCH", p->name, c->dev_path);
-		break;
 	default:
-		msg_err("%s: CMABUF_IOC_BENCH: %s", p->name, strerror(-err));
+		msg_err("%s: %s/.../bench: %s", p->name, KBENCH_DEBUGFS,
+			strerror(-err));
 	}
 }
 
 static int cmabuf_kernel_run(struct bench_path *p, struct bench_ctx *c,
 			     unsigned int iter)
 {
-	struct cmabuf_bench b = {
+	struct kbench b = {
 		.pages = c->wl->size / c->page_size,
 		.blocks = c->wl->blocks,
 		.iterations = 1,
 		.strategy = p->strategy,
-		.flags = c->wl->zero ? CMABUF_BENCH_ZERO : 0,
+		.zero = c->wl->zero,
 	};
 	struct stats st;
 	int ret;
 
-	ret = dev_bench(c->dev_fd, &b);
+	ret = kbench_run(c->dev_path, &b);
 	if (ret) {
 		kernel_explain(p, c, ret);
 		return ret;

@@ -223,10 +223,11 @@ static void alloc_explain(int dev_fd, const struct alloc_opts *o, int err)
 	struct dev_info di;
 
 	fmt_size(o->size, sz, sizeof(sz));
-	if ((err == -EINVAL || err == -ENOMEM) && dev_info(dev_fd, &di)) {
+	if ((err == -EINVAL || err == -ENOMEM || err == -EBUSY) &&
+	    dev_info(dev_fd, &di)) {
 		msg_err("alloc: %s: %s of %s with strategy %s: %s", o->device,
-			err == -ENOMEM ? "no room for" : "the driver refused", sz,
-			strategy_name(o->strategy), strerror(-err));
+			err == -EINVAL ? "the driver refused" : "no room for",
+			sz, strategy_name(o->strategy), strerror(-err));
 		return;
 	}
 	switch (err) {
@@ -238,6 +239,15 @@ static void alloc_explain(int dev_fd, const struct alloc_opts *o, int err)
 		explain_enomem(&di.info, o->size, alloc_largest_free(&di), why,
 			       sizeof(why));
 		msg_err("alloc: %s (area %s): %s", o->device, di.area, why);
+		break;
+	case -EBUSY:
+		explain_ebusy(&di.info, o->size, alloc_largest_free(&di), why,
+			      sizeof(why));
+		msg_err("alloc: %s (area %s): %s", o->device, di.area, why);
+		break;
+	case -EINTR:
+		msg_err("alloc: %s: interrupted by a fatal signal; nothing was allocated",
+			o->device);
 		break;
 	case -EINVAL:
 		explain_einval(&di.info, o->size, o->align, o->strategy, why,

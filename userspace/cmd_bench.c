@@ -35,7 +35,8 @@
 
 static const struct bench_workload workloads[] = {
 	{ "contig-64m", "general", 64ULL << 20, 1, 20, false, false,
-	  "64 MiB allocated and freed in the kernel (BENCH ioctl, debugfs)", NULL },
+	  "64 MiB allocated and freed in the kernel (cmabuf and CMA debugfs)",
+	  NULL },
 	{ "gigantic-1g", "large", 1ULL << 30, 1, 10, false, false,
 	  "1 GiB allocated and freed in the kernel: compound vs frozen", NULL },
 	{ "blocks-2m", "large", 2ULL << 20, 512, 3, false, false,
@@ -146,7 +147,7 @@ static void bench_usage(FILE *fp)
 		"percentiles of those that succeeded and the success rate, run the\n"
 		"paths in turn (each goes first in one iteration) and read the\n"
 		"kernel's migration and CMA counters around every sample.\n"
-		"In-kernel workloads need CAP_SYS_ADMIN (BENCH ioctl) and root (debugfs).\n"
+		"In-kernel workloads need root and debugfs (/sys/kernel/debug).\n"
 		"Exits 1 when no path measured anything.\n");
 }
 

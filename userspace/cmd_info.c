@@ -5,7 +5,9 @@
  * CMABUF_IOC_INFO needs the device node open, which udev gives to root and
  * group video only. Anyone can read sysfs, though: an instance that cannot
  * be opened is described from there (its area, its counters, the area's
- * size where the kernel tells), and says what opening it would add.
+ * size where the kernel tells), and says what opening it would add. What
+ * the instance holds ready (prepared buffers, its reserve) and what it is
+ * still releasing come from sysfs either way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +31,12 @@
  * @ioctl: the node could be opened and INFO answered
  * @open_err: why the node could not be opened (-errno), else 0
  * @have_area_stats: @di.info's total and free bytes are known
- * @counters: from sysfs when not @ioctl: allocations, frees, failures
+ * @counters: from sysfs when not @ioctl: those info_counters names
+ * @have_pool: the driver prepares buffers and frees in the background
+ * @prepared_buffers: buffers ready now (sysfs prepared_buffers)
+ * @prepared_bytes: their bytes (sysfs prepared_bytes)
+ * @releasing_bytes: freed, not yet back in the area (sysfs releasing_bytes)
+ * @reserve: the administrator's reserve, "SIZExCOUNT ...", "" for none
  */
 struct info_inst {
 	const char *path;
@@ -37,10 +44,17 @@ struct info_inst {
 	bool ioctl;
 	int open_err;
 	bool have_area_stats;
-	__u64 counters[3];
+	__u64 counters[5];
+	bool have_pool;
+	__u64 prepared_buffers;
+	__u64 prepared_bytes;
+	__u64 releasing_bytes;
+	char reserve[256];
 };
 
-static const char *const info_counters[] = { "allocations", "frees", "failures" };
+static const char *const info_counters[] = {
+	"allocations", "frees", "failures", "interrupted", "busy_retries",
+};
 
 static void info_usage(FILE *fp)
 {
@@ -49,10 +63,11 @@ static void info_usage(FILE *fp)
 		"\n"
 		"Describe each cmabuf instance (/dev/cmabuf, /dev/cmabuf-<label>):\n"
 		"its CMA area's size, free and used bytes, the live buffers of the\n"
-		"instance, the largest compound order, the strategies this kernel\n"
-		"supports and the driver's version. Without access to the device node,\n"
-		"what sysfs shows (the area, its size where the kernel tells, the\n"
-		"instance's counters).\n"
+		"instance, the buffers it holds ready (prepared, and its reserve) and the\n"
+		"bytes it is still releasing, the largest compound order, the strategies\n"
+		"this kernel supports and the driver's version. Without access to the\n"
+		"device node, what sysfs shows (the area, its size where the kernel\n"
+		"tells, the instance's counters).\n"
 		"\n"
 		"  -d, --device DEV  only this instance: a path, a label or 'default'\n"
 		"  -j, --json        one JSON document: {\"format\": 1, ..., \"instances\": [...]}\n");
@@ -98,11 +113,36 @@ static void info_from_sysfs(struct info_inst *in)
 	}
 }
 
+/* A number from the instance's sysfs directory; false when there is none. */
+static bool info_sysfs_u64(const char *path, const char *file, __u64 *val)
+{
+	char line[32];
+
+	return !dev_sysfs_read(path, file, line, sizeof(line)) &&
+	       sscanf(line, "%llu", val) == 1;
+}
+
+/* Prepared buffers, frees in flight, the reserve: sysfs, for anyone. */
+static void info_pool(struct info_inst *in)
+{
+	in->have_pool =
+		info_sysfs_u64(in->path, "prepared_buffers",
+			       &in->prepared_buffers) &&
+		info_sysfs_u64(in->path, "prepared_bytes",
+			       &in->prepared_bytes) &&
+		info_sysfs_u64(in->path, "releasing_bytes",
+			       &in->releasing_bytes);
+	if (dev_sysfs_read(in->path, "reserve", in->reserve,
+			   sizeof(in->reserve)))
+		in->reserve[0] = '\0';
+}
+
 /* INFO when the node opens, sysfs otherwise; 0 or 1 after a message. */
 static int info_gather(struct info_inst *in)
 {
 	int fd, ret;
 
+	info_pool(in);
 	fd = dev_try_open(in->path, O_RDONLY);
 	if (fd == -EACCES || fd == -EPERM) {
 		in->open_err = fd;
@@ -154,9 +194,19 @@ static void info_print_text(const struct info_inst *in)
 	}
 	printf("  live        %llu buffers, %s\n", i->live_buffers,
 	       fmt_size(i->live_bytes, a, sizeof(a)));
+	if (in->have_pool) {
+		printf("  prepared    %llu buffers, %s ready%s%s\n",
+		       in->prepared_buffers,
+		       fmt_size(in->prepared_bytes, a, sizeof(a)),
+		       in->reserve[0] ? "; reserve " : "", in->reserve);
+		printf("  releasing   %s\n",
+		       fmt_size(in->releasing_bytes, a, sizeof(a)));
+	}
 	if (!in->ioctl) {
-		printf("  counted     %llu allocations, %llu frees, %llu failures\n",
+		printf("  counted     %llu allocations, %llu frees, %llu failures, ",
 		       in->counters[0], in->counters[1], in->counters[2]);
+		printf("%llu interrupted, %llu busy retries\n", in->counters[3],
+		       in->counters[4]);
 		printf("  more        from CMABUF_IOC_INFO, for whoever may open the node: %s\n",
 		       dev_access_hint(in->path, hint, sizeof(hint)));
 		return;
@@ -225,6 +275,17 @@ static void info_json_one(struct json *j, const struct info_inst *in)
 	}
 	json_u64(j, "live_bytes", i->live_bytes);
 	json_u64(j, "live_buffers", i->live_buffers);
+	if (in->have_pool) {
+		json_u64(j, "prepared_buffers", in->prepared_buffers);
+		json_u64(j, "prepared_bytes", in->prepared_bytes);
+		json_u64(j, "releasing_bytes", in->releasing_bytes);
+		json_str(j, "reserve", in->reserve);
+	} else {
+		json_null(j, "prepared_buffers");
+		json_null(j, "prepared_bytes");
+		json_null(j, "releasing_bytes");
+		json_null(j, "reserve");
+	}
 	json_u64(j, "page_size", i->page_size);
 	info_json_u64(j, in, "min_compound_order", i->min_compound_order);
 	info_json_u64(j, in, "max_compound_order", i->max_compound_order);

@@ -206,11 +206,6 @@ int dev_alloc(int fd, struct cmabuf_alloc_data *data)
 	return dev_ioctl(fd, CMABUF_IOC_ALLOC, data);
 }
 
-int dev_bench(int fd, struct cmabuf_bench *bench)
-{
-	return dev_ioctl(fd, CMABUF_IOC_BENCH, bench);
-}
-
 int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys)
 {
 	memset(phys, 0, sizeof(*phys));

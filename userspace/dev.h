@@ -42,7 +42,6 @@ int dev_ioctl(int fd, unsigned long cmd, void *arg);
 int dev_info(int fd, struct dev_info *di);
 const char *dev_strerror(int err);
 int dev_alloc(int fd, struct cmabuf_alloc_data *data);
-int dev_bench(int fd, struct cmabuf_bench *bench);
 int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys);
 int dev_list(char paths[][PATH_MAX], int max);
 int dev_read_line(const char *path, char *buf, size_t len);

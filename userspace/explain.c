@@ -97,6 +97,19 @@ enum explain_what explain_einval(const struct cmabuf_info *info, __u64 size,
 	return EXPLAIN_UNKNOWN;
 }
 
+/* "; the largest free range now is ..." or where root can see it. */
+static void explain_largest(__u64 largest_free, char *buf, size_t len)
+{
+	char big[FMT_LEN];
+
+	if (largest_free)
+		snprintf(buf, len, "; the largest free range now is %s",
+			 fmt_size(largest_free, big, sizeof(big)));
+	else
+		snprintf(buf, len,
+			 "; root can see the largest free range in /sys/kernel/debug/cma/<area>/maxchunk");
+}
+
 /**
  * explain_enomem() - the area's room, for an allocation that found none
  * @info: what the instance told
@@ -105,6 +118,8 @@ enum explain_what explain_einval(const struct cmabuf_info *info, __u64 size,
  *	known (it needs debugfs, which needs root)
  * @buf: the explanation
  * @len: size of @buf
+ *
+ * ENOMEM: the area does not have @size bytes free, or is smaller.
  */
 void explain_enomem(const struct cmabuf_info *info, __u64 size,
 		    __u64 largest_free, char *buf, size_t len)
@@ -127,17 +142,36 @@ void explain_enomem(const struct cmabuf_info *info, __u64 size,
 		if (info->total_bytes < most)
 			most = info->total_bytes;
 		off = snprintf(buf, len,
-			       "no free contiguous range of %s: %s of %s free, the largest buffer the area can hold is %s",
+			       "no room for %s: %s of %s free, the rest held by other buffers (the largest buffer the area can hold is %s)",
 			       sz, fmt_size(info->free_bytes, fr, sizeof(fr)),
 			       fmt_size(info->total_bytes, tot, sizeof(tot)),
 			       fmt_size(most, big, sizeof(big)));
 	}
-	if (off >= len)
-		return;
-	if (largest_free)
-		snprintf(buf + off, len - off, "; the largest free range now is %s",
-			 fmt_size(largest_free, big, sizeof(big)));
-	else
-		snprintf(buf + off, len - off,
-			 "; root can see the largest free range in /sys/kernel/debug/cma/<area>/maxchunk");
+	if (off < len)
+		explain_largest(largest_free, buf + off, len - off);
+}
+
+/**
+ * explain_ebusy() - why an area with room had no range to give
+ * @info: what the instance told
+ * @size: bytes asked for
+ * @largest_free: as for explain_enomem()
+ * @buf: the explanation
+ * @len: size of @buf
+ *
+ * EBUSY: the area has @size bytes free, but no aligned range of them could
+ * be emptied, even after the driver's retries.
+ */
+void explain_ebusy(const struct cmabuf_info *info, __u64 size,
+		   __u64 largest_free, char *buf, size_t len)
+{
+	char sz[FMT_LEN], fr[FMT_LEN];
+	size_t off;
+
+	off = snprintf(buf, len,
+		       "%s of the area is free, but no range of %s could be emptied: its pages are pinned or being migrated, or other buffers split the free bytes; try again later",
+		       fmt_size(info->free_bytes, fr, sizeof(fr)),
+		       fmt_size(size, sz, sizeof(sz)));
+	if (off < len)
+		explain_largest(largest_free, buf + off, len - off);
 }

@@ -23,5 +23,7 @@ enum explain_what explain_einval(const struct cmabuf_info *info, __u64 size,
 				 char *buf, size_t len);
 void explain_enomem(const struct cmabuf_info *info, __u64 size,
 		    __u64 largest_free, char *buf, size_t len);
+void explain_ebusy(const struct cmabuf_info *info, __u64 size,
+		   __u64 largest_free, char *buf, size_t len);
 
 #endif /* CMABUFCTL_EXPLAIN_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabufctl: inspect, allocate, time and share cmabuf buffers.
+ * cmabufctl: inspect, allocate, prepare, time and share cmabuf buffers.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@ struct command {
 static const struct command commands[] = {
 	{ "info", cmd_info, "list every instance and its CMA area" },
 	{ "alloc", cmd_alloc, "allocate a buffer, optionally fill, verify, hold it" },
+	{ "prepare", cmd_prepare, "have buffers of a size ready before they are asked for" },
 	{ "bench", cmd_bench, "time allocation and release workloads" },
 	{ "share", cmd_share, "hand a buffer to other drivers and check what they see" },
 };

@@ -8,7 +8,9 @@
  * Runs random operations until N have run or T seconds have passed,
  * whichever comes first: every cmabuf ioctl through raw command numbers
  * with mutated arguments at good, read-only, cut-off and unmapped
- * addresses; mmap, mprotect, munmap, SYNC, SET_NAME, sync_file, lseek,
+ * addresses (PREPARE on device files that are closed while their buffers
+ * are being made, too); requests to the benchmark's debugfs file, well formed or
+ * not, and the reports they leave; mmap, mprotect, munmap, SYNC, SET_NAME, sync_file, lseek,
  * read/write, dup, close and fork on the dma-bufs; CHECK, HOLD and RELEASE
  * on the test importer; allocations from the dma-heaps. Every result is
  * judged against the set of outcomes the contract allows (fuzz_judge.c);
@@ -31,7 +33,7 @@
 #include "kselftest.h"
 #include "fuzz.h"
 
-#define FZ_TESTS	8
+#define FZ_TESTS	9
 
 /**
  * struct fz_opts - the command line
@@ -67,6 +69,7 @@ static const struct fz_op fz_ops[] = {
 	{ fz_op_bench, 25 },
 	{ fz_op_phys, 60 },
 	{ fz_op_unknown, 30 },
+	{ fz_op_prepare, 25 },
 	{ fz_op_mmap, 90 },
 	{ fz_op_munmap, 50 },
 	{ fz_op_mprotect, 25 },
@@ -174,10 +177,12 @@ static int fz_setup(struct fz *f)
 		fz_fd_set(f, f->inst[i].fd, FZ_FD_DEV, 0, i, O_RDWR);
 		f->inst[i].heap = fz_open_heap(rel[i].name);
 		fz_fd_set(f, f->inst[i].heap, FZ_FD_HEAP, 0, i, O_RDONLY);
+		fz_bench_setup(f, i);
 	}
 	f->ninst = n;
 	f->imp = open(REL_IMPORTER_DEV, O_RDWR | O_CLOEXEC);
 	fz_fd_set(f, f->imp, FZ_FD_IMPORTER, 0, -1, O_RDWR);
+	fz_prepare_setup(f);
 	f->sysheap = fz_open_heap("system");
 	fz_fd_set(f, f->sysheap, FZ_FD_HEAP, 0, -1, O_RDONLY);
 	if (fz_arena_init(&f->arena, f->page))
@@ -264,19 +269,23 @@ static void fz_print_setup(const struct fz *f)
 			       r->min_order, r->max_order,
 			       f->inst[i].heap >= 0 ? ", dma-heap" : "");
 	}
-	ksft_print_msg("importer %s, system heap %s, dma-bufs %sexecutable\n",
+	ksft_print_msg("importer %s, system heap %s, dma-bufs %sexecutable, bench files %s\n",
 		       f->imp >= 0 ? "present" : "absent",
 		       f->sysheap >= 0 ? "present" : "absent",
-		       f->noexec ? "not " : "");
+		       f->noexec ? "not " : "",
+		       !fz_any_bench(f) ? "absent" :
+		       f->root ? "present" : "root's");
 }
 
 static void fz_print_counts(const struct fz *f, __u64 ops, __u64 ms)
 {
 	ksft_print_msg("%llu operations in %llu ms\n", (unsigned long long)ops,
 		       (unsigned long long)ms);
-	ksft_print_msg("ioctl %llu (%llu ok), dma-buf %llu (%llu ok)\n",
+	ksft_print_msg("ioctl %llu (%llu ok), bench file %llu (%llu ok), dma-buf %llu (%llu ok)\n",
 		       (unsigned long long)f->ops[FZ_IOCTL],
 		       (unsigned long long)f->oks[FZ_IOCTL],
+		       (unsigned long long)f->ops[FZ_BENCH],
+		       (unsigned long long)f->oks[FZ_BENCH],
 		       (unsigned long long)f->ops[FZ_DMABUF],
 		       (unsigned long long)f->oks[FZ_DMABUF]);
 	ksft_print_msg("importer %llu (%llu ok), heap %llu (%llu ok)\n",
@@ -325,6 +334,7 @@ int main(int argc, char **argv)
 	fz_print_setup(f);
 
 	ms = fz_run(f, &o);
+	fz_prepare_drop_all(f);
 	fz_release_all(f);
 	fz_check_live(f);
 	ops = fz_total(f);
@@ -341,6 +351,8 @@ int main(int argc, char **argv)
 			 (unsigned long long)o.min_ops,
 			 (unsigned long long)o.seed);
 	fz_report_cat(f, FZ_IOCTL, "cmabuf ioctls", true, NULL);
+	fz_report_cat(f, FZ_BENCH, "bench file requests", fz_any_bench(f),
+		      "no bench file in debugfs (CONFIG_DEBUG_FS, debugfs mounted)");
 	fz_report_cat(f, FZ_DMABUF, "dma-buf operations", true, NULL);
 	fz_report_cat(f, FZ_IMPORT, "importer operations", f->imp >= 0,
 		      "no " REL_IMPORTER_DEV);

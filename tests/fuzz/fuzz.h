@@ -8,6 +8,8 @@
  *                   addresses, and what the kernel may read or write there
  *   fuzz_judge.c    expected results (errno sets) and the verdicts
  *   fuzz_cmabuf.c   the cmabuf ioctls through raw command numbers
+ *   fuzz_prepare.c  CMABUF_IOC_PREPARE, and the buffers made behind it
+ *   fuzz_bench.c    the benchmark's debugfs file, request lines and reports
  *   fuzz_dmabuf.c   operations on the exported dma-bufs
  *   fuzz_import.c   the test importer and the dma-heaps
  */
@@ -39,6 +41,10 @@
 #define FZ_SMALL_PAGES		2048	/* largest buffer worth allocating */
 #define FZ_CHECK_BYTES		(4ULL << 20)	/* importer reads at most this */
 #define FZ_NAME_LEN		32	/* DMA_BUF_NAME_LEN */
+#define FZ_MAX_BYTES		0xfffff000ULL	/* 4 GiB minus one page */
+#define FZ_PATH_LEN		128
+#define FZ_MAX_WANTS		24	/* kinds we asked to have ready */
+#define FZ_MAX_PREP_FILES	4	/* device files opened to prepare */
 
 /* Strategy of a heap buffer: AUTO decided, nobody said which. */
 #define FZ_STRATEGY_UNKNOWN	0xffU
@@ -46,6 +52,7 @@
 /**
  * enum fz_cat - what an operation exercised, for counting and the report
  * @FZ_IOCTL: cmabuf ioctls, known and unknown.
+ * @FZ_BENCH: requests to the debugfs bench files, and their reports.
  * @FZ_DMABUF: operations on dma-buf file descriptors and mappings.
  * @FZ_IMPORT: the test importer.
  * @FZ_HEAP: the dma-heaps.
@@ -55,6 +62,7 @@
  */
 enum fz_cat {
 	FZ_IOCTL,
+	FZ_BENCH,
 	FZ_DMABUF,
 	FZ_IMPORT,
 	FZ_HEAP,
@@ -165,16 +173,59 @@ struct fz_hold {
 	int buf;
 };
 
+/* What an instance's bench file must read back. */
+enum fz_report_state {
+	FZ_REPORT_UNKNOWN,	/* nothing run by this process yet */
+	FZ_REPORT_NONE,		/* the last run was refused: empty */
+	FZ_REPORT_RUN,		/* the last run's report */
+};
+
+/**
+ * struct fz_report - the report of an instance's bench file
+ * @state: see &enum fz_report_state; the rest is for %FZ_REPORT_RUN.
+ * @strategy: the strategy the run must have timed.
+ * @calls: allocations it timed, and as many releases.
+ * @iterations: its iterations.
+ * @zero: it timed clearing too.
+ */
+struct fz_report {
+	enum fz_report_state state;
+	__u32 strategy;
+	__u64 calls;
+	__u32 iterations;
+	bool zero;
+};
+
 /**
  * struct fz_inst - an instance of the driver under fuzzing
  * @rel: what rel_instances() found.
  * @fd: its device, open O_RDWR.
  * @heap: its dma-heap, or -1.
+ * @bench: its debugfs bench file, "" when it has none.
+ * @report: what @bench must read back.
  */
 struct fz_inst {
 	struct rel_instance rel;
 	int fd;
 	int heap;
+	char bench[FZ_PATH_LEN];
+	struct fz_report report;
+};
+
+/**
+ * struct fz_req - a size, alignment and strategy, judged by the header
+ * @pages: pages the size rounds up to.
+ * @align_order: the alignment as a page order.
+ * @strategy: the strategy asked for.
+ * @compound: COMPOUND is what is tried first.
+ * @too_big: more pages than the area has: ENOMEM, whatever else.
+ */
+struct fz_req {
+	__u64 pages;
+	unsigned int align_order;
+	__u32 strategy;
+	bool compound;
+	bool too_big;
 };
 
 /**
@@ -187,6 +238,53 @@ struct fz_expect {
 	__u64 errs[3];
 	bool may_succeed;
 	const char *why;
+};
+
+/**
+ * struct fz_want - buffers of a kind a device file of ours wants ready
+ * @used: the slot holds a want.
+ * @fd: the device file that asked; its wants go when it is closed.
+ * @inst: the instance.
+ * @pages: the kind: pages of each buffer,
+ * @align_order: the alignment asked for, as a page order,
+ * @strategy: and the strategy asked for.
+ * @count: buffers wanted.
+ * @sure_until: CLOCK_MONOTONIC ns before which it cannot have timed out;
+ *	after, the driver may have dropped it (an allocation that took one
+ *	of its buffers would have kept it).
+ */
+struct fz_want {
+	bool used;
+	int fd;
+	int inst;
+	__u64 pages;
+	unsigned int align_order;
+	__u32 strategy;
+	__u32 count;
+	__u64 sure_until;
+};
+
+/**
+ * struct fz_call - one raw ioctl
+ * @cmd: the command number.
+ * @dir: its direction bits.
+ * @size: its size field.
+ * @ptr: the address passed.
+ * @in: bytes the driver reads (direction permitting).
+ * @out: bytes it may write back, at most its own structure's.
+ * @placed: @ptr is set; before that, the argument counts as readable, so
+ *	that the rules on its fields can be looked at on their own.
+ * @arg: the bytes placed at @ptr.
+ */
+struct fz_call {
+	unsigned int cmd;
+	unsigned int dir;
+	unsigned int size;
+	bool placed;
+	uintptr_t ptr;
+	unsigned int in;
+	unsigned int out;
+	__u8 arg[FZ_ARG_MAX];
 };
 
 /**
@@ -237,6 +335,15 @@ struct fz_arena {
  * @kinds: failures seen, by their message's format and operation.
  * @nkinds: entries in @kinds.
  * @checkpoints: live-counter comparisons made.
+ * @wants: the buffers our device files asked to have ready.
+ * @prep_fds: device files opened to prepare, -1 for a free slot.
+ * @busy_until: per instance, CLOCK_MONOTONIC ns until which the pool may
+ *	still be making a buffer for a want that is gone.
+ * @prepare_timeout_ms: the driver's default time-out of a want.
+ * @prepare_max_percent: share of an area all wants may take.
+ * @prepare_file_percent: share one unprivileged file may want.
+ * @prepare: the driver has CMABUF_IOC_PREPARE.
+ * @prep_dirty: wants may stand: fz_prepare_drop_all() has work.
  * @jmp: where a fault on a mapping returns to.
  * @what: description of the operation running.
  * @now: the same, with its number, in a file that outlives a stuck run
@@ -273,6 +380,14 @@ struct fz {
 	} kinds[FZ_MAX_KINDS];
 	unsigned int nkinds;
 	__u64 checkpoints;
+	struct fz_want wants[FZ_MAX_WANTS];
+	int prep_fds[FZ_MAX_PREP_FILES];
+	__u64 busy_until[REL_MAX_INSTANCES];
+	unsigned int prepare_timeout_ms;
+	unsigned int prepare_max_percent;
+	unsigned int prepare_file_percent;
+	bool prepare;
+	bool prep_dirty;
 	sigjmp_buf jmp;
 	char what[256];
 	char *now;
@@ -334,13 +449,39 @@ int fz_scan_open_fds(struct fz *f);
 void fz_release_all(struct fz *f);
 
 /* fuzz_cmabuf.c */
+bool fz_model_copy_in(struct fz *f, const struct fz_call *c,
+		      unsigned int ksize, unsigned int out_from,
+		      struct fz_expect *e);
+void fz_call_prepare(struct fz *f, struct fz_call *c, unsigned int nr,
+		     unsigned int ksize, const void *tmpl);
+void fz_call_place(struct fz *f, struct fz_call *c);
+int fz_call(struct fz *f, int fd, struct fz_call *c, void *out,
+	    size_t out_size);
+unsigned int fz_shift(const struct fz_inst *in);
+__u32 fz_best(const struct fz_inst *in);
+void fz_model_request(const struct fz_inst *in, __u64 size, __u32 align,
+		      __u32 strategy, struct fz_expect *e, struct fz_req *rq);
 void fz_op_alloc(struct fz *f);
 void fz_op_info(struct fz *f);
-void fz_op_bench(struct fz *f);
 void fz_op_phys(struct fz *f);
 void fz_op_unknown(struct fz *f);
 void fz_check_live(struct fz *f);
 bool fz_alloc_simple(struct fz *f, int inst, __u64 size, int *fd);
+
+/* fuzz_prepare.c */
+void fz_prepare_setup(struct fz *f);
+void fz_op_prepare(struct fz *f);
+void fz_prepare_drop_all(struct fz *f);
+bool fz_area_busy(struct fz *f, int inst);
+bool fz_prepared_strategy(const struct fz *f, int inst, __u64 pages,
+			  __u32 strategy);
+void fz_model_no_range(struct fz *f, int inst, __u64 pages,
+		       struct fz_expect *e);
+
+/* fuzz_bench.c */
+void fz_bench_setup(struct fz *f, int inst);
+bool fz_any_bench(const struct fz *f);
+void fz_op_bench(struct fz *f);
 
 /* fuzz_dmabuf.c */
 int fz_probe_noexec(struct fz *f);

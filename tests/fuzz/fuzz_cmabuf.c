@@ -19,47 +19,6 @@
 
 #include "fuzz.h"
 
-#define FZ_MAX_BYTES	0xfffff000ULL	/* 4 GiB minus one page */
-
-/**
- * struct fz_req - a size, alignment and strategy, judged by the header
- * @pages: pages the size rounds up to.
- * @align_order: the alignment as a page order.
- * @strategy: the strategy asked for.
- * @compound: COMPOUND is what is tried first.
- * @too_big: more pages than the area has: ENOMEM, whatever else.
- */
-struct fz_req {
-	__u64 pages;
-	unsigned int align_order;
-	__u32 strategy;
-	bool compound;
-	bool too_big;
-};
-
-/**
- * struct fz_call - one raw ioctl
- * @cmd: the command number.
- * @dir: its direction bits.
- * @size: its size field.
- * @ptr: the address passed.
- * @in: bytes the driver reads (direction permitting).
- * @out: bytes it may write back, at most its own structure's.
- * @placed: @ptr is set; before that, the argument counts as readable, so
- *	that the rules on its fields can be looked at on their own.
- * @arg: the bytes placed at @ptr.
- */
-struct fz_call {
-	unsigned int cmd;
-	unsigned int dir;
-	unsigned int size;
-	bool placed;
-	uintptr_t ptr;
-	unsigned int in;
-	unsigned int out;
-	__u8 arg[FZ_ARG_MAX];
-};
-
 static int fz_ioctl(int fd, unsigned long cmd, uintptr_t arg)
 {
 	return ioctl(fd, cmd, arg) ? errno : 0;
@@ -78,14 +37,14 @@ static int fz_pick_inst(struct fz *f)
 	return rel_below(&f->rng, f->ninst);
 }
 
-static __u32 fz_best(const struct fz_inst *in)
+__u32 fz_best(const struct fz_inst *in)
 {
 	if (in->rel.strategies & CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_FROZEN))
 		return CMABUF_STRATEGY_FROZEN;
 	return CMABUF_STRATEGY_LEGACY;
 }
 
-static unsigned int fz_shift(const struct fz_inst *in)
+unsigned int fz_shift(const struct fz_inst *in)
 {
 	return __builtin_ctz(in->rel.page_size);
 }
@@ -109,12 +68,11 @@ static int fz_compound_order(const struct fz_inst *in, __u64 pages)
 
 /*
  * The size, alignment and strategy rules every allocation path shares
- * (cmabuf's ALLOC and BENCH, its dma-heap): the allocation strategies
- * DOC block and CMABUF_IOC_ALLOC's errors.
+ * (cmabuf's ALLOC, its dma-heap, the bench file): the allocation
+ * strategies DOC block and CMABUF_IOC_ALLOC's errors.
  */
-static void fz_model_request(const struct fz_inst *in, __u64 size,
-			     __u32 align, __u32 strategy,
-			     struct fz_expect *e, struct fz_req *rq)
+void fz_model_request(const struct fz_inst *in, __u64 size, __u32 align,
+		      __u32 strategy, struct fz_expect *e, struct fz_req *rq)
 {
 	unsigned int shift = fz_shift(in);
 	bool size_ok = size && size <= FZ_MAX_BYTES;
@@ -156,9 +114,12 @@ static void fz_model_request(const struct fz_inst *in, __u64 size,
 
 /*
  * A valid request may still find no memory. ENOMEM is required when it
- * exceeds the area; allowed when it depends on an aligned range (COMPOUND
- * without fallback, an explicit alignment) or needs more than the largest
- * free range; otherwise the allocation must succeed.
+ * exceeds the area. It may fail when it depends on an aligned range
+ * (COMPOUND without fallback, an explicit alignment) or needs more than
+ * the largest free range: with ENOMEM when the area has fewer free pages
+ * than it asks, EBUSY when it has them (fz_model_no_range()); otherwise
+ * the allocation must succeed. Where buffers are being prepared in the
+ * area, memory moves under the model: it may fail either way.
  */
 static void fz_model_nomem(struct fz *f, int inst, const struct fz_req *rq,
 			   __u64 pages, bool fallback, struct fz_expect *e)
@@ -169,9 +130,9 @@ static void fz_model_nomem(struct fz *f, int inst, const struct fz_req *rq,
 		fz_err(e, ENOMEM, "larger than the area");
 		return;
 	}
-	if (fz_inst_maxchunk(f, inst, &chunk) || pages > chunk ||
-	    rq->align_order || (rq->compound && !fallback))
-		fz_err(e, ENOMEM, NULL);
+	if (fz_area_busy(f, inst) || fz_inst_maxchunk(f, inst, &chunk) ||
+	    pages > chunk || rq->align_order || (rq->compound && !fallback))
+		fz_model_no_range(f, inst, pages, e);
 }
 
 /*
@@ -180,9 +141,9 @@ static void fz_model_nomem(struct fz *f, int inst, const struct fz_req *rq,
  * non-zero byte before a hole is EINVAL and a hole before any is EFAULT;
  * then the structure must be readable (else nothing else can be judged).
  */
-static bool fz_model_copy_in(struct fz *f, const struct fz_call *c,
-			     unsigned int ksize, unsigned int out_from,
-			     struct fz_expect *e)
+bool fz_model_copy_in(struct fz *f, const struct fz_call *c,
+		      unsigned int ksize, unsigned int out_from,
+		      struct fz_expect *e)
 {
 	unsigned int n = fz_min(c->in, ksize), tail = 0;
 	const __u8 *past = c->arg + ksize;
@@ -216,9 +177,8 @@ static bool fz_model_copy_in(struct fz *f, const struct fz_call *c,
 	return true;
 }
 
-static void fz_call_prepare(struct fz *f, struct fz_call *c,
-			    unsigned int nr, unsigned int ksize,
-			    const void *tmpl)
+void fz_call_prepare(struct fz *f, struct fz_call *c, unsigned int nr,
+		     unsigned int ksize, const void *tmpl)
 {
 	c->cmd = fz_cmd(f, CMABUF_IOC_MAGIC, nr, ksize, &c->dir, &c->size);
 	c->in = c->dir & _IOC_WRITE ? c->size : 0;
@@ -230,15 +190,15 @@ static void fz_call_prepare(struct fz *f, struct fz_call *c,
 }
 
 /* Put the argument somewhere, good or bad. */
-static void fz_call_place(struct fz *f, struct fz_call *c)
+void fz_call_place(struct fz *f, struct fz_call *c)
 {
 	c->ptr = fz_place(f, c->arg, c->size);
 	c->placed = true;
 }
 
 /* Issue @c on @fd; check nothing past what it may write back moved. */
-static int fz_call(struct fz *f, int fd, struct fz_call *c, void *out,
-		   size_t out_size)
+int fz_call(struct fz *f, int fd, struct fz_call *c, void *out,
+	    size_t out_size)
 {
 	int err;
 
@@ -343,7 +303,8 @@ static void fz_alloc_done(struct fz *f, int inst, const struct fz_req *rq,
 		strategy_ok = s == rq->strategy;
 	else
 		strategy_ok = s == fz_best(fi) ||
-			      (rq->compound && s == CMABUF_STRATEGY_COMPOUND);
+			      (rq->compound && s == CMABUF_STRATEGY_COMPOUND) ||
+			      fz_prepared_strategy(f, inst, rq->pages, s);
 	if (out->alloc_size != want)
 		fz_fail(f, FZ_IOCTL, "alloc_size %llu, expected %llu",
 			(unsigned long long)out->alloc_size,
@@ -548,142 +509,6 @@ void fz_op_info(struct fz *f)
 		fz_info_name_check(f, inst, name, size);
 }
 
-/* BENCH arguments, small enough that a valid run costs little. */
-static void fz_bench_template(struct fz *f, const struct fz_inst *in,
-			      struct cmabuf_bench *d)
-{
-	__u32 s;
-
-	memset(d, 0, sizeof(*d));
-	do {
-		s = rel_below(&f->rng, CMABUF_STRATEGY_COUNT);
-	} while (!(in->rel.strategies & CMABUF_STRATEGY_BIT(s)) &&
-		 rel_chance(&f->rng, 90));
-	d->strategy = s;
-	d->pages = 1 + rel_below(&f->rng, 32);
-	if (s == CMABUF_STRATEGY_COMPOUND || rel_chance(&f->rng, 10))
-		d->pages = 1ULL << (in->rel.min_order + rel_below(&f->rng, 2));
-	d->blocks = rel_below(&f->rng, 4);
-	d->iterations = 1 + rel_below(&f->rng, 3);
-	if (rel_chance(&f->rng, 15))
-		d->align = rel_below(&f->rng, 24);
-}
-
-/* The BENCH request's own bounds; fills @rq when they hold. */
-static void fz_model_bench(struct fz *f, int inst, const struct fz_call *c,
-			   const struct cmabuf_bench *d, struct fz_expect *e,
-			   struct fz_req *rq)
-{
-	const struct fz_inst *in = &f->inst[inst];
-	__u64 blocks = d->blocks ? d->blocks : 1;
-	bool bounds = true;
-
-	fz_expect_init(e);
-	memset(rq, 0, sizeof(*rq));
-	if (!f->root)
-		fz_err(e, EPERM, "no CAP_SYS_ADMIN");
-	if (!fz_model_copy_in(f, c, sizeof(*d),
-			      offsetof(struct cmabuf_bench, strategy_used), e))
-		return;
-	if (d->flags & ~CMABUF_BENCH_VALID_FLAGS)
-		fz_err(e, EINVAL, "unknown flag");
-	if (!d->pages || d->pages > FZ_MAX_BYTES >> fz_shift(in)) {
-		fz_err(e, EINVAL, "pages out of bounds");
-		bounds = false;
-	}
-	if (!d->iterations || d->iterations > CMABUF_BENCH_MAX_ITERATIONS ||
-	    blocks > CMABUF_BENCH_MAX_BLOCKS ||
-	    d->iterations * blocks > CMABUF_BENCH_MAX_SAMPLES)
-		fz_err(e, EINVAL, "iterations or blocks out of bounds");
-	if (bounds)
-		fz_model_request(in, d->pages << fz_shift(in), d->align,
-				 d->strategy, e, rq);
-	else if (d->strategy >= CMABUF_STRATEGY_COUNT || d->align > 40)
-		fz_err(e, EINVAL, "unknown strategy or alignment");
-	else if (!(in->rel.strategies & CMABUF_STRATEGY_BIT(d->strategy)))
-		fz_err(e, EOPNOTSUPP, NULL);
-}
-
-static void fz_bench_stats_check(struct fz *f, const char *phase,
-				 const struct cmabuf_bench_stats *st,
-				 __u64 samples)
-{
-	if (st->samples != samples || st->min_ns > st->median_ns ||
-	    st->median_ns > st->max_ns || st->mean_ns < st->min_ns ||
-	    st->mean_ns > st->max_ns || st->total_ns < st->max_ns ||
-	    st->mean_ns != st->total_ns / samples)
-		fz_fail(f, FZ_IOCTL,
-			"%s stats: samples %llu (want %llu) min %llu median %llu max %llu mean %llu total %llu",
-			phase, (unsigned long long)st->samples,
-			(unsigned long long)samples,
-			(unsigned long long)st->min_ns,
-			(unsigned long long)st->median_ns,
-			(unsigned long long)st->max_ns,
-			(unsigned long long)st->mean_ns,
-			(unsigned long long)st->total_ns);
-}
-
-void fz_op_bench(struct fz *f)
-{
-	static struct fz_call c;
-	int inst = fz_pick_inst(f), err;
-	struct cmabuf_bench d, out;
-	__u64 blocks, chunk;
-	struct fz_expect e;
-	struct fz_req rq;
-	__u32 want;
-
-	fz_bench_template(f, &f->inst[inst], &d);
-	fz_call_prepare(f, &c, _IOC_NR(CMABUF_IOC_BENCH), sizeof(d), &d);
-	fz_mutate(f, c.arg, c.size, sizeof(d),
-		  offsetof(struct cmabuf_bench, strategy_used));
-	memset(&d, 0, sizeof(d));
-	memcpy(&d, c.arg, fz_min(c.in, sizeof(d)));
-	fz_model_bench(f, inst, &c, &d, &e, &rq);
-
-	/* A valid run must stay cheap: the guest is emulated. */
-	blocks = d.blocks ? d.blocks : 1;
-	if (e.may_succeed && !rq.too_big &&
-	    (d.pages * blocks * d.iterations > 4096 ||
-	     d.iterations * blocks > 16))
-		return;
-	fz_call_place(f, &c);
-	fz_model_bench(f, inst, &c, &d, &e, &rq);
-
-	fz_describe(f, "BENCH on %s: cmd %#x pages %llu x%u x%u strategy %u align %u flags %#x",
-		    f->inst[inst].rel.name, c.cmd,
-		    (unsigned long long)d.pages, d.blocks, d.iterations,
-		    d.strategy, d.align, d.flags);
-	if (e.may_succeed) {
-		if (rq.too_big)
-			fz_err(&e, ENOMEM, "larger than the area");
-		else if (fz_inst_maxchunk(f, inst, &chunk) ||
-			 rq.pages * blocks > chunk || rq.align_order ||
-			 rq.compound)
-			fz_err(&e, ENOMEM, NULL);
-		if (!rq.too_big && !fz_writable(f, c.ptr, c.out))
-			fz_err(&e, EFAULT, "result not writable");
-	}
-	err = fz_call(f, f->inst[inst].fd, &c, &out, sizeof(out));
-	if (!fz_judge(f, FZ_IOCTL, &e, err) || err)
-		return;
-
-	want = rq.strategy;
-	if (want == CMABUF_STRATEGY_AUTO)
-		want = rq.compound ? CMABUF_STRATEGY_COMPOUND :
-				     fz_best(&f->inst[inst]);
-	if (c.out >= offsetof(struct cmabuf_bench, alloc) &&
-	    out.strategy_used != want)
-		fz_fail(f, FZ_IOCTL, "strategy_used %u, expected %u",
-			out.strategy_used, want);
-	if (c.out >= offsetof(struct cmabuf_bench, free))
-		fz_bench_stats_check(f, "alloc", &out.alloc,
-				     d.iterations * blocks);
-	if (c.out >= sizeof(out))
-		fz_bench_stats_check(f, "free", &out.free,
-				     d.iterations * blocks);
-}
-
 /* PHYS told where buffer @b lives: check it against what is known. */
 static void fz_phys_check(struct fz *f, int b, __u64 phys, __u64 size)
 {
@@ -769,8 +594,18 @@ void fz_op_phys(struct fz *f)
 		fz_phys_check(f, e_fd->buf, out.phys, out.size);
 }
 
+/* The numbers of cmabuf's ioctls: ALLOC, INFO, PHYS and PREPARE. */
+static bool fz_known_nr(unsigned int nr)
+{
+	return nr == _IOC_NR(CMABUF_IOC_ALLOC) ||
+	       nr == _IOC_NR(CMABUF_IOC_INFO) ||
+	       nr == _IOC_NR(CMABUF_IOC_PHYS) ||
+	       nr == _IOC_NR(CMABUF_IOC_PREPARE);
+}
+
 /*
- * Commands the driver does not know: other numbers of its type, and other
+ * Commands the driver does not know: other numbers of its type (0x02,
+ * BENCH's until the benchmark went to debugfs, among them), and other
  * types (none of which the VFS handles itself): ENOTTY, whatever the
  * argument.
  */
@@ -782,7 +617,7 @@ void fz_op_unknown(struct fz *f)
 	uintptr_t ptr;
 
 	type = CMABUF_IOC_MAGIC;
-	nr = 4 + rel_below(&f->rng, 252);
+	nr = rel_chance(&f->rng, 10) ? 0x02 : 4 + rel_below(&f->rng, 252);
 	if (rel_chance(&f->rng, 30)) {
 		type = 0xb0 + rel_below(&f->rng, 16);
 		nr = rel_below(&f->rng, 256);
@@ -791,7 +626,7 @@ void fz_op_unknown(struct fz *f)
 	size = rel_chance(&f->rng, 50) ? rel_below(&f->rng, 256) :
 					 rel_below(&f->rng, 1 << 14);
 	cmd = _IOC(dir, type, nr, size);
-	if (type == CMABUF_IOC_MAGIC && nr < 4)
+	if (type == CMABUF_IOC_MAGIC && fz_known_nr(nr))
 		return;
 	ptr = rel_chance(&f->rng, 50) ? (uintptr_t)f->arena.rw :
 					fz_bad_pointer(f);

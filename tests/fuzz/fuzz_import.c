@@ -20,7 +20,6 @@
 
 #include "fuzz.h"
 
-#define FZ_MAX_BYTES	0xfffff000ULL
 #define FZ_MAX_FOREIGN	4
 
 #define FZ_STEPS_ALL	(((1U << CMABUF_IMPORTER_STEP_COUNT) - 1) & \
@@ -494,10 +493,12 @@ void fz_op_heap(struct fz *f)
 	if (e.may_succeed && !too_big && pages > FZ_SMALL_PAGES)
 		return;
 	if (e.may_succeed) {
-		if (too_big)
+		if (too_big) {
 			fz_err(&e, ENOMEM, "larger than the area");
-		else if (fz_inst_maxchunk(f, inst, &chunk) || pages > chunk)
-			fz_err(&e, ENOMEM, NULL);
+		} else if (fz_area_busy(f, inst) ||
+			   fz_inst_maxchunk(f, inst, &chunk) || pages > chunk) {
+			fz_model_no_range(f, inst, pages, &e);
+		}
 		if (!too_big && !fz_writable(f, ptr, size))
 			fz_err(&e, EFAULT, "result not writable");
 	}

@@ -89,32 +89,6 @@ static void cmabuf_uapi_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 76, offsetof(struct cmabuf_info, version));
 }
 
-static void cmabuf_uapi_bench(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, 48, sizeof(struct cmabuf_bench_stats));
-	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_bench_stats, samples));
-	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_bench_stats, min_ns));
-	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_bench_stats, median_ns));
-	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_bench_stats, max_ns));
-	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_bench_stats, mean_ns));
-	KUNIT_EXPECT_EQ(test, 40, offsetof(struct cmabuf_bench_stats, total_ns));
-
-	KUNIT_EXPECT_EQ(test, 232, sizeof(struct cmabuf_bench));
-	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_bench, pages));
-	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_bench, blocks));
-	KUNIT_EXPECT_EQ(test, 12, offsetof(struct cmabuf_bench, iterations));
-	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_bench, strategy));
-	KUNIT_EXPECT_EQ(test, 20, offsetof(struct cmabuf_bench, align));
-	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_bench, flags));
-	KUNIT_EXPECT_EQ(test, 28, offsetof(struct cmabuf_bench, strategy_used));
-	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_bench, alloc));
-	KUNIT_EXPECT_EQ(test, 80, offsetof(struct cmabuf_bench, free));
-	KUNIT_EXPECT_EQ(test, 128, offsetof(struct cmabuf_bench, zero_one));
-	KUNIT_EXPECT_EQ(test, 176, offsetof(struct cmabuf_bench, zero_all));
-	KUNIT_EXPECT_EQ(test, 224, offsetof(struct cmabuf_bench, zero_cpus));
-	KUNIT_EXPECT_EQ(test, 228, offsetof(struct cmabuf_bench, pad));
-}
-
 static void cmabuf_uapi_phys(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, 24, sizeof(struct cmabuf_phys));
@@ -122,6 +96,18 @@ static void cmabuf_uapi_phys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 4, offsetof(struct cmabuf_phys, pad));
 	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_phys, phys));
 	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_phys, size));
+}
+
+static void cmabuf_uapi_prepare(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 32, sizeof(struct cmabuf_prepare));
+	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_prepare, size));
+	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_prepare, align));
+	KUNIT_EXPECT_EQ(test, 12, offsetof(struct cmabuf_prepare, flags));
+	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_prepare, count));
+	KUNIT_EXPECT_EQ(test, 20, offsetof(struct cmabuf_prepare, timeout_ms));
+	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_prepare, ready));
+	KUNIT_EXPECT_EQ(test, 28, offsetof(struct cmabuf_prepare, pad));
 }
 
 static void cmabuf_uapi_check_cmd(struct kunit *test, unsigned int cmd,
@@ -139,10 +125,11 @@ static void cmabuf_uapi_ioctl_numbers(struct kunit *test)
 			      sizeof(struct cmabuf_alloc_data));
 	cmabuf_uapi_check_cmd(test, CMABUF_IOC_INFO, 1,
 			      sizeof(struct cmabuf_info));
-	cmabuf_uapi_check_cmd(test, CMABUF_IOC_BENCH, 2,
-			      sizeof(struct cmabuf_bench));
+	/* 0x02 was BENCH's until the benchmark went to debugfs: unused. */
 	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PHYS, 3,
 			      sizeof(struct cmabuf_phys));
+	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PREPARE, 4,
+			      sizeof(struct cmabuf_prepare));
 }
 
 static void cmabuf_uapi_constants(struct kunit *test)
@@ -156,20 +143,22 @@ static void cmabuf_uapi_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0xffU, CMABUF_ALLOC_VALID_FLAGS);
 	KUNIT_EXPECT_EQ(test, O_CLOEXEC | O_ACCMODE, CMABUF_VALID_FD_FLAGS);
 	KUNIT_EXPECT_EQ(test, 40, CMABUF_ALIGN_MAX);
-	KUNIT_EXPECT_EQ(test, 0x1U, CMABUF_BENCH_VALID_FLAGS);
 	KUNIT_EXPECT_EQ(test, 0x1U, CMABUF_INFO_AREA_STATS);
 	KUNIT_EXPECT_EQ(test, 0x2U, CMABUF_INFO_ALLOCATOR_ZEROES);
 	KUNIT_EXPECT_EQ(test, 0x4U, CMABUF_INFO_MMAP_PMD);
 	KUNIT_EXPECT_EQ(test, 0x8U, CMABUF_INFO_MMAP_PLACED);
-	KUNIT_EXPECT_LE(test, (u64)CMABUF_BENCH_MAX_BLOCKS,
-			(u64)CMABUF_BENCH_MAX_SAMPLES);
+	KUNIT_EXPECT_EQ(test, 0x10U, CMABUF_INFO_CLEARS_FROZEN);
+	/* PREPARE's flags: ALLOC's strategy byte, then its own bits. */
+	KUNIT_EXPECT_EQ(test, 0x100U, CMABUF_PREPARE_WAIT);
+	KUNIT_EXPECT_EQ(test, 0x1ffU, CMABUF_PREPARE_VALID_FLAGS);
+	KUNIT_EXPECT_EQ(test, 256, CMABUF_PREPARE_MAX_COUNT);
 }
 
 static struct kunit_case cmabuf_uapi_cases[] = {
 	KUNIT_CASE(cmabuf_uapi_alloc_data),
 	KUNIT_CASE(cmabuf_uapi_info),
-	KUNIT_CASE(cmabuf_uapi_bench),
 	KUNIT_CASE(cmabuf_uapi_phys),
+	KUNIT_CASE(cmabuf_uapi_prepare),
 	KUNIT_CASE(cmabuf_uapi_ioctl_numbers),
 	KUNIT_CASE(cmabuf_uapi_constants),
 	{}
@@ -291,6 +280,8 @@ static void cmabuf_arith_area_max_order(struct kunit *test)
 			cmabuf_area_max_order(&cmabuf_lim_legacy, 0, 1UL << 16));
 }
 
+/* The benchmark, and its median, are built only with CONFIG_DEBUG_FS. */
+#if IS_ENABLED(CONFIG_DEBUG_FS)
 static void cmabuf_arith_median(struct kunit *test)
 {
 	u64 one[] = { 5 };
@@ -307,6 +298,12 @@ static void cmabuf_arith_median(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 10ULL, even[0]);
 	KUNIT_EXPECT_EQ(test, 40ULL, even[3]);
 }
+#else
+static void cmabuf_arith_median(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_DEBUG_FS: the driver has no benchmark");
+}
+#endif
 
 static struct kunit_case cmabuf_arith_cases[] = {
 	KUNIT_CASE(cmabuf_arith_size_to_pages),
@@ -511,7 +508,7 @@ static void cmabuf_probe_buffer_outlives_unbind(struct kunit *test)
 	cmabuf_dev_get(cdev);
 
 	dmabuf = cmabuf_dmabuf_alloc(cdev, 3 * PAGE_SIZE, 0,
-				     CMABUF_STRATEGY_AUTO, O_RDWR, &used);
+				     CMABUF_STRATEGY_AUTO, O_RDWR, NULL, &used);
 	if (IS_ERR(dmabuf)) {
 		cmabuf_dev_put(cdev);
 		KUNIT_FAIL(test, "allocation failed: %pe", dmabuf);

@@ -6,9 +6,12 @@
  *    same pages, which the test checks it gets), a thousand times per
  *    strategy and through the dma-heaps, and not one byte of a new buffer
  *    may be non-zero;
- *  - CMABUF_IOC_BENCH needs CAP_SYS_ADMIN and CMABUF_IOC_PHYS needs
- *    CAP_SYS_RAWIO, exactly: an unprivileged user and root without that
- *    one capability get EPERM;
+ *  - CMABUF_IOC_PHYS needs CAP_SYS_RAWIO, exactly: an unprivileged user
+ *    and root without that one capability get EPERM;
+ *  - the benchmark's debugfs file is root's, mode 0600: nobody cannot
+ *    open it (EACCES), whatever the device nodes' mode; debugfs checks
+ *    the file's mode and owner, no capability, so root without any
+ *    capability runs it, as the file's owner;
  *  - the device nodes are root's, mode 0600, unless the mode parameter
  *    says otherwise (checked by reloading the module where it can be);
  *  - no mapping beyond the buffer or private mapping, no writable mapping
@@ -22,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +41,15 @@
 #include <drm_mode.h>
 
 #include "kselftest_harness.h"
+#include "kbench.h"
 #include "reliability_util.h"
 #include "sharing_util.h"
 
 #define NOBODY		65534
+
+/* sec_without(): become nobody, or keep uid 0 and drop every capability. */
+#define SEC_NOBODY	(-1)
+#define SEC_NO_CAPS	(-2)
 
 static int sec_ioctl(int fd, unsigned long cmd, void *arg)
 {
@@ -250,6 +259,8 @@ TEST_F_TIMEOUT(stale, no_stale_data, 1500)
 		memset(map, (0xa5 ^ c) | 1, size);
 		ASSERT_EQ(0, munmap(map, size));
 		ASSERT_EQ(0, close(fd));
+		/* Back in the area, where the next allocation looks first. */
+		ASSERT_EQ(0, rel_instance_settle(in->name, REL_SETTLE_MS));
 	}
 	TH_LOG("%d cycles, %d large, %d allocations reused the pages just filled",
 	       n, bigs, reused);
@@ -304,6 +315,17 @@ static int sec_drop_cap(int cap)
 	return syscall(SYS_capset, &hdr, data) ? errno : 0;
 }
 
+/* Drop every capability of this process; its uid stays 0. */
+static int sec_drop_all_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = { 0 };
+
+	return syscall(SYS_capset, &hdr, data) ? errno : 0;
+}
+
 /* Become nobody, which has no capability at all. */
 static int sec_become_nobody(void)
 {
@@ -313,11 +335,22 @@ static int sec_become_nobody(void)
 	return 0;
 }
 
+/* Give up @cap, or become %SEC_NOBODY, or keep no capability at all. */
+static int sec_without(int cap)
+{
+	if (cap == SEC_NOBODY)
+		return sec_become_nobody();
+	if (cap == SEC_NO_CAPS)
+		return sec_drop_all_caps();
+	return sec_drop_cap(cap);
+}
+
 /*
- * The errno of @cmd on @fd from a child that first dropped @cap (or,
- * with @cap < 0, became nobody); -1 when the child could not.
+ * The errno @act(@arg) returns in a child that first gave up @cap (see
+ * sec_without()); -1 when the child could not.
  */
-static int sec_ioctl_without(int cap, int fd, unsigned long cmd, void *arg)
+static int sec_child_without(int cap, int (*act)(const void *arg),
+			     const void *arg)
 {
 	int status;
 	pid_t pid;
@@ -326,9 +359,9 @@ static int sec_ioctl_without(int cap, int fd, unsigned long cmd, void *arg)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		if (cap < 0 ? sec_become_nobody() : sec_drop_cap(cap))
+		if (sec_without(cap))
 			_exit(255);
-		_exit(sec_ioctl(fd, cmd, arg));
+		_exit(act(arg));
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) == 255)
@@ -336,40 +369,104 @@ static int sec_ioctl_without(int cap, int fd, unsigned long cmd, void *arg)
 	return WEXITSTATUS(status);
 }
 
-static void sec_bench_init(struct cmabuf_bench *b)
+/**
+ * struct sec_ioctl_call - an ioctl for sec_child_without()
+ * @fd: the file.
+ * @cmd: the command.
+ * @arg: its argument.
+ */
+struct sec_ioctl_call {
+	int fd;
+	unsigned long cmd;
+	void *arg;
+};
+
+static int sec_ioctl_act(const void *p)
 {
-	memset(b, 0, sizeof(*b));
-	b->pages = 1;
-	b->iterations = 1;
+	const struct sec_ioctl_call *c = p;
+
+	return sec_ioctl(c->fd, c->cmd, c->arg);
 }
 
-TEST_F(sec, bench_refused_to_nobody)
+/* The errno of @cmd on @fd once @cap is given up; -1 if it could not be. */
+static int sec_ioctl_without(int cap, int fd, unsigned long cmd, void *arg)
 {
-	struct cmabuf_bench b;
+	const struct sec_ioctl_call c = { fd, cmd, arg };
 
-	sec_bench_init(&b);
-	EXPECT_EQ(EPERM, sec_ioctl_without(-1, self->dev, CMABUF_IOC_BENCH,
-					   &b));
+	return sec_child_without(cap, sec_ioctl_act, &c);
 }
 
-TEST_F(sec, bench_refused_without_cap_sys_admin)
-{
-	struct cmabuf_bench b;
+/* ---- the benchmark's debugfs file ---- */
 
-	sec_bench_init(&b);
-	EXPECT_EQ(EPERM, sec_ioctl_without(CAP_SYS_ADMIN, self->dev,
-					   CMABUF_IOC_BENCH, &b));
-	/* CAP_SYS_RAWIO is not what BENCH asks for. */
-	sec_bench_init(&b);
-	EXPECT_EQ(0, sec_ioctl_without(CAP_SYS_RAWIO, self->dev,
-				       CMABUF_IOC_BENCH, &b));
+/* The bench file of the first instance; fails when there is none. */
+static void sec_bench_path(struct __test_metadata *_metadata,
+			   const struct rel_instance *in, char *path,
+			   size_t size)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, kbench_path(in->name, path, size));
+	/* rel_instances() mounted debugfs: the driver must have made it. */
+	ASSERT_EQ(0, stat(path, &st)) TH_LOG("%s: %s", path, strerror(errno));
+}
+
+/* A one-page run of the bench file @path: the errno of the open or write. */
+static int sec_bench_act(const void *path)
+{
+	char report[1024];
+
+	return -kbench_request(path, "pages=1 iterations=1\n", report,
+			       sizeof(report));
+}
+
+/* The same once @cap is given up; -1 if it could not be. */
+static int sec_bench_without(int cap, const char *path)
+{
+	return sec_child_without(cap, sec_bench_act, path);
+}
+
+TEST_F(sec, bench_file_is_roots_0600)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	sec_bench_path(_metadata, &self->inst[0], path, sizeof(path));
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_TRUE(S_ISREG(st.st_mode));
+	EXPECT_EQ(0600U, st.st_mode & 07777)
+		TH_LOG("%s: mode %o", path, st.st_mode & 07777);
+	EXPECT_EQ(0U, st.st_uid);
+	EXPECT_EQ(0U, st.st_gid);
+}
+
+TEST_F(sec, bench_file_refused_to_nobody)
+{
+	char path[PATH_MAX];
+
+	sec_bench_path(_metadata, &self->inst[0], path, sizeof(path));
+	EXPECT_EQ(EACCES, sec_bench_without(SEC_NOBODY, path));
+}
+
+/*
+ * debugfs asks for no capability (fs/debugfs: the file's mode and owner,
+ * and the kernel's lockdown): root is the owner and runs the benchmark
+ * without CAP_SYS_ADMIN, or without any capability at all.
+ */
+TEST_F(sec, bench_file_needs_root_not_a_capability)
+{
+	char path[PATH_MAX];
+
+	sec_bench_path(_metadata, &self->inst[0], path, sizeof(path));
+	EXPECT_EQ(0, sec_bench_without(CAP_SYS_ADMIN, path));
+	EXPECT_EQ(0, sec_bench_without(SEC_NO_CAPS, path));
+	EXPECT_EQ(0, sec_bench_without(CAP_SYS_RAWIO, path));
 }
 
 TEST_F(sec, phys_refused_to_nobody)
 {
 	struct cmabuf_phys p = { .fd = self->buf };
 
-	EXPECT_EQ(EPERM, sec_ioctl_without(-1, self->dev, CMABUF_IOC_PHYS,
+	EXPECT_EQ(EPERM, sec_ioctl_without(SEC_NOBODY, self->dev, CMABUF_IOC_PHYS,
 					   &p));
 }
 
@@ -471,12 +568,12 @@ static int sec_reload(const struct rel_instance *inst, unsigned int n,
 
 /*
  * mode=0666 opens the nodes to everyone (with heap=0, so that the module
- * can be unloaded again), yet BENCH and PHYS stay with the capabilities;
- * the default parameters give 0600 back.
+ * can be unloaded again), yet PHYS stays with its capability and the
+ * bench file with root; the default parameters give 0600 back.
  */
 TEST_F_TIMEOUT(sec, mode_parameter_sets_node_mode, 120)
 {
-	struct cmabuf_bench b;
+	char path[PATH_MAX];
 	struct stat st;
 	unsigned int i;
 	int status;
@@ -494,6 +591,7 @@ TEST_F_TIMEOUT(sec, mode_parameter_sets_node_mode, 120)
 		ASSERT_EQ(0, sec_node_mode(self->inst[i].name, &st));
 		EXPECT_EQ(0666U, st.st_mode & 07777);
 	}
+	sec_bench_path(_metadata, &self->inst[0], path, sizeof(path));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -507,8 +605,7 @@ TEST_F_TIMEOUT(sec, mode_parameter_sets_node_mode, 120)
 		fd = sec_alloc(dev, 4096, CMABUF_STRATEGY_AUTO, O_RDWR);
 		if (fd < 0)
 			_exit(2);
-		sec_bench_init(&b);
-		if (sec_ioctl(dev, CMABUF_IOC_BENCH, &b) != EPERM)
+		if (open(path, O_RDWR | O_CLOEXEC) >= 0 || errno != EACCES)
 			_exit(3);
 		{
 			struct cmabuf_phys p = { .fd = fd };

@@ -16,7 +16,9 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "cmabuf_test_util.h"
 
@@ -60,6 +62,48 @@ int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg)
 	    WEXITSTATUS(status) == 255)
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+/* The errno of open(@path, @flags) as nobody without capabilities, or 0. */
+int cmabuf_open_unprivileged(const char *path, int flags)
+{
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgroups(0, NULL) ||
+		    setresgid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY) ||
+		    setresuid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY))
+			_exit(255);
+		fd = open(path, flags | O_CLOEXEC);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Read all of @path into @buf, NUL-terminated. Return: 0 or an errno. */
+int cmabuf_read_file(const char *path, char *buf, size_t size)
+{
+	size_t got = 0;
+	ssize_t n = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	while (got + 1 < size && (n = read(fd, buf + got, size - 1 - got)) > 0)
+		got += n;
+	if (n < 0)
+		err = errno;
+	buf[got] = '\0';
+	close(fd);
+	return err;
 }
 
 int cmabuf_get_info(int dev, struct cmabuf_info *info, char *name,
@@ -256,12 +300,152 @@ const char *cmabuf_stat_group(__u32 strategy)
 	}
 }
 
+/*
+ * Wait, up to 10 s, until the instance behind the open device @dev has
+ * released every freed buffer (its releasing_bytes is 0): frees go back
+ * to the area in the background. Return: 0, or an errno.
+ */
+int cmabuf_settle(int dev)
+{
+	unsigned long long bytes = 0;
+	char path[128];
+	struct stat st;
+	int i, ret;
+
+	if (fstat(dev, &st))
+		return errno;
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/releasing_bytes",
+		 major(st.st_rdev), minor(st.st_rdev));
+	for (i = 0; i < 10000; i++) {
+		ret = read_ull(path, &bytes);
+		if (ret == -ENOENT)
+			return 0;	/* a driver without deferred frees */
+		if (ret || !bytes)
+			return -ret;
+		usleep(1000);
+	}
+	ret = ETIMEDOUT;
+	return ret;
+}
+
+/* The path of @file in the sysfs directory of the instance behind @dev. */
+int cmabuf_sysfs_path(int dev, const char *file, char *path, size_t size)
+{
+	struct stat st;
+
+	if (fstat(dev, &st))
+		return errno;
+	snprintf(path, size, "/sys/dev/char/%u:%u/%s", major(st.st_rdev),
+		 minor(st.st_rdev), file);
+	return 0;
+}
+
+/*
+ * A number from the sysfs directory of the instance behind @dev: a file
+ * such as "prepared_bytes", or "stats/prepare_hits". Return: 0 or an errno.
+ */
+int cmabuf_sysfs_read(int dev, const char *file, unsigned long long *val)
+{
+	char path[256];
+	int ret;
+
+	ret = cmabuf_sysfs_path(dev, file, path, sizeof(path));
+	if (ret)
+		return ret;
+	return -read_ull(path, val);
+}
+
+/* The text of a sysfs file of the instance behind @dev, into @buf. */
+int cmabuf_sysfs_read_str(int dev, const char *file, char *buf, size_t size)
+{
+	char path[256];
+	int ret;
+
+	ret = cmabuf_sysfs_path(dev, file, path, sizeof(path));
+	return ret ?: cmabuf_read_file(path, buf, size);
+}
+
+/*
+ * Write @val to a sysfs file of the instance behind @dev, in one write().
+ * Return: 0, or the errno of the open or the write.
+ */
+int cmabuf_sysfs_write(int dev, const char *file, const char *val)
+{
+	size_t len = strlen(val);
+	char path[256];
+	ssize_t n;
+	int fd, ret;
+
+	ret = cmabuf_sysfs_path(dev, file, path, sizeof(path));
+	if (ret)
+		return ret;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = write(fd, val, len);
+	ret = n < 0 ? errno : (size_t)n == len ? 0 : EIO;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Wait up to @timeout_ms until @file of the instance behind @dev reads
+ * @want. Return: 0, ETIMEDOUT or an errno; @last holds the last value
+ * read.
+ */
+int cmabuf_sysfs_wait(int dev, const char *file, unsigned long long want,
+		      unsigned int timeout_ms, unsigned long long *last)
+{
+	unsigned long long end = cmabuf_now_ms() + timeout_ms;
+	int ret;
+
+	for (;;) {
+		ret = cmabuf_sysfs_read(dev, file, last);
+		if (ret || *last == want)
+			return ret;
+		if (cmabuf_now_ms() >= end)
+			break;
+		usleep(1000);
+	}
+	ret = ETIMEDOUT;
+	return ret;
+}
+
+/* CLOCK_MONOTONIC, in ms and in ns. */
+unsigned long long cmabuf_now_ms(void)
+{
+	return cmabuf_now_ns() / 1000000;
+}
+
+unsigned long long cmabuf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* CMABUF_IOC_PREPARE with the fields a test sets; @p holds the result. */
+int cmabuf_prepare(int dev, __u64 size, __u32 flags, __u32 count,
+		   __u32 timeout_ms, struct cmabuf_prepare *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = size;
+	p->flags = flags;
+	p->count = count;
+	p->timeout_ms = timeout_ms;
+	return cmabuf_ioctl(dev, CMABUF_IOC_PREPARE, p);
+}
+
 int cmabuf_counters_read(int dev, const char *area, struct cmabuf_counters *c)
 {
 	struct cmabuf_info info;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
+	ret = cmabuf_settle(dev);
+	if (ret)
+		return ret;
 	ret = cmabuf_get_info(dev, &info, NULL, 0);
 	if (ret)
 		return -ret;

@@ -45,6 +45,8 @@ struct cmabuf_counters {
 int cmabuf_ioctl(int fd, unsigned long cmd, void *arg);
 int cmabuf_ioctl_sized(int fd, unsigned int nr, void *arg, size_t size);
 int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg);
+int cmabuf_open_unprivileged(const char *path, int flags);
+int cmabuf_read_file(const char *path, char *buf, size_t size);
 
 int cmabuf_get_info(int dev, struct cmabuf_info *info, char *name,
 		    size_t name_size);
@@ -60,6 +62,17 @@ int cmabuf_kernel_strategies(__u32 *strategies);
 
 int cmabuf_cma_read(const char *area, const char *file,
 		    unsigned long long *val);
+int cmabuf_settle(int dev);
+int cmabuf_sysfs_path(int dev, const char *file, char *path, size_t size);
+int cmabuf_sysfs_read(int dev, const char *file, unsigned long long *val);
+int cmabuf_sysfs_read_str(int dev, const char *file, char *buf, size_t size);
+int cmabuf_sysfs_write(int dev, const char *file, const char *val);
+int cmabuf_sysfs_wait(int dev, const char *file, unsigned long long want,
+		      unsigned int timeout_ms, unsigned long long *last);
+unsigned long long cmabuf_now_ms(void);
+unsigned long long cmabuf_now_ns(void);
+int cmabuf_prepare(int dev, __u64 size, __u32 flags, __u32 count,
+		   __u32 timeout_ms, struct cmabuf_prepare *p);
 int cmabuf_counters_read(int dev, const char *area,
 			 struct cmabuf_counters *c);
 int cmabuf_cma_sysfs_read(const char *area, const char *file,

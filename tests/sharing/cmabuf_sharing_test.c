@@ -80,16 +80,19 @@ static void area_used(struct __test_metadata *_metadata, int dev,
 		      char *area, unsigned long long *used)
 {
 	ASSERT_EQ(0, cmabuf_area_name(dev, area, AREA_NAME_MAX));
+	ASSERT_EQ(0, cmabuf_settle_all());
 	ASSERT_EQ(0, cma_read(area, "used", used)) {
 		TH_LOG("no debugfs cma/%s/used", area);
 	}
 }
 
+/* The area's used pages once every free in flight is done. */
 static unsigned long long used_now(struct __test_metadata *_metadata,
 				   const char *area)
 {
 	unsigned long long used = 0;
 
+	EXPECT_EQ(0, cmabuf_settle_all());
 	EXPECT_EQ(0, cma_read(area, "used", &used));
 	return used;
 }

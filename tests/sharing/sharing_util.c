@@ -4,6 +4,7 @@
  * positive errno, so that tests can compare it with the errno they expect.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -154,6 +155,47 @@ int cma_read(const char *area, const char *file, unsigned long long *val)
 	if (fscanf(f, "%llu", val) != 1)
 		ret = EIO;
 	fclose(f);
+	return ret;
+}
+
+/*
+ * Wait up to 10 s until no cmabuf instance has frees in flight (each one's
+ * sysfs releasing_bytes is 0): freed buffers go back to their CMA area in
+ * the background, and the area's counters catch up only then. Return: 0,
+ * ETIMEDOUT, or the errno of a read.
+ */
+int cmabuf_settle_all(void)
+{
+	unsigned long long bytes;
+	char path[512];
+	struct dirent *de;
+	int i, ret = ETIMEDOUT;
+	bool busy;
+	DIR *dir;
+	FILE *f;
+
+	for (i = 0; i < 10000; i++) {
+		dir = opendir("/sys/class/misc");
+		if (!dir)
+			return errno;
+		busy = false;
+		while (!busy && (de = readdir(dir))) {
+			if (strncmp(de->d_name, "cmabuf", 6))
+				continue;
+			snprintf(path, sizeof(path),
+				 "/sys/class/misc/%s/releasing_bytes",
+				 de->d_name);
+			f = fopen(path, "re");
+			if (!f)
+				continue;	/* the importer, an old driver */
+			busy = fscanf(f, "%llu", &bytes) != 1 || bytes;
+			fclose(f);
+		}
+		closedir(dir);
+		if (!busy)
+			return 0;
+		usleep(1000);
+	}
 	return ret;
 }
 

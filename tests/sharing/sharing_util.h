@@ -52,6 +52,7 @@ size_t pattern_mismatches(const void *map, size_t len, __u64 seed);
 int dmabuf_sync(int buf, __u64 flags);
 
 int cma_read(const char *area, const char *file, unsigned long long *val);
+int cmabuf_settle_all(void);
 
 /**
  * struct bufinfo_entry - one dma-buf in debugfs dma_buf/bufinfo

@@ -31,11 +31,12 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# cmabuf's parameters as insmod takes them.
+# cmabuf's parameters as insmod takes them: those this build has.
 cmabuf_params() {
 	[ -d $params ] || return 1
-	echo "default_instance=$(cat $params/default_instance)" \
-		"mode=$(cat $params/mode) heap=$(cat $params/heap)"
+	for p in "$params"/*; do
+		printf '%s=%s ' "${p##*/}" "$(cat "$p")"
+	done
 }
 
 # The CMA areas' page counts the programs compare live in debugfs.

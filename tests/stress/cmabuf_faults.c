@@ -12,10 +12,16 @@
  * errno its contract allows; once cleaned up, no fd may be left behind and
  * every instance's live counters and CMA area must be as before. The loop
  * ends at the first N the call does not reach, which must succeed. The
- * operations: open, INFO, ALLOC with every strategy, PHYS, BENCH, mmap,
+ * operations: open, INFO, ALLOC with every strategy, PHYS, a request to
+ * the debugfs bench file, mmap,
  * DMA_BUF_IOCTL_SYNC, an importer's attach and map (CHECK, HOLD), a
- * dma-heap ALLOC, and binding instances of each kind, which runs
- * misc_register() and, for a name not seen before, dma_heap_add(). The
+ * dma-heap ALLOC, PREPARE (its want), a write to the sysfs reserve, the
+ * last close() of a buffer (the note that queues its pages), and binding
+ * instances of each kind, which runs misc_register(), the pool's shrinker
+ * and, for a name not seen before, dma_heap_add(); a node with a reserve
+ * makes its want in the probe. The pool's worker allocates outside the
+ * caller's task, where fail-nth does not reach: failslab is aimed at the
+ * unbound kworkers for that (task-filter). The
  * kmemleak suite, last, finds what a failure path leaked.
  *
  * Runs after heap-defaults, with the dma-heaps registered. Prints
@@ -26,6 +32,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +46,7 @@
 
 #include "kselftest_harness.h"
 #include "cmabuf_importer.h"
+#include "kbench.h"
 #include "reliability_util.h"
 
 #define FI_FAIL_NTH	"/proc/thread-self/fail-nth"
@@ -80,6 +88,7 @@ static void __attribute__((destructor)) fi_record_report(void)
  * @dev: /dev/cmabuf-general.
  * @general: its description.
  * @buf: a 2 MiB buffer of it, for the calls that need one.
+ * @bench: its debugfs bench file, when a test opened it; else -1.
  * @imp: /dev/cmabuf_importer.
  * @fd: a file descriptor an operation made, -1 when none.
  * @handle: an importer hold an operation took, 0 when none.
@@ -96,6 +105,7 @@ struct fi_ctx {
 	int dev;
 	const struct rel_instance *general;
 	int buf;
+	int bench;
 	int imp;
 	int fd;
 	__u32 handle;
@@ -109,7 +119,9 @@ struct fi_ctx {
  * struct fi_op - one operation under fault injection
  * @name: what it is.
  * @call: the one system call; returns 0 or its errno.
- * @undo: undoes what a successful call made (@fd, @handle, @map).
+ * @undo: undoes what the call made (@fd, @handle, @map); runs after a
+ *	failed call too, which may have changed something before it failed
+ *	(PREPARE sets the want before it copies the result back).
  * @allowed: errnos its contract allows under failing allocations and
  *	copies, 0-terminated.
  */
@@ -243,6 +255,7 @@ FIXTURE_SETUP(fi)
 
 	ctx->fd = -1;
 	ctx->buf = -1;
+	ctx->bench = -1;
 	ctx->imp = -1;
 	ctx->dev = -1;
 	ctx->map = MAP_FAILED;
@@ -277,6 +290,8 @@ FIXTURE_TEARDOWN(fi)
 
 	if (ctx->imp >= 0)
 		close(ctx->imp);
+	if (ctx->bench >= 0)
+		close(ctx->bench);
 	if (ctx->buf >= 0)
 		close(ctx->buf);
 	if (ctx->dev >= 0)
@@ -313,8 +328,7 @@ static unsigned int fi_run(struct __test_metadata *_metadata,
 		injected = fi_disarm(ctx);
 		snprintf(what, sizeof(what), "%s, failure point %u: %s",
 			 op->name, nth, rel_errname(err));
-		if (!err)
-			fi_undo(ctx, op);
+		fi_undo(ctx, op);
 		if (record) {
 			record->calls++;
 			record->injected += injected;
@@ -394,15 +408,12 @@ static int fi_phys(struct fi_ctx *ctx)
 	return fi_errno(ioctl(ctx->dev, CMABUF_IOC_PHYS, &phys));
 }
 
+/* The request is copied in, parsed, then timed: 2 x 2 x 16 pages. */
 static int fi_bench(struct fi_ctx *ctx)
 {
-	struct cmabuf_bench bench = {
-		.pages = 16,
-		.blocks = 2,
-		.iterations = 2,
-	};
+	static const char line[] = "pages=16 blocks=2 iterations=2\n";
 
-	return fi_errno(ioctl(ctx->dev, CMABUF_IOC_BENCH, &bench));
+	return fi_errno(write(ctx->bench, line, sizeof(line) - 1));
 }
 
 static int fi_mmap(struct fi_ctx *ctx)
@@ -435,9 +446,10 @@ static int fi_sync(struct fi_ctx *ctx)
 /*
  * Misc devices and dma-bufs come from files, inodes and dentries and fd
  * tables, and the ioctls copy to and from the caller: ENOMEM, EFAULT and
- * EMFILE (an fd table that cannot grow) are what their contracts say.
+ * EMFILE (an fd table that cannot grow) are what their contracts say, and
+ * EBUSY, the area's pages free but not to be moved out of one range.
  */
-#define FI_ALLOC_ERRORS	{ ENOMEM, EFAULT, EMFILE }
+#define FI_ALLOC_ERRORS	{ ENOMEM, EFAULT, EMFILE, EBUSY }
 
 TEST_F(fi, open_device)
 {
@@ -489,13 +501,22 @@ TEST_F(fi, ioctl_phys)
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, ioctl_bench)
+/*
+ * The file is opened first: the one call under injection is the write.
+ * A run does not retry, so a range that could not be emptied is EBUSY.
+ */
+TEST_F(fi, bench_file_write)
 {
 	static const struct fi_op op = {
-		"BENCH", fi_bench, NULL, { ENOMEM, EFAULT },
+		"bench file write", fi_bench, NULL, { ENOMEM, EFAULT, EBUSY },
 	};
+	struct fi_ctx *ctx = &self->ctx;
+	char path[PATH_MAX];
 
-	fi_run(_metadata, &self->ctx, &op);
+	ASSERT_EQ(0, kbench_path(ctx->general->name, path, sizeof(path)));
+	ctx->bench = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, ctx->bench) TH_LOG("%s: %s", path, strerror(errno));
+	fi_run(_metadata, ctx, &op);
 }
 
 TEST_F(fi, mmap_buffer)
@@ -803,6 +824,273 @@ TEST_F_TIMEOUT(fi, bind_node_with_new_heap, FI_BIND_TIMEOUT)
 		SKIP(return, "%s", "the heap cmabuf-faults exists: its dma_heap_add() ran before");
 	fi_run_test_node(_metadata, ctx, "cmabuf-test-faults", "cmabuf-faults",
 			 "cmabuf-faults");
+}
+
+/* ---- prepared buffers and frees in the background ---- */
+
+/* Does the general instance prepare buffers (and free in the background)? */
+static bool fi_has_pool(const struct fi_ctx *ctx)
+{
+	unsigned long long v;
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/class/misc/%s/prepared_bytes",
+		 ctx->general->name);
+	return !rel_read_ull(path, &v);
+}
+
+static int fi_prepare_count(struct fi_ctx *ctx, __u32 flags, __u32 count)
+{
+	struct cmabuf_prepare p = {
+		.size = 2 << 20,
+		.flags = flags,
+		.count = count,
+		.timeout_ms = 60000,
+	};
+
+	return fi_errno(ioctl(ctx->dev, CMABUF_IOC_PREPARE, &p));
+}
+
+static int fi_prepare(struct fi_ctx *ctx)
+{
+	return fi_prepare_count(ctx, 0, 2);
+}
+
+static int fi_prepare_wait(struct fi_ctx *ctx)
+{
+	return fi_prepare_count(ctx, CMABUF_PREPARE_WAIT, 2);
+}
+
+/* The want goes with whatever was made for it. */
+static void fi_prepare_drop(struct fi_ctx *ctx)
+{
+	fi_prepare_count(ctx, 0, 0);
+}
+
+/*
+ * The want itself is allocated in the caller's call: ENOMEM, or EFAULT
+ * for the copies. With WAIT the buffers are made by a worker, whose own
+ * failures fail_nth does not reach.
+ */
+TEST_F(fi, ioctl_prepare)
+{
+	static const struct fi_op op = {
+		"PREPARE 2 x 2 MiB", fi_prepare, fi_prepare_drop,
+		{ ENOMEM, EFAULT },
+	};
+
+	if (!fi_has_pool(&self->ctx))
+		SKIP(return, "%s prepares no buffers", self->ctx.general->name);
+	fi_run(_metadata, &self->ctx, &op);
+}
+
+TEST_F(fi, ioctl_prepare_wait)
+{
+	static const struct fi_op op = {
+		"PREPARE 2 x 2 MiB, WAIT", fi_prepare_wait, fi_prepare_drop,
+		{ ENOMEM, EFAULT },
+	};
+
+	if (!fi_has_pool(&self->ctx))
+		SKIP(return, "%s prepares no buffers", self->ctx.general->name);
+	fi_run(_metadata, &self->ctx, &op);
+}
+
+/* "2Mx2 1Mx1" into the general instance's reserve, "" to drop it. */
+static int fi_reserve_set(const struct fi_ctx *ctx, const char *words)
+{
+	char path[128];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/misc/%s/reserve",
+		 ctx->general->name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, words, strlen(words)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * The write is the call under injection: open the file first. A failed
+ * write may have set part of the reserve (ENOMEM while adding its second
+ * kind): it is dropped after every round, like a successful one.
+ */
+TEST_F(fi, reserve_write)
+{
+	static const char words[] = "2Mx2 1Mx1";
+	struct fi_ctx *ctx = &self->ctx;
+	unsigned int nth;
+	char path[128], what[128];
+	bool injected;
+	int fd, err;
+
+	if (!fi_has_pool(ctx))
+		SKIP(return, "%s prepares no buffers", ctx->general->name);
+	snprintf(path, sizeof(path), "/sys/class/misc/%s/reserve",
+		 ctx->general->name);
+	for (nth = 1; nth < FI_MAX_POINTS; nth++) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, fi_arm(ctx, nth));
+		err = fi_errno(write(fd, words, sizeof(words) - 1));
+		injected = fi_disarm(ctx);
+		close(fd);
+		snprintf(what, sizeof(what), "reserve write, failure point %u: %s",
+			 nth, rel_errname(err));
+		if (record) {
+			record->calls++;
+			record->injected += injected;
+		}
+		EXPECT_EQ(0, fi_reserve_set(ctx, "\n")) TH_LOG("%s", what);
+		if (!injected) {
+			EXPECT_EQ(0, err) TH_LOG("%s without a failure", what);
+			break;
+		}
+		EXPECT_TRUE(!err || err == ENOMEM || err == EFAULT)
+			TH_LOG("%s", what);
+		EXPECT_BASELINE(what);
+		if (_metadata->exit_code)
+			break;
+	}
+	TH_LOG("reserve write: %u failure points, each failed once", nth - 1);
+	EXPECT_LT(1U, nth);
+}
+
+/*
+ * The last close() of a buffer queues its pages for the worker; without
+ * memory for the note, they are released right there. Either way the
+ * close succeeds and the pages come back.
+ */
+TEST_F(fi, close_last_reference)
+{
+	struct fi_ctx *ctx = &self->ctx;
+	unsigned int nth;
+	char what[128];
+	bool injected;
+	int err;
+
+	if (!fi_has_pool(ctx))
+		SKIP(return, "%s prepares no buffers", ctx->general->name);
+	for (nth = 1; nth < FI_MAX_POINTS; nth++) {
+		ASSERT_EQ(0, fi_alloc(ctx, 2 << 20, CMABUF_STRATEGY_AUTO));
+		ASSERT_EQ(0, fi_arm(ctx, nth));
+		err = fi_errno(close(ctx->fd));
+		injected = fi_disarm(ctx);
+		ctx->fd = -1;
+		snprintf(what, sizeof(what), "close, failure point %u: %s",
+			 nth, rel_errname(err));
+		if (record) {
+			record->calls++;
+			record->injected += injected;
+		}
+		EXPECT_EQ(0, err) TH_LOG("%s", what);
+		EXPECT_BASELINE(what);
+		if (!injected || _metadata->exit_code)
+			break;
+	}
+	TH_LOG("close: %u failure points, each failed once", nth - 1);
+	EXPECT_LT(1U, nth);
+}
+
+/* ---- the pool's worker: its own allocations made to fail ---- */
+
+#define FI_FAILSLAB	FI_DEBUGFS "/failslab"
+
+/* Set make-it-fail of every unbound kworker to @on; how many there are. */
+static int fi_mark_kworkers(bool on)
+{
+	char path[64], comm[32];
+	struct dirent *de;
+	int n = 0, fd;
+	ssize_t len;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/comm", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		comm[len] = '\0';
+		if (strncmp(comm, "kworker/u", 9))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/make-it-fail",
+			 de->d_name);
+		if (!rel_write_str(path, on ? "1" : "0"))
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * The buffers of a want are made by a worker of an unbound workqueue, out
+ * of reach of the caller's fail-nth. Here failslab fails the next slab
+ * allocation of any unbound kworker, once (task-filter, times=1), right
+ * before a PREPARE with WAIT queues the work: when it is the worker's
+ * (WAIT says ENOMEM and failslab's count was used), nothing is ready and
+ * nothing is lost, and the same want asked again is made. Another
+ * kworker may take the one failure first: the round is tried again.
+ */
+TEST_F_TIMEOUT(fi, pool_worker_allocation, 300)
+{
+	struct fi_ctx *ctx = &self->ctx;
+	unsigned long long times, v;
+	int r, landed = 0, err;
+	char path[128];
+
+	if (!fi_has_pool(ctx))
+		SKIP(return, "%s prepares no buffers", ctx->general->name);
+	snprintf(path, sizeof(path), "/sys/class/misc/%s/prepared_bytes",
+		 ctx->general->name);
+	ASSERT_EQ(0, fi_write("failslab", "task-filter", "Y"));
+	for (r = 0; r < 20 && landed < 3; r++) {
+		ASSERT_LT(0, fi_mark_kworkers(true));
+		ASSERT_EQ(0, fi_write("failslab", "times", "1"));
+		ASSERT_EQ(0, fi_write("failslab", "probability", "100"));
+		err = fi_prepare_wait(ctx);
+		EXPECT_EQ(0, fi_write("failslab", "probability", "0"));
+		fi_mark_kworkers(false);
+		ASSERT_EQ(0, rel_read_ull(FI_FAILSLAB "/times", &times));
+		if (err == ENOMEM && !times) {
+			landed++;
+			EXPECT_EQ(0, rel_read_ull(path, &v));
+			EXPECT_EQ(0ULL, v) TH_LOG("ready after a failed make");
+			/* Asked again, the want is made. */
+			EXPECT_EQ(0, fi_prepare_wait(ctx));
+		} else {
+			EXPECT_EQ(0, err) TH_LOG("PREPARE WAIT: %s",
+						 rel_errname(err));
+		}
+		fi_prepare_drop(ctx);
+		EXPECT_BASELINE("a want whose worker failed");
+		if (record) {
+			record->calls++;
+			record->injected += err == ENOMEM && !times;
+		}
+	}
+	EXPECT_EQ(0, fi_write("failslab", "task-filter", "N"));
+	EXPECT_EQ(0, fi_write("failslab", "times", "1"));
+	TH_LOG("%d of %d rounds failed the worker's allocation", landed, r);
+	EXPECT_LT(0, landed);
+}
+
+/* A node with a reserve: the reserve's want is made in the probe. */
+TEST_F_TIMEOUT(fi, bind_node_with_reserve, FI_BIND_TIMEOUT)
+{
+	fi_run_test_node(_metadata, &self->ctx, "cmabuf-test-reserve",
+			 "cmabuf-reserve", NULL);
 }
 
 TEST_HARNESS_MAIN

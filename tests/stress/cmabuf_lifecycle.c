@@ -11,10 +11,16 @@
  *    fd is closed too;
  *  - a process killed while it holds buffers, fds, mappings and holds;
  *  - an instance unbound and bound again through sysfs while it has
- *    buffers alive;
+ *    buffers alive and its debugfs bench file open, and while a
+ *    benchmark runs;
  *  - rmmod while buffers are alive (refused), after they are gone (then
  *    reloaded with heap=0), and rmmod of the importer while it holds
- *    buffers.
+ *    buffers;
+ *  - a process killed while PREPARE waits for its buffers; unbind and
+ *    rmmod while buffers are being prepared and freed ones are still on
+ *    their way back (both drain, the area is whole when they return);
+ *  - a dma-heap allocation served by a PREPARE on the misc device, and a
+ *    node with a standing reserve (cmabuf,reserve) ready from its bind.
  *
  * and, where they can run, how the instances and their dma-heaps bind:
  *
@@ -39,6 +45,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,6 +61,7 @@
 
 #include "kselftest_harness.h"
 #include "cmabuf_importer.h"
+#include "kbench.h"
 #include "reliability_util.h"
 
 #define SZ_1M		BIT_ULL(20)
@@ -236,20 +244,21 @@ static int lc_cma_allocated(const struct rel_instance *in,
 }
 
 /*
- * Wait until the CMA allocator has handed the 1 GiB out (it counts a
- * success only once the range is the caller's): from then on the driver
- * is zeroing it. False when the ioctl returned first, or never got there.
+ * Wait until the CMA allocator has handed out @pages pages more than
+ * @base (it counts a success only once the range is the caller's) while
+ * the child, which writes to @pipe_r's other end when its call returned,
+ * is still in it. False when the call returned first, or never got there.
  */
-static bool lc_wait_zeroing(const struct rel_instance *in,
-			    unsigned long long base, int pipe_r)
+static bool lc_wait_allocated(const struct rel_instance *in,
+			      unsigned long long base,
+			      unsigned long long pages, int pipe_r)
 {
 	struct pollfd pfd = { .fd = pipe_r, .events = POLLIN };
 	__u64 end = rel_now_ns() + 60 * 1000000000ULL;
 	unsigned long long done;
 
 	while (rel_now_ns() < end) {
-		if (!lc_cma_allocated(in, &done) &&
-		    done >= base + SZ_1G / in->page_size)
+		if (!lc_cma_allocated(in, &done) && done >= base + pages)
 			return poll(&pfd, 1, 0) == 0;
 		if (poll(&pfd, 1, 0) > 0)
 			return false;
@@ -259,9 +268,30 @@ static bool lc_wait_zeroing(const struct rel_instance *in,
 }
 
 /*
+ * Does cmabuf clear what @strategy allocates itself, so that there is a
+ * clearing to interrupt? Not where the page allocator clears
+ * (init_on_alloc), except FROZEN and COMPOUND on a kernel where cmabuf
+ * asks for them uncleared (CMABUF_INFO_CLEARS_FROZEN). AUTO here is FROZEN
+ * or COMPOUND where the kernel has them.
+ */
+static bool lc_cmabuf_clears(const struct rel_instance *in, __u32 strategy)
+{
+	if (!(in->info_flags & CMABUF_INFO_ALLOCATOR_ZEROES))
+		return true;
+	if (!(in->info_flags & CMABUF_INFO_CLEARS_FROZEN))
+		return false;
+	if (strategy == CMABUF_STRATEGY_AUTO)
+		return in->strategies &
+		       (CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_FROZEN) |
+			CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_COMPOUND));
+	return strategy != CMABUF_STRATEGY_LEGACY;
+}
+
+/*
  * A fatal signal while the pages are cleared: the ioctl gives up, frees
- * the 1 GiB and counts a failure; nothing is left behind. Every strategy
- * the kernel has is tried in turn.
+ * the 1 GiB and counts it interrupted (not a failure: it found its
+ * memory); nothing is left behind. Every strategy the kernel has whose
+ * buffers cmabuf clears is tried in turn.
  */
 TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 {
@@ -272,26 +302,32 @@ TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 		CMABUF_STRATEGY_LEGACY,
 	};
 	const struct rel_instance *in = lc_find(ctx, "cmabuf-large");
-	int i, n = lc_repeat(12), zeroing = 0, status, pipefd[2];
+	int i, n = lc_repeat(12), tried = 0, zeroing = 0, status, pipefd[2];
 	unsigned long long fail0, fail1, alloc0, alloc1, done0, cfail0, cfail1;
-	unsigned long long missed;
+	unsigned long long int0, int1, retry0, retry1, missed;
 	bool mid;
 	__u32 s;
 	pid_t pid;
 
 	if (!in)
 		SKIP(return, "no cmabuf-large");
-	if (in->info_flags & CMABUF_INFO_ALLOCATOR_ZEROES)
+	if (!lc_cmabuf_clears(in, CMABUF_STRATEGY_AUTO))
 		SKIP(return,
 		     "the page allocator clears (init_on_alloc): cmabuf has no clearing to interrupt");
 	for (i = 0; i < n; i++) {
 		s = strategies[i % 3];
-		if (!(in->strategies & CMABUF_STRATEGY_BIT(s)))
+		if (!(in->strategies & CMABUF_STRATEGY_BIT(s)) ||
+		    !lc_cmabuf_clears(in, s))
 			s = CMABUF_STRATEGY_AUTO;
+		tried++;
 		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "failures",
 					   &fail0));
+		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "interrupted",
+					   &int0));
 		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "allocations",
 					   &alloc0));
+		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "busy_retries",
+					   &retry0));
 		ASSERT_EQ(0, lc_cma_allocated(in, &done0));
 		ASSERT_EQ(0, cmabuf_cma_sysfs_read(in->area, "alloc_pages_fail",
 						   &cfail0));
@@ -299,7 +335,9 @@ TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 
 		pid = lc_spawn_big_alloc(in, s, pipefd[1]);
 		ASSERT_LT(0, pid);
-		mid = lc_wait_zeroing(in, done0, pipefd[0]);
+		/* Once the 1 GiB is handed out, the driver is zeroing it. */
+		mid = lc_wait_allocated(in, done0, SZ_1G / in->page_size,
+					pipefd[0]);
 		kill(pid, SIGKILL);
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		close(pipefd[0]);
@@ -309,47 +347,69 @@ TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 
 		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "failures",
 					   &fail1));
+		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "interrupted",
+					   &int1));
 		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "allocations",
 					   &alloc1));
+		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "busy_retries",
+					   &retry1));
 		if (!mid) {
 			TH_LOG("strategy %u: the kill missed the zeroing", s);
 			continue;
 		}
 		/*
-		 * Killed while zeroing: a failure, and no buffer handed out.
-		 * An attempt that found no 1 GiB first (AUTO's COMPOUND, while
-		 * a page of the area was still on its way back) is a failure
-		 * of its own, which the area's statistics count too.
+		 * Killed while zeroing: interrupted once, no buffer handed out,
+		 * no failure. An attempt that found no 1 GiB first (AUTO's
+		 * COMPOUND, while a page of the area was still on its way
+		 * back) is a failure of its own, which the area's statistics
+		 * count too, unless it was tried again.
 		 */
 		ASSERT_EQ(0, cmabuf_cma_sysfs_read(in->area, "alloc_pages_fail",
 						   &cfail1));
-		missed = (cfail1 - cfail0) / (SZ_1G / in->page_size);
+		missed = (cfail1 - cfail0) / (SZ_1G / in->page_size) -
+			 (retry1 - retry0);
 		if (missed)
 			TH_LOG("strategy %u: %llu attempt(s) found no room first",
 			       s, missed);
 		zeroing++;
 		EXPECT_EQ(alloc0, alloc1);
-		EXPECT_EQ(fail0 + 1 + missed, fail1);
-		lc_fault_if(alloc0 == alloc1 && fail0 + 1 + missed == fail1);
+		EXPECT_EQ(int0 + 1, int1);
+		EXPECT_EQ(fail0 + missed, fail1);
+		lc_fault_if(alloc0 == alloc1 && int0 + 1 == int1 &&
+			    fail0 + missed == fail1);
 	}
 	TH_LOG("%d of %d kills landed while 1 GiB was being zeroed", zeroing,
-	       n);
-	EXPECT_LT(n / 2, zeroing);
+	       tried);
+	EXPECT_LT(tried / 2, zeroing);
 }
 
 /* ---- exhaustion to ENOMEM and recovery ---- */
 
-/* Fill @in with @chunk-sized buffers until ENOMEM; returns how many. */
+/*
+ * Fill @in with @chunk-sized buffers until ENOMEM, or EBUSY while the
+ * area's bitmap has no free range of that size (the free pages are
+ * enough, split); returns how many.
+ */
 static int lc_fill_area(struct __test_metadata *_metadata,
 			const struct rel_instance *in, int dev,
 			__u64 chunk, int *fds, int max)
 {
 	int n = 0, fd;
+	bool room;
 
 	while (n < max) {
 		fd = lc_alloc(dev, chunk, CMABUF_STRATEGY_AUTO);
 		if (fd == -ENOMEM)
 			break;
+		if (fd == -EBUSY) {
+			ASSERT_EQ(0, rel_cma_has_room(in->area,
+						      chunk / in->page_size, 1,
+						      &room));
+			EXPECT_FALSE(room)
+				TH_LOG("%s: EBUSY for %llu bytes with a free range of them",
+				       in->name, (unsigned long long)chunk);
+			break;
+		}
 		EXPECT_LE(0, fd) {
 			TH_LOG("%s: ALLOC of %llu bytes: %s", in->name,
 			       (unsigned long long)chunk, rel_errname(-fd));
@@ -707,22 +767,58 @@ static int lc_heap_exporter(const char *name, char exp[64])
 	return ret;
 }
 
+/* One page, once: the cheapest run of the bench file. */
+#define LC_BENCH_RUN	"pages=1 iterations=1\n"
+
+/* Write @line to the bench file open at @fd: 0 or the errno. */
+static int lc_bench_write(int fd, const char *line)
+{
+	ssize_t n = write(fd, line, strlen(line));
+
+	if (n < 0)
+		return errno;
+	return (size_t)n == strlen(line) ? 0 : EIO;
+}
+
+/* The report of the bench file open at @fd: its length, or -errno. */
+static ssize_t lc_bench_report(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+/* open(@path) for the bench file: the fd, or -errno. */
+static int lc_bench_open(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
 /*
  * Buffers alive while their instance goes away stay usable, keep their
  * pages until freed, and the area is whole again afterwards; the old fd
- * of the device answers INFO and refuses to allocate.
+ * of the device answers INFO and refuses to allocate. The instance's
+ * debugfs directory goes at unbind: its bench file is not there any more
+ * (ENOENT), and debugfs fails every later call on an fd opened before
+ * (EIO: fs/debugfs/file.c, debugfs_file_get() of a removed file), the
+ * report of a run made before included. Bound again, the instance has a
+ * new bench file, with no report, that runs.
  */
 TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 	struct cmabuf_importer_release rel = { 0 };
 	struct cmabuf_importer_hold hold;
-	struct cmabuf_bench bench = { 0 };
 	const struct rel_instance *in;
 	bool heaps = rel_module_has_heaps();
 	struct cmabuf_info info;
-	int i, dev, fd[2], other, err;
-	char pdev[64];
+	int i, dev, fd[2], other, err, bench;
+	char pdev[64], bpath[PATH_MAX], report[1024];
 	size_t size;
 	__u8 *map;
 
@@ -750,6 +846,11 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		if (ctx->imp >= 0)
 			ASSERT_EQ(0, lc_ioctl(ctx->imp,
 					      CMABUF_IMPORTER_IOC_HOLD, &hold));
+		ASSERT_EQ(0, kbench_path(in->name, bpath, sizeof(bpath)));
+		bench = lc_bench_open(bpath);
+		ASSERT_LE(0, bench) TH_LOG("%s: %s", bpath, strerror(-bench));
+		ASSERT_EQ(0, lc_bench_write(bench, LC_BENCH_RUN));
+		ASSERT_LT(0, lc_bench_report(bench, report, sizeof(report)));
 
 		ASSERT_EQ(0, rel_write_str(REL_PLATFORM_DRIVER "/unbind",
 					   pdev));
@@ -757,9 +858,10 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		err = lc_alloc(dev, size, CMABUF_STRATEGY_AUTO);
 		EXPECT_EQ(-ENODEV, err);
 		lc_fault_if(!lc_dev_exists(in->name) && err == -ENODEV);
-		bench.pages = 1;
-		bench.iterations = 1;
-		EXPECT_EQ(ENODEV, lc_ioctl(dev, CMABUF_IOC_BENCH, &bench));
+		EXPECT_EQ(-ENOENT, lc_bench_open(bpath));
+		EXPECT_EQ(EIO, lc_bench_write(bench, LC_BENCH_RUN));
+		EXPECT_EQ(-EIO, lc_bench_report(bench, report, sizeof(report)));
+		EXPECT_EQ(0, close(bench));
 		memset(&info, 0, sizeof(info));
 		EXPECT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
 		EXPECT_EQ(2ULL, info.live_buffers);
@@ -794,6 +896,76 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 			EXPECT_EQ(0, err) TH_LOG("%s: heap ALLOC after bind: %d",
 						 in->name, err);
 		}
+		/* And a bench file of its own: no report yet, then one. */
+		bench = lc_bench_open(bpath);
+		ASSERT_LE(0, bench) TH_LOG("%s after bind: %s", bpath,
+					   strerror(-bench));
+		EXPECT_EQ(0, lc_bench_report(bench, report, sizeof(report)));
+		EXPECT_EQ(0, lc_bench_write(bench, LC_BENCH_RUN));
+		EXPECT_LT(0, lc_bench_report(bench, report, sizeof(report)));
+		close(bench);
+		ASSERT_BASELINE();
+	}
+}
+
+/*
+ * The child runs a long benchmark on @path and writes its errno to
+ * @pipe_w once the write has returned.
+ */
+static pid_t lc_spawn_long_bench(const char *path, int pipe_w)
+{
+	char line[64];
+	pid_t pid = fork();
+	int fd, err;
+
+	if (pid)
+		return pid;
+	snprintf(line, sizeof(line), "pages=64 iterations=%d strategy=legacy",
+		 KBENCH_MAX_ITERATIONS);
+	fd = lc_bench_open(path);
+	err = fd < 0 ? -fd : lc_bench_write(fd, line);
+	_exit(write(pipe_w, &err, sizeof(err)) == sizeof(err) ? 0 : 2);
+}
+
+/*
+ * A benchmark under way when its instance is unbound stops at its next
+ * iteration with ENODEV: the unbind waits for it, since debugfs lets no
+ * call outlive the file's removal, and everything it held is back in the
+ * area. LEGACY, which every kernel has.
+ */
+TEST_F_TIMEOUT(lc, unbind_stops_bench_run, 600)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in;
+	unsigned long long base;
+	int i, err, status, pipefd[2];
+	char pdev[64], bpath[PATH_MAX];
+	bool running;
+	pid_t pid;
+
+	for (i = 0; i < lc_repeat(4); i++) {
+		in = &ctx->inst[i % ctx->ninst];
+		ASSERT_EQ(0, lc_platform_name(in->name, pdev, sizeof(pdev)));
+		ASSERT_EQ(0, kbench_path(in->name, bpath, sizeof(bpath)));
+		ASSERT_EQ(0, lc_cma_allocated(in, &base));
+		ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+
+		pid = lc_spawn_long_bench(bpath, pipefd[1]);
+		ASSERT_LT(0, pid);
+		running = lc_wait_allocated(in, base, 1, pipefd[0]);
+		ASSERT_EQ(0, rel_write_str(REL_PLATFORM_DRIVER "/unbind",
+					   pdev));
+		ASSERT_EQ((ssize_t)sizeof(err),
+			  read(pipefd[0], &err, sizeof(err)));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		EXPECT_TRUE(running) TH_LOG("%s: the run ended (%s) before the unbind",
+					    in->name, rel_errname(err));
+		EXPECT_EQ(ENODEV, err) TH_LOG("%s: %s", in->name,
+					      rel_errname(err));
+		lc_fault_if(running && err == ENODEV);
+		ASSERT_EQ(0, lc_bind(pdev, in->name));
 		ASSERT_BASELINE();
 	}
 }
@@ -1174,6 +1346,319 @@ TEST_F_TIMEOUT(lc, rmmod_importer_while_holding, 300)
 		ASSERT_EQ(0, rel_module_load(REL_IMPORTER_PATH, NULL));
 		ctx->imp = open(REL_IMPORTER_DEV, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, ctx->imp);
+	}
+}
+
+/* ---- prepared buffers and frees in flight ---- */
+
+/* A number from the instance's sysfs directory, ~0 when unreadable. */
+static unsigned long long lc_pool(const char *name, const char *file)
+{
+	unsigned long long v = ~0ULL;
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/class/misc/%s/%s", name, file);
+	rel_read_ull(path, &v);
+	return v;
+}
+
+/* Write @words to the instance's sysfs reserve: 0 or the errno. */
+static int lc_reserve(const char *name, const char *words)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/class/misc/%s/reserve", name);
+	return rel_write_str(path, words);
+}
+
+/* Does the instance prepare buffers (and free in the background)? */
+static bool lc_has_pool(const struct rel_instance *in)
+{
+	return lc_pool(in->name, "prepared_bytes") != ~0ULL;
+}
+
+/* PREPARE @count buffers of @size on @dev: 0 or the errno. */
+static int lc_prepare(int dev, __u64 size, __u32 flags, __u32 count,
+		      __u32 *ready)
+{
+	struct cmabuf_prepare p = {
+		.size = size,
+		.flags = flags,
+		.count = count,
+		.timeout_ms = 60000,
+	};
+	int err = lc_ioctl(dev, CMABUF_IOC_PREPARE, &p);
+
+	if (ready)
+		*ready = p.ready;
+	return err;
+}
+
+/*
+ * The child asks for @count buffers of @size and waits for them; it
+ * writes to @pipe_w before the call and once it returned.
+ */
+static pid_t lc_spawn_prepare_wait(const struct rel_instance *in, __u64 size,
+				   __u32 count, int pipe_w)
+{
+	pid_t pid = fork();
+	int dev, err;
+
+	if (pid)
+		return pid;
+	dev = lc_open(in);
+	err = 0;
+	if (write(pipe_w, &err, sizeof(err)) != sizeof(err))
+		_exit(2);
+	err = lc_prepare(dev, size, CMABUF_PREPARE_WAIT, count, NULL);
+	if (write(pipe_w, &err, sizeof(err)) != sizeof(err))
+		_exit(2);
+	pause();
+	_exit(1);
+}
+
+/*
+ * A process blocked in PREPARE with WAIT while its buffers are made is
+ * killed: it dies (the wait is killable), and its file's wants and every
+ * buffer made for them go back to the area.
+ */
+TEST_F_TIMEOUT(lc, kill_while_prepare_waits, 600)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in = lc_find(ctx, "cmabuf-large");
+	struct pollfd pfd = { .events = POLLIN };
+	int i, n = lc_repeat(6), blocked = 0, status, err, pipefd[2];
+	__u64 end;
+	pid_t pid;
+
+	if (!in)
+		in = &ctx->inst[0];
+	if (!lc_has_pool(in))
+		SKIP(return, "%s prepares no buffers", in->name);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+		pid = lc_spawn_prepare_wait(in, 64 * SZ_1M, 4, pipefd[1]);
+		ASSERT_LT(0, pid);
+		ASSERT_EQ((ssize_t)sizeof(err),
+			  read(pipefd[0], &err, sizeof(err)));
+		/* Once the first buffer is ready, three are still to come. */
+		pfd.fd = pipefd[0];
+		end = rel_now_ns() + 30 * 1000000000ULL;
+		while (lc_pool(in->name, "prepared_buffers") < 1 &&
+		       !poll(&pfd, 1, 0) && rel_now_ns() < end)
+			usleep(500);
+		err = poll(&pfd, 1, 0);
+		kill(pid, SIGKILL);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		blocked += !err;
+		lc_fault_if(!err);
+		ASSERT_BASELINE();
+	}
+	TH_LOG("%d of %d kills landed while PREPARE waited", blocked, n);
+	EXPECT_LT(n / 2, blocked);
+}
+
+/*
+ * Buffers freed just before (their pages on the way back), a file's want
+ * and the administrator's reserve being made: the instance is unbound
+ * nonetheless, and the unbind drains it all, so that the area is whole
+ * when it returns. The old file then refuses with ENODEV.
+ */
+TEST_F_TIMEOUT(lc, unbind_with_prepares_and_frees_pending, 600)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in;
+	const struct rel_counts *base;
+	unsigned long long used;
+	int i, k, dev, fd[4], pending = 0;
+	char pdev[64];
+
+	for (i = 0; i < lc_repeat(4); i++) {
+		in = &ctx->inst[i % ctx->ninst];
+		if (!lc_has_pool(in))
+			SKIP(return, "%s prepares no buffers", in->name);
+		base = rel_snapshot_find(&ctx->base, in->name);
+		ASSERT_NE(NULL, base);
+		ASSERT_EQ(0, lc_platform_name(in->name, pdev, sizeof(pdev)));
+		dev = lc_open(in);
+		ASSERT_LE(0, dev);
+		for (k = 0; k < 4; k++) {
+			fd[k] = lc_alloc(dev, 8 * SZ_1M, CMABUF_STRATEGY_AUTO);
+			ASSERT_LE(0, fd[k]);
+		}
+		ASSERT_EQ(0, lc_prepare(dev, 4 * SZ_1M, 0, 3, NULL));
+		ASSERT_EQ(0, lc_reserve(in->name, "2Mx3"));
+		for (k = 0; k < 4; k++)
+			close(fd[k]);
+		pending += lc_pool(in->name, "releasing_bytes") > 0 ||
+			   lc_pool(in->name, "prepared_buffers") < 6;
+
+		ASSERT_EQ(0, rel_write_str(REL_PLATFORM_DRIVER "/unbind",
+					   pdev));
+		ASSERT_EQ(0, rel_cma_read(in->area, "used", &used));
+		EXPECT_EQ(base->used_pages, used)
+			TH_LOG("%s unbound: %llu pages of %s used, %llu before",
+			       in->name, used, in->area, base->used_pages);
+		EXPECT_EQ(ENODEV, lc_prepare(dev, 4 * SZ_1M, 0, 1, NULL));
+		EXPECT_EQ(-ENODEV, lc_alloc(dev, SZ_1M, CMABUF_STRATEGY_AUTO));
+		lc_fault_if(used == base->used_pages);
+		close(dev);
+		ASSERT_EQ(0, lc_bind(pdev, in->name));
+		/* Bound again, with no reserve: it came from sysfs. */
+		EXPECT_EQ(0ULL, lc_pool(in->name, "prepared_bytes"));
+		ASSERT_BASELINE();
+	}
+	TH_LOG("%d unbinds found work still in flight", pending);
+}
+
+/*
+ * rmmod while the reserve is being made and freed buffers are on their
+ * way back (no file or buffer pins the module then): the unload drains
+ * it all, the area is whole once rmmod returns, and the module loads
+ * again as before.
+ */
+TEST_F_TIMEOUT(lc, rmmod_with_prepares_and_frees_pending, 600)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in = lc_find(ctx, "cmabuf-general");
+	const struct rel_counts *base;
+	unsigned long long used;
+	int i, k, dev, fd[4], pending = 0, err;
+
+	if (rel_module_pinned())
+		SKIP(return, "%s", REL_PINNED_REASON);
+	if (!in)
+		in = &ctx->inst[0];
+	if (!lc_has_pool(in))
+		SKIP(return, "%s prepares no buffers", in->name);
+	base = rel_snapshot_find(&ctx->base, in->name);
+	ASSERT_NE(NULL, base);
+	for (i = 0; i < lc_repeat(6); i++) {
+		dev = lc_open(in);
+		ASSERT_LE(0, dev);
+		for (k = 0; k < 4; k++) {
+			fd[k] = lc_alloc(dev, 8 * SZ_1M, CMABUF_STRATEGY_AUTO);
+			ASSERT_LE(0, fd[k]);
+		}
+		close(dev);
+		ASSERT_EQ(0, lc_reserve(in->name, "4Mx4 1Mx8"));
+		for (k = 0; k < 4; k++)
+			close(fd[k]);
+		pending += lc_pool(in->name, "releasing_bytes") > 0 ||
+			   lc_pool(in->name, "prepared_buffers") < 12;
+
+		err = rel_module_unload(REL_MODULE_NAME);
+		ASSERT_EQ(0, err) TH_LOG("rmmod: %s", rel_errname(err));
+		ASSERT_EQ(0, rel_cma_read(in->area, "used", &used));
+		EXPECT_EQ(base->used_pages, used)
+			TH_LOG("cmabuf unloaded: %llu pages of %s used, %llu before",
+			       used, in->area, base->used_pages);
+		lc_fault_if(used == base->used_pages);
+		ASSERT_EQ(0, lc_reload(ctx, "heap=0"));
+		ASSERT_BASELINE();
+	}
+	TH_LOG("%d unloads found work still in flight", pending);
+}
+
+/*
+ * The dma-heap of an instance takes what a PREPARE on its misc device
+ * made ready: AUTO, the driver's alignment, the size asked for. A
+ * client of the heap needs nothing of cmabuf's.
+ */
+TEST_F_TIMEOUT(lc, prepare_serves_dma_heap, 120)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in = lc_find(ctx, "cmabuf-general");
+	unsigned long long hits0, hits1;
+	int dev, fd, i;
+	__u32 ready;
+	__u8 *map;
+
+	if (!rel_module_has_heaps()) {
+		ASSERT_FALSE(rel_heaps_required())
+			TH_LOG("%s=1, but cmabuf has no dma-heaps",
+			       REL_REQUIRE_HEAPS);
+		SKIP(return, "%s", "cmabuf has no dma-heaps here (lifecycle-heap runs this)");
+	}
+	if (!in)
+		in = &ctx->inst[0];
+	if (!lc_has_pool(in))
+		SKIP(return, "%s prepares no buffers", in->name);
+	dev = lc_open(in);
+	ASSERT_LE(0, dev);
+	for (i = 0; i < lc_repeat(5); i++) {
+		ASSERT_EQ(0, lc_prepare(dev, 4 * SZ_1M, CMABUF_PREPARE_WAIT, 1,
+					&ready));
+		ASSERT_EQ(1U, ready);
+		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "prepare_hits",
+					   &hits0));
+		fd = lc_heap_buf(in->name, 4 * SZ_1M);
+		ASSERT_LE(0, fd) TH_LOG("%s's heap: %s", in->name,
+					rel_errname(-fd));
+		ASSERT_EQ(0, rel_stat_read(in->name, "stats", "prepare_hits",
+					   &hits1));
+		EXPECT_EQ(hits0 + 1, hits1);
+		map = mmap(NULL, 4 * SZ_1M, PROT_READ, MAP_SHARED, fd, 0);
+		ASSERT_NE(MAP_FAILED, map);
+		EXPECT_EQ(4 * SZ_1M, cmabuf_first_nonzero(map, 4 * SZ_1M));
+		munmap(map, 4 * SZ_1M);
+		close(fd);
+		lc_fault_if(hits1 == hits0 + 1);
+		ASSERT_EQ(0, lc_prepare(dev, 4 * SZ_1M, 0, 0, NULL));
+	}
+	close(dev);
+	ASSERT_BASELINE();
+}
+
+/*
+ * A device tree node with cmabuf,reserve (cmabuf-test-reserve: two of
+ * 4 MiB) shows its reserve from the bind on and makes it ready in the
+ * background; an allocation of that size takes one. Unbound, it gives it
+ * all back.
+ */
+TEST_F_TIMEOUT(lc, reserve_node_binds_with_reserve_ready, 300)
+{
+	static const char node[] = "cmabuf-test-reserve";
+	static const char name[] = "cmabuf-reserve";
+	struct lc_ctx *ctx = &self->ctx;
+	char shown[64] = "", path[128];
+	unsigned long long ready;
+	int r, dev, fd, err;
+	__u64 end;
+
+	for (r = 0; r < lc_repeat(3); r++) {
+		err = lc_test_bind(node);
+		if (err == ENOENT)
+			SKIP(return, "no %s in the device tree", node);
+		ASSERT_EQ(0, err) TH_LOG("bind %s: %s", node, rel_errname(err));
+		ASSERT_TRUE(lc_wait_dev(name));
+		snprintf(path, sizeof(path), "/sys/class/misc/%s/reserve", name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		EXPECT_LT(0, read(fd, shown, sizeof(shown) - 1));
+		close(fd);
+		EXPECT_STREQ("4194304x2\n", shown);
+		end = rel_now_ns() + 10 * 1000000000ULL;
+		while ((ready = lc_pool(name, "prepared_buffers")) < 2 &&
+		       rel_now_ns() < end)
+			usleep(1000);
+		EXPECT_EQ(2ULL, ready);
+
+		dev = rel_instance_open(name, O_RDWR);
+		ASSERT_LE(0, dev);
+		fd = lc_alloc(dev, 4 * SZ_1M, CMABUF_STRATEGY_AUTO);
+		EXPECT_LE(0, fd);
+		EXPECT_EQ(1ULL, lc_pool(name, "stats/prepare_hits"));
+		if (fd >= 0)
+			close(fd);
+		close(dev);
+		lc_fault_if(ready == 2);
+		ASSERT_EQ(0, lc_test_release(node));
+		EXPECT_FALSE(lc_dev_exists(name));
+		ASSERT_BASELINE();
 	}
 }
 

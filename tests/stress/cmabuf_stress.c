@@ -7,16 +7,17 @@
  *   cmabuf_stress [--seconds S] [--procs P] [--threads T] [--seed N]
  *
  * Each thread holds a few buffers of every size on every instance, big
- * enough now and then to fill an area: the only error any call may return
- * is ENOMEM from CMABUF_IOC_ALLOC, and only when the area has no free range
- * of that size and alignment. Every ENOMEM is checked: with every other
- * allocation held off, the area's bitmap (debugfs) is read, the allocation
- * tried again and the bitmap read again; ENOMEM again while both reads
- * show such a range fails the run. Then the thread lets something go
- * and carries on. Should no area have filled up by half time, the threads
- * turn to the smallest area with big buffers until one does: a run always
- * goes through exhaustion and recovery. Every buffer is checked zero when it arrives and its
- * pattern is checked by userspace, by the importer (which writes a new one
+ * enough now and then to fill an area: the only errors any call may return
+ * are ENOMEM and EBUSY from CMABUF_IOC_ALLOC (no room, or the room split),
+ * and only when the area has no free range of that size and alignment.
+ * Every one is checked: with every other allocation held off, the area's
+ * bitmap (debugfs) is read, the allocation tried again and the bitmap read
+ * again; failing again while both reads show such a range fails the run.
+ * Then the thread lets something go and carries on. Should no area have
+ * filled up by half time, the threads turn to the smallest area with big
+ * buffers until one does: a run always goes through exhaustion and
+ * recovery. Every buffer is checked zero when it arrives and its pattern
+ * is checked by userspace, by the importer (which writes a new one
  * that userspace checks in turn) and by the next process, which receives
  * it over a unix socket. When everything has exited, each CMA area's used
  * pages and largest free range and each instance's live counters must be
@@ -56,9 +57,10 @@ enum st_count {
 	ST_OPS,		/* operations */
 	ST_ALLOCS,	/* successful allocations */
 	ST_ENOMEM,	/* allocations that found the area full */
-	ST_RETRIED,	/* ENOMEM that a second try, alone, turned into a buffer */
+	ST_EBUSY,	/* of those, the ones whose free pages were split */
+	ST_RETRIED,	/* ENOMEM or EBUSY that a try alone turned into a buffer */
 	ST_SQUEEZED,	/* allocations aimed at filling the smallest area */
-	ST_UNEXPECTED,	/* calls that failed with anything but that ENOMEM */
+	ST_UNEXPECTED,	/* calls that failed with anything but those */
 	ST_VERIFIED,	/* buffers whose contents were checked */
 	ST_MISMATCHES,	/* checks that found something else */
 	ST_IMP_CHECKS,	/* importer CHECKs */
@@ -71,7 +73,7 @@ enum st_count {
 /* Tries of an allocation that found no memory, with the others held off. */
 #define ST_ENOMEM_TRIES	3
 #define ST_ROOM_BUT_ENOMEM \
-	"ALLOC of %llu pages (%s) from %s: ENOMEM %d times while %s had %llu free pages in a row aligned to %llu, before and after"
+	"ALLOC of %llu pages (%s) from %s: %s %d times while %s had %llu free pages in a row aligned to %llu, before and after"
 
 /**
  * struct st_stats - shared by every process and thread
@@ -300,13 +302,19 @@ static unsigned long long st_align(__u32 strategy, unsigned long long pages)
 	return strategy == CMABUF_STRATEGY_COMPOUND ? pages : 1;
 }
 
+/* What ALLOC says when no range could be had: no room, or split room. */
+static bool st_no_range(int err)
+{
+	return err == ENOMEM || err == EBUSY;
+}
+
 /*
  * An ALLOC of @d found no memory in @in's area. Alone, look at the area's
  * bitmap, try again (a few times: the pages of a free range may be
  * migrating) and look again. Returns 0 with the buffer in @d when a try
- * succeeded, ENOMEM when the area really had no such range at one of the
- * looks, another errno of ALLOC, or -1 (counted and described) when both
- * looks saw one or the bitmap could not be read.
+ * succeeded, ENOMEM or EBUSY when the area really had no such range at one
+ * of the looks, another errno of ALLOC, or -1 (counted and described) when
+ * both looks saw one or the bitmap could not be read.
  */
 static int st_enomem(const struct rel_instance *in, int dev,
 		     struct cmabuf_alloc_data *d)
@@ -318,7 +326,7 @@ static int st_enomem(const struct rel_instance *in, int dev,
 
 	pthread_rwlock_wrlock(&st->alloc_lock);
 	ret = rel_cma_has_room(in->area, pages, align, &before);
-	for (i = 0; i < ST_ENOMEM_TRIES && err == ENOMEM; i++) {
+	for (i = 0; i < ST_ENOMEM_TRIES && st_no_range(err); i++) {
 		if (i)
 			usleep(1000);
 		err = st_ioctl(dev, CMABUF_IOC_ALLOC, d);
@@ -333,13 +341,13 @@ static int st_enomem(const struct rel_instance *in, int dev,
 	}
 	if (!err)
 		st_add(ST_RETRIED);
-	if (err != ENOMEM || !before || !after)
+	if (!st_no_range(err) || !before || !after)
 		return err;
 	st_add(ST_UNEXPECTED);
 	st_problem(ST_ROOM_BUT_ENOMEM,
 		   pages, d->flags == CMABUF_STRATEGY_COMPOUND ? "COMPOUND" :
-		   "not COMPOUND", in->name, ST_ENOMEM_TRIES, in->area, pages,
-		   align);
+		   "not COMPOUND", in->name, rel_errname(err), ST_ENOMEM_TRIES,
+		   in->area, pages, align);
 	return -1;
 }
 
@@ -371,11 +379,13 @@ static void st_alloc(struct st_worker *w)
 	pthread_rwlock_rdlock(&st->alloc_lock);
 	err = st_ioctl(p->dev[i], CMABUF_IOC_ALLOC, &d);
 	pthread_rwlock_unlock(&st->alloc_lock);
-	if (err == ENOMEM)
+	if (st_no_range(err))
 		err = st_enomem(in, p->dev[i], &d);
-	if (err == ENOMEM) {
+	if (st_no_range(err)) {
 		/* The area is full: let something go and carry on. */
 		st_add(ST_ENOMEM);
+		if (err == EBUSY)
+			st_add(ST_EBUSY);
 		if (w->nbufs)
 			st_drop(w, rel_below(&w->rng, w->nbufs));
 		return;
@@ -873,11 +883,11 @@ int main(int argc, char **argv)
 			 o.procs, o.threads, (unsigned long long)ms, st->n[ST_OPS],
 			 st->n[ST_ALLOCS]);
 	ksft_test_result(!st->n[ST_UNEXPECTED],
-			 "only ENOMEM failed, each time with no free range of that size and alignment in the area's bitmap: %llu ENOMEM (%llu more succeeded on a second try), %llu other errors\n",
-			 st->n[ST_ENOMEM], st->n[ST_RETRIED],
-			 st->n[ST_UNEXPECTED]);
+			 "only ENOMEM and EBUSY failed, each time with no free range of that size and alignment in the area's bitmap: %llu ENOMEM, %llu EBUSY (%llu more succeeded on a second try), %llu other errors\n",
+			 st->n[ST_ENOMEM] - st->n[ST_EBUSY], st->n[ST_EBUSY],
+			 st->n[ST_RETRIED], st->n[ST_UNEXPECTED]);
 	ksft_test_result(st->n[ST_ENOMEM] > 0,
-			 "an area filled up (%llu ENOMEM) and work went on\n",
+			 "an area filled up (%llu ENOMEM or EBUSY) and work went on\n",
 			 st->n[ST_ENOMEM]);
 	ksft_test_result(st->n[ST_VERIFIED] && !st->n[ST_MISMATCHES],
 			 "contents: %llu checks, %llu found something else\n",

@@ -252,6 +252,43 @@ int rel_stat_read(const char *name, const char *group, const char *counter,
 	return rel_read_ull(path, val);
 }
 
+/* A number from sysfs misc/<name>/<file>. */
+static int rel_read_ull_in(const char *name, const char *file,
+			   unsigned long long *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), MISC_CLASS "/%s/%s", name, file);
+	return rel_read_ull(path, val);
+}
+
+/*
+ * Wait up to @timeout_ms until the instance @name has released every
+ * buffer freed so far (sysfs releasing_bytes is 0): frees go back to the
+ * CMA area in the background, and the area's counters catch up only then.
+ * 0 also for an unbound instance or a driver without deferred frees (no
+ * such file); ETIMEDOUT, or the errno of the read.
+ */
+int rel_instance_settle(const char *name, unsigned int timeout_ms)
+{
+	__u64 end = rel_now_ns() + (__u64)timeout_ms * 1000000;
+	unsigned long long bytes;
+	int ret;
+
+	for (;;) {
+		ret = rel_read_ull_in(name, "releasing_bytes", &bytes);
+		if (ret == ENOENT)
+			return 0;
+		if (ret || !bytes)
+			return ret;
+		if (rel_now_ns() >= end)
+			break;
+		usleep(1000);
+	}
+	ret = ETIMEDOUT;
+	return ret;
+}
+
 static int rel_counts_take(const struct rel_instance *in, struct rel_counts *c)
 {
 	static const struct {
@@ -263,6 +300,13 @@ static int rel_counts_take(const struct rel_instance *in, struct rel_counts *c)
 		{ "failures", offsetof(struct rel_counts, failures) },
 		{ "live_buffers", offsetof(struct rel_counts, live_buffers) },
 		{ "live_bytes", offsetof(struct rel_counts, live_bytes) },
+	};
+	static const struct {
+		const char *name;
+		size_t offset;
+	} pool[] = {
+		{ "prepared_bytes", offsetof(struct rel_counts, prepared_bytes) },
+		{ "releasing_bytes", offsetof(struct rel_counts, releasing_bytes) },
 	};
 	unsigned int i;
 	int ret;
@@ -286,10 +330,21 @@ static int rel_counts_take(const struct rel_instance *in, struct rel_counts *c)
 		if (ret)
 			return ret;
 	}
+	/* A driver without prepared buffers or deferred frees has neither. */
+	for (i = 0; i < ARRAY_SIZE(pool); i++) {
+		ret = rel_read_ull_in(in->name, pool[i].name,
+				      (void *)((char *)c + pool[i].offset));
+		if (ret && ret != ENOENT)
+			return ret;
+	}
 	return 0;
 }
 
-/* The counters of every instance in @inst and the use of their areas. */
+/*
+ * The counters of every instance in @inst and the use of their areas,
+ * once every instance has released what was freed before (instances
+ * share areas: all of them first, then the areas are read).
+ */
 int rel_snapshot_take(const struct rel_instance *inst, unsigned int count,
 		      struct rel_snapshot *s)
 {
@@ -297,6 +352,11 @@ int rel_snapshot_take(const struct rel_instance *inst, unsigned int count,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	for (i = 0; i < count && i < REL_MAX_INSTANCES; i++) {
+		ret = rel_instance_settle(inst[i].name, REL_SETTLE_MS);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < count && i < REL_MAX_INSTANCES; i++) {
 		ret = rel_counts_take(&inst[i], &s->inst[i]);
 		if (ret)
@@ -340,9 +400,9 @@ long long rel_snapshot_pages_lost(const struct rel_snapshot *base,
 
 /*
  * Do @a and @b agree on what must come back: the pages each area has
- * allocated and the live buffers and bytes of each instance? Allocation,
- * free and failure totals only grow and are not compared. @why says what
- * differs.
+ * allocated, and the live buffers and bytes and the prepared buffers of
+ * each instance? Allocation, free and failure totals only grow and are not
+ * compared. @why says what differs.
  */
 bool rel_snapshot_same(const struct rel_snapshot *a,
 		       const struct rel_snapshot *b, char *why, size_t size)
@@ -369,6 +429,12 @@ bool rel_snapshot_same(const struct rel_snapshot *a,
 				 y->present ? "bound" : "unbound");
 			return false;
 		}
+		if (x->prepared_bytes != y->prepared_bytes) {
+			snprintf(why, size,
+				 "%s: %llu bytes of prepared buffers, then %llu",
+				 x->name, x->prepared_bytes, y->prepared_bytes);
+			return false;
+		}
 		if (x->live_buffers != y->live_buffers ||
 		    x->live_bytes != y->live_bytes) {
 			snprintf(why, size,
@@ -385,9 +451,10 @@ bool rel_snapshot_same(const struct rel_snapshot *a,
 
 /*
  * Wait up to @timeout_ms for the counters to come back to @base: a process
- * that has just been reaped has released everything, but a dma-buf whose
+ * that has just been reaped has let go of everything, but a dma-buf whose
  * last reference went away in a kernel thread (a socket's in-flight fds,
- * for instance) is freed from a workqueue.
+ * for instance) is freed from a workqueue, and every freed buffer's pages
+ * go back to the area in the background (each snapshot waits for that).
  */
 int rel_snapshot_settle(const struct rel_instance *inst, unsigned int count,
 			const struct rel_snapshot *base, unsigned int timeout_ms,

@@ -75,6 +75,10 @@ struct rel_instance {
  * @failures: sysfs stats/failures.
  * @live_buffers: sysfs stats/live_buffers.
  * @live_bytes: sysfs stats/live_bytes.
+ * @prepared_bytes: sysfs prepared_bytes, buffers ready ahead (0 where the
+ *	driver has none).
+ * @releasing_bytes: sysfs releasing_bytes, freed and not yet back in the
+ *	area; 0 in a snapshot, which waits for it.
  */
 struct rel_counts {
 	char name[REL_NAME_MAX];
@@ -86,6 +90,8 @@ struct rel_counts {
 	unsigned long long failures;
 	unsigned long long live_buffers;
 	unsigned long long live_bytes;
+	unsigned long long prepared_bytes;
+	unsigned long long releasing_bytes;
 };
 
 /**
@@ -112,6 +118,10 @@ int rel_instance_open(const char *name, int flags);
 int rel_stat_read(const char *name, const char *group, const char *counter,
 		  unsigned long long *val);
 
+/* How long a snapshot waits for the frees in flight of an instance. */
+#define REL_SETTLE_MS		10000
+
+int rel_instance_settle(const char *name, unsigned int timeout_ms);
 int rel_snapshot_take(const struct rel_instance *inst, unsigned int count,
 		      struct rel_snapshot *s);
 bool rel_snapshot_same(const struct rel_snapshot *a,

@@ -4,7 +4,7 @@
 # cmabufctl in the guest, as TAP: info, alloc with verify, the error lines
 # and exit codes (each naming the fix), JSON documents, share through vgem
 # and through the importer module (loaded for those tests, unloaded after),
-# and short runs of every workload kind. Busybox sh; needs cmabuf.ko loaded
+# short runs of every workload kind, and prepare serving another program. Busybox sh; needs cmabuf.ko loaded
 # and root. The same as a user who is not root: the permissions suite.
 # Kernel-agnostic: what a kernel lacks (frozen, compound) is read from
 # "cmabufctl info".
@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..39"
+echo "1..45"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -110,7 +110,7 @@ done
 run cmabufctl alloc 100M --device general
 kill $holder; wait $holder 2>/dev/null
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	has "no free contiguous range of 100 MiB: [0-9.]* MiB of 256 MiB free, the largest buffer the area can hold is 256 MiB; the largest free range now is [0-9.]* MiB$"
+	has "no room for 100 MiB: [0-9.]* MiB of 256 MiB free, the rest held by other buffers (the largest buffer the area can hold is 256 MiB); the largest free range now is [0-9.]* MiB$"
 r=$?; ok $r "alloc on a busy area: ENOMEM with the free bytes, largest buffer and largest free range"
 diag $r
 
@@ -284,8 +284,58 @@ done
 [ $r -eq 0 ] && [ -c /dev/cmabuf-general ] && [ -c /dev/cmabuf-large ]
 ok $? "the labelled instances bound again ($pdevs)"
 
+# prepare: buffers ready ahead for another program's allocations.
+run cmabufctl info
+[ $rc -eq 0 ] && [ "$(lines '^  prepared    [0-9]* buffers, ')" -eq "$devices" ] &&
+	[ "$(lines '^  releasing   ')" -eq "$devices" ]
+r=$?; ok $r "info: prepared buffers and releasing bytes of every instance"; diag $r
+
+# Held until SIGTERM, however slow the guest; the want outlasts the
+# default time-out only if an allocation takes from it, so ask for a long one.
+cmabufctl prepare 4M 2 --device general --wait --timeout 600000 --hold 600 \
+	>/tmp/prep.out 2>&1 &
+preparer=$!
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	grep -q '^holding' /tmp/prep.out && break
+	sleep 1
+done
+run cmabufctl info --device general
+shown=$out
+run cmabufctl alloc 4M --device general --verify
+kill -TERM $preparer
+wait $preparer
+prc=$?
+[ $rc -eq 0 ] && has "zeroed on allocation: all 4194304 bytes are 0x00: ok" &&
+	[ $prc -eq 0 ] &&
+	grep -q "^prepare: 2 x 4 MiB on /dev/cmabuf-general, strategy auto, time-out 600000 ms: 2 ready$" /tmp/prep.out &&
+	grep -q "^held [0-9]* s; allocations served ready meanwhile (all files): 1$" /tmp/prep.out &&
+	echo "$shown" | grep -q "^  prepared    2 buffers, 8 MiB ready$"
+r=$?; ok $r "prepare 4M 2 --wait --hold, ended by SIGTERM: info shows them, another program's alloc takes one, zeroed"
+[ $r -eq 0 ] || { out="$shown
+$(cat /tmp/prep.out)"; diag $r; }
+
+[ "$(cat /sys/class/misc/cmabuf-general/prepared_bytes)" = 0 ]
+r=$?; ok $r "prepare: given back when the command exits"
+
+run cmabufctl prepare 4M 2 --device general --wait --json
+[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	echo "$out" | grep -q '^{"format": 1, ' && has '"count": 2,' &&
+	has '"ready": 2,' && has '"timeout_ms": null,' &&
+	has '"hits_while_held": null'
+r=$?; ok $r "prepare --json: one document, format 1, 2 ready"; diag $r
+
+run cmabufctl prepare 4M 0 --device general
+[ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && has "bad count '0' (1 to 256"
+r=$?; ok $r "prepare 4M 0: one error line, exit 2"; diag $r
+
+run cmabufctl prepare 200M 1 --device general
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "1 x 200 MiB (200 MiB) and what other files prepare are more than prepared buffers may hold: [0-9.]* MiB, 50% of the area (module parameter prepare_max_percent)$"
+r=$?; ok $r "prepare 200M on the 256 MiB area: ENOSPC, the limit and its parameter"; diag $r
+
 run cmabufctl info --json
-[ $rc -eq 0 ] && [ "$(count '"live_buffers": 0,')" -eq "$devices" ]
-r=$?; ok $r "no buffer left behind on any instance"; diag $r
+[ $rc -eq 0 ] && [ "$(count '"live_buffers": 0,')" -eq "$devices" ] &&
+	[ "$(count '"prepared_bytes": 0,')" -eq "$devices" ]
+r=$?; ok $r "no buffer left behind on any instance, none prepared"; diag $r
 
 [ $fails -eq 0 ]

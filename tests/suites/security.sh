@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Security: cmabuf_security (tests/security/) as TAP: no stale data in
-# 1000 recycled buffers per strategy, BENCH and PHYS behind their
-# capabilities, device nodes 0600 (and the mode parameter), no mapping
-# beyond a buffer, PHYS for cmabuf's own dma-bufs only.
+# 1000 recycled buffers per strategy, PHYS behind its capability and the
+# debugfs bench file root's, device nodes 0600 (and the mode parameter),
+# no mapping beyond a buffer, PHYS for cmabuf's own dma-bufs only.
 #
 # The mode parameter is checked by reloading the module, which is only
 # possible while it has registered no dma-heap: that test skips where the

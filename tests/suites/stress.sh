@@ -9,7 +9,7 @@
 #   CMABUF_STRESS_PROCS    processes (default 3)
 #   CMABUF_STRESS_THREADS  threads per process (default 3)
 #
-# The program prints "# record: stress seconds=S ops=N enomem=E pages_lost=P".
+# The program prints "# record: stress seconds=S ops=N enomem=E pages_lost=P (enomem: ENOMEM and EBUSY)".
 
 seconds=30
 

@@ -16,8 +16,11 @@ swap_begin() {
 		exit 1
 	fi
 	echo "1..$3"
-	swap_args="default_instance=$(cat $swap_params/default_instance)"
-	swap_args="$swap_args mode=$(cat $swap_params/mode) heap=$(cat $swap_params/heap)"
+	swap_args=
+	for p in "$swap_params"/*; do
+		swap_args="$swap_args ${p##*/}=$(cat "$p")"
+	done
+	swap_args=${swap_args# }
 }
 
 # swap_in KO WHAT: two tests, the test bed's build out and KO in, with the

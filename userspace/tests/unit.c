@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host-side unit tests of cmabufctl's parsing, statistics, formatting and
- * JSON output. Prints TAP; exits non-zero on any failure.
+ * Host-side unit tests of cmabufctl's parsing (prepare's command line too),
+ * statistics, formatting and JSON output. Prints TAP; exits non-zero on
+ * any failure.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,7 +13,9 @@
 #include "explain.h"
 #include "fmt.h"
 #include "json.h"
+#include "msg.h"
 #include "parse.h"
+#include "prepare.h"
 #include "stats.h"
 #include "tap.h"
 #include "util.h"
@@ -356,6 +359,15 @@ static void test_explain(void)
 	explain_enomem(&info, 64ULL << 20, 0, buf, sizeof(buf));
 	tap_ok(strstr(buf, "does not tell the area's free bytes"),
 	       "explain_enomem: a kernel without area statistics: '%s'", buf);
+
+	info = explain_info;
+	explain_ebusy(&info, 16ULL << 20, 2ULL << 20, buf, sizeof(buf));
+	tap_ok(strstr(buf, "40 MiB of the area is free") &&
+	       strstr(buf, "no range of 16 MiB could be emptied") &&
+	       strstr(buf, "try again later") &&
+	       strstr(buf, "largest free range now is 2 MiB"),
+	       "explain_ebusy: free bytes, why, what to do, largest range: '%s'",
+	       buf);
 }
 
 static void test_fmt(void)
@@ -389,8 +401,105 @@ static void test_devices(void)
 	       "a path is taken as it is");
 }
 
+struct prepare_case {
+	const char *args[16];
+	int ret;
+};
+
+/* cmabufctl prepare's command lines: what is taken, what is refused. */
+static const struct prepare_case prepare_cases[] = {
+	{ { "12M", "8" }, 0 },
+	{ { "-w", "-t", "100", "64MiB", "2" }, 0 },
+	{ { "4K", "256" }, 0 },
+	{ { "12M" }, EXIT_USAGE },
+	{ { "12M", "0" }, EXIT_USAGE },
+	{ { "12M", "257" }, EXIT_USAGE },
+	{ { "12M", "x" }, EXIT_USAGE },
+	{ { "0", "1" }, EXIT_USAGE },
+	{ { "12X", "1" }, EXIT_USAGE },
+	{ { "12M", "1", "extra" }, EXIT_USAGE },
+	{ { "12M", "1", "--timeout", "-1" }, EXIT_USAGE },
+	{ { "12M", "1", "--hold", "1.5" }, EXIT_USAGE },
+	{ { "12M", "1", "--strategy", "all" }, EXIT_USAGE },
+	{ { "12M", "1", "--align", "3K" }, EXIT_USAGE },
+};
+
+/* prepare_parse() of "prepare" and @args. */
+static int prepare_parse_args(const char *const *args, struct prepare_opts *o)
+{
+	char *argv[18] = { "prepare" };
+	int argc = 1;
+
+	while (argc < 17 && args[argc - 1]) {
+		argv[argc] = (char *)args[argc - 1];
+		argc++;
+	}
+	return prepare_parse(argc, argv, o);
+}
+
+static void test_prepare(void)
+{
+	static const char *const all[] = {
+		"12M", "8", "--wait", "--hold", "30", "--timeout", "5000",
+		"--strategy", "frozen", "--device", "video", "--align", "2M",
+		"--json", NULL,
+	};
+	struct prepare_limits l = {
+		.area_bytes = 256ULL << 20,
+		.page_size = 4096,
+		.max_percent = 50,
+		.file_percent = 25,
+	};
+	struct prepare_opts o;
+	char buf[512];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(prepare_cases); i++) {
+		const char *const *a = prepare_cases[i].args;
+		size_t k, off = 0;
+
+		for (k = 0; a[k] && off < sizeof(buf); k++)
+			off += snprintf(buf + off, sizeof(buf) - off, " %s",
+					a[k]);
+		ret = prepare_parse_args(a, &o);
+		tap_ok(ret == prepare_cases[i].ret, "prepare%s: %d (want %d)",
+		       buf, ret, prepare_cases[i].ret);
+	}
+
+	ret = prepare_parse_args((const char *const[]){ "12M", "8", NULL }, &o);
+	tap_ok(!ret && o.size == 12ULL << 20 && o.count == 8 &&
+	       o.strategy == CMABUF_STRATEGY_AUTO && !o.align && !o.timeout_ms &&
+	       !o.wait && !o.hold && !o.json && !strcmp(o.device, "/dev/cmabuf"),
+	       "prepare 12M 8: AUTO, no wait, no hold, the default device");
+	ret = prepare_parse_args(all, &o);
+	tap_ok(!ret && o.size == 12ULL << 20 && o.count == 8 &&
+	       o.strategy == CMABUF_STRATEGY_FROZEN && o.align == 21 &&
+	       o.timeout_ms == 5000 && o.wait && o.hold == 30 && o.json &&
+	       !strcmp(o.device, "/dev/cmabuf-video"),
+	       "prepare with every option: each one taken");
+
+	prepare_explain_enospc(&l, 96ULL << 20, 2, buf, sizeof(buf));
+	tap_ok(strstr(buf, "2 x 96 MiB (192 MiB)") &&
+	       strstr(buf, "without CAP_SYS_ADMIN") && strstr(buf, "25%") &&
+	       strstr(buf, "50%"),
+	       "prepare ENOSPC, unprivileged: both limits: '%s'", buf);
+	l.privileged = true;
+	prepare_explain_enospc(&l, 96ULL << 20, 2, buf, sizeof(buf));
+	tap_ok(strstr(buf, "50% of the area") &&
+	       strstr(buf, "prepare_max_percent") &&
+	       !strstr(buf, "CAP_SYS_ADMIN"),
+	       "prepare ENOSPC, privileged: the limit of all files: '%s'", buf);
+	l.area_bytes = 0;
+	prepare_explain_enospc(&l, 4096, 1, buf, sizeof(buf));
+	tap_ok(strstr(buf, "50% of the area for all files") &&
+	       strstr(buf, "25% for one file"),
+	       "prepare ENOSPC, area size unknown: the shares: '%s'", buf);
+}
+
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 5 + 7 + 1 + \
-		 ARRAY_SIZE(einval_cases) + 5 + 7 + 4)
+		 ARRAY_SIZE(einval_cases) + 6 + 7 + 4 + \
+		 ARRAY_SIZE(prepare_cases) + 5)
 
 int main(void)
 {
@@ -405,5 +514,6 @@ int main(void)
 	test_explain();
 	test_fmt();
 	test_devices();
+	test_prepare();
 	return tap_done(PLAN);
 }

@@ -64,16 +64,41 @@
 #define CMABUF_INFO_AREA_STATS		(1U << 0)	/* total and free are known */
 /*
  * The page allocator clears every page it hands out (init_on_alloc), so
- * cmabuf does not clear new buffers again.
+ * cmabuf does not clear new buffers again (but see
+ * %CMABUF_INFO_CLEARS_FROZEN).
  */
 #define CMABUF_INFO_ALLOCATOR_ZEROES	(1U << 1)
 /*
- * A fault in a CPU mapping maps a whole 2 MiB-aligned stretch with one
- * PMD entry where the user address and the buffer line up modulo 2 MiB.
+ * A fault in a CPU mapping of the calling process maps a whole PMD-sized,
+ * PMD-aligned stretch (2 MiB with 4 KiB pages) with one PMD entry where the
+ * user address and the buffer line up modulo that size. Not set for a
+ * process that turned THP off with prctl(PR_SET_THP_DISABLE); a mapping
+ * marked MADV_NOHUGEPAGE gets page entries whatever this says.
  */
 #define CMABUF_INFO_MMAP_PMD		(1U << 2)
-/* mmap() without an address picks one that lines up. */
+/*
+ * mmap() without an address picks one that lines up: at the file offset's
+ * place in a PMD. Buffers of a PMD or more start on a PMD boundary (when
+ * the area has such a range free), so that is where their pages are.
+ */
 #define CMABUF_INFO_MMAP_PLACED		(1U << 3)
+
+/*
+ * cmabuf asks the page allocator not to clear FROZEN and COMPOUND buffers
+ * and clears them itself, on every CPU of the area's node and outside the
+ * area's allocation lock, whatever init_on_alloc says (kernels with the
+ * noinit frozen API). LEGACY buffers are cleared as
+ * %CMABUF_INFO_ALLOCATOR_ZEROES says.
+ */
+#define CMABUF_INFO_CLEARS_FROZEN	(1U << 4)
+
+/* &cmabuf_prepare.flags: the strategy in the low byte, as for ALLOC. */
+#define CMABUF_PREPARE_WAIT		(1U << 8)
+#define CMABUF_PREPARE_VALID_FLAGS	(CMABUF_ALLOC_STRATEGY_MASK | \
+					 CMABUF_PREPARE_WAIT)
+
+/* Most buffers of one kind a file may ask to have ready. */
+#define CMABUF_PREPARE_MAX_COUNT	256
 
 /* &cmabuf_info.version: the driver's version, major.minor.patch. */
 #define CMABUF_VERSION_NUMBER(major, minor, patch) \
@@ -81,15 +106,6 @@
 #define CMABUF_VERSION_MAJOR(v)		((v) >> 16)
 #define CMABUF_VERSION_MINOR(v)		(((v) >> 8) & 0xff)
 #define CMABUF_VERSION_PATCH(v)		((v) & 0xff)
-
-/* &cmabuf_bench.flags: also time clearing, with one CPU and with all. */
-#define CMABUF_BENCH_ZERO		(1U << 0)
-#define CMABUF_BENCH_VALID_FLAGS	CMABUF_BENCH_ZERO
-
-/* Bounds of one CMABUF_IOC_BENCH call. */
-#define CMABUF_BENCH_MAX_ITERATIONS	10000
-#define CMABUF_BENCH_MAX_BLOCKS		4096
-#define CMABUF_BENCH_MAX_SAMPLES	65536
 
 /**
  * struct cmabuf_alloc_data - CMABUF_IOC_ALLOC argument
@@ -156,63 +172,6 @@ struct cmabuf_info {
 };
 
 /**
- * struct cmabuf_bench_stats - timings of one phase of CMABUF_IOC_BENCH
- * @samples: number of timed calls.
- * @min_ns: fastest call.
- * @median_ns: median call (the lower middle for an even count).
- * @max_ns: slowest call.
- * @mean_ns: arithmetic mean.
- * @total_ns: sum of all calls.
- */
-struct cmabuf_bench_stats {
-	__u64 samples;
-	__u64 min_ns;
-	__u64 median_ns;
-	__u64 max_ns;
-	__u64 mean_ns;
-	__u64 total_ns;
-};
-
-/**
- * struct cmabuf_bench - CMABUF_IOC_BENCH argument
- * @pages: in: pages per allocation.
- * @blocks: in: allocations held at once in one iteration (0 means 1): each
- *	iteration allocates @blocks buffers, then frees them all.
- * @iterations: in: number of iterations.
- * @strategy: in: a %CMABUF_STRATEGY_* value; AUTO times the strategy that
- *	CMABUF_IOC_ALLOC would try first, without fallback.
- * @align: in: as &cmabuf_alloc_data.align.
- * @flags: in: %CMABUF_BENCH_VALID_FLAGS.
- * @strategy_used: out: the strategy that was timed.
- * @alloc: out: one sample per allocation call.
- * @free: out: one sample per release call.
- * @zero_one: out: with %CMABUF_BENCH_ZERO, one sample per iteration:
- *	clearing the iteration's first buffer on one CPU.
- * @zero_all: out: the same buffer cleared again, right after, by every
- *	online CPU of its node as CMABUF_IOC_ALLOC does.
- * @zero_cpus: out: the most CPUs that took part in one @zero_all sample.
- * @pad: must be zero.
- *
- * Only the allocator is timed, and clearing on its own with
- * %CMABUF_BENCH_ZERO; nothing is mapped.
- */
-struct cmabuf_bench {
-	__u64 pages;
-	__u32 blocks;
-	__u32 iterations;
-	__u32 strategy;
-	__u32 align;
-	__u32 flags;
-	__u32 strategy_used;
-	struct cmabuf_bench_stats alloc;
-	struct cmabuf_bench_stats free;
-	struct cmabuf_bench_stats zero_one;
-	struct cmabuf_bench_stats zero_all;
-	__u32 zero_cpus;
-	__u32 pad;
-};
-
-/**
  * struct cmabuf_phys - CMABUF_IOC_PHYS argument
  * @fd: in: a dma-buf file descriptor exported by cmabuf.
  * @pad: must be zero.
@@ -224,6 +183,30 @@ struct cmabuf_phys {
 	__u32 pad;
 	__u64 phys;
 	__u64 size;
+};
+
+/**
+ * struct cmabuf_prepare - CMABUF_IOC_PREPARE argument
+ * @size: in: bytes of each buffer, as &cmabuf_alloc_data.size.
+ * @align: in: as &cmabuf_alloc_data.align.
+ * @flags: in: a %CMABUF_STRATEGY_* value in %CMABUF_ALLOC_STRATEGY_MASK,
+ *	and %CMABUF_PREPARE_WAIT to return only once all are ready.
+ * @count: in: buffers of this kind this file wants ready, at most
+ *	%CMABUF_PREPARE_MAX_COUNT; 0 gives back those it has.
+ * @timeout_ms: in: how long the buffers stay ready while no allocation
+ *	takes one; 0 for the driver's default (module parameter
+ *	prepare_timeout_ms).
+ * @ready: out: buffers of this kind ready now for this file.
+ * @pad: must be zero.
+ */
+struct cmabuf_prepare {
+	__u64 size;
+	__u32 align;
+	__u32 flags;
+	__u32 count;
+	__u32 timeout_ms;
+	__u32 ready;
+	__u32 pad;
 };
 
 #define CMABUF_IOC_MAGIC	0xB9
@@ -240,10 +223,19 @@ struct cmabuf_phys {
  * to hold @fd, or a COMPOUND request whose page order is not within
  * &cmabuf_info.min_compound_order and &cmabuf_info.max_compound_order or
  * whose alignment exceeds its size; EOPNOTSUPP for a strategy this kernel
- * lacks; ENOMEM when the area has no such range free (also when @size
- * exceeds the area); EINTR when a fatal signal arrived while the buffer was
- * being zeroed; ENODEV when the device has been unbound; EFAULT for a bad
- * pointer; EMFILE when no file descriptor is left.
+ * lacks; EFAULT for a bad pointer; EMFILE when no file descriptor is left
+ * (checked before any memory is touched); ENODEV when the device has been
+ * unbound.
+ *
+ * When no range can be had, the errno says whether waiting can help:
+ * ENOMEM: the area does not have @size bytes free: other buffers hold
+ * them, or @size exceeds the area. Only a free can help; nothing was moved.
+ * EBUSY: the area has the bytes free, but no suitably aligned range of them
+ * could be emptied, even after the driver tried again (module parameter
+ * busy_retries): pages in every window were pinned or being migrated, or
+ * other buffers split the free bytes. A later call may succeed.
+ * EINTR: a fatal signal arrived while pages were being moved or the buffer
+ * cleared; nothing was allocated. Other signals do not stop an allocation.
  */
 #define CMABUF_IOC_ALLOC	_IOWR(CMABUF_IOC_MAGIC, 0x00, struct cmabuf_alloc_data)
 
@@ -254,21 +246,10 @@ struct cmabuf_phys {
  */
 #define CMABUF_IOC_INFO		_IOWR(CMABUF_IOC_MAGIC, 0x01, struct cmabuf_info)
 
-/**
- * DOC: CMABUF_IOC_BENCH - time allocator round trips in the kernel
- *
- * Needs CAP_SYS_ADMIN. Nothing is exposed; the buffers are cleared only
- * when %CMABUF_BENCH_ZERO asks for that to be timed.
- *
- * Errors: EPERM without the capability; EINVAL for zero pages or
- * iterations, bounds above %CMABUF_BENCH_MAX_* (@iterations times @blocks
- * included), unknown flags, strategy or alignment, a size or COMPOUND
- * request that CMABUF_IOC_ALLOC would refuse, or non-zero output fields;
- * EOPNOTSUPP for a strategy this kernel lacks; ENOMEM when an allocation
- * failed (all buffers are freed); EINTR on a fatal signal; ENODEV when the
- * device has been unbound; EFAULT for a bad pointer.
+/*
+ * 0x02 was CMABUF_IOC_BENCH up to cmabuf 0.1; the benchmark is now in
+ * debugfs, and the number is not reused.
  */
-#define CMABUF_IOC_BENCH	_IOWR(CMABUF_IOC_MAGIC, 0x02, struct cmabuf_bench)
 
 /**
  * DOC: CMABUF_IOC_PHYS - physical address of a cmabuf dma-buf
@@ -280,5 +261,33 @@ struct cmabuf_phys {
  * output field; EFAULT for a bad pointer.
  */
 #define CMABUF_IOC_PHYS		_IOWR(CMABUF_IOC_MAGIC, 0x03, struct cmabuf_phys)
+
+/**
+ * DOC: CMABUF_IOC_PREPARE - have buffers ready before they are asked for
+ *
+ * Sets how many buffers of a kind this file wants ready: the buffers an
+ * ALLOC of that size, alignment and strategy would get. The instance
+ * allocates them, moves the pages out of them and clears them in the
+ * background; an ALLOC (on this file, another, or the instance's dma-heap)
+ * that fits a ready buffer takes it at once, and the instance makes another
+ * while the want stands. A second PREPARE of the same kind replaces the
+ * count. Ready buffers go back to CMA when the count is set to 0, when
+ * none was taken for @timeout_ms, when the file is closed, and when memory
+ * is short. Every buffer handed out is zero, prepared or not.
+ *
+ * Without %CMABUF_PREPARE_WAIT the call returns at once, @ready saying how
+ * many are ready; with it, once @count are.
+ *
+ * Errors: EINVAL as for ALLOC's request, for a @count above
+ * %CMABUF_PREPARE_MAX_COUNT, an unknown flag or a non-zero @ready or @pad;
+ * EOPNOTSUPP for a strategy this kernel lacks; ENOSPC when the buffers
+ * would take more of the area than this file (without CAP_SYS_ADMIN) or
+ * all files together may (module parameters prepare_file_percent and
+ * prepare_max_percent): nothing is changed then; ENODEV when the device
+ * has been unbound; EFAULT. With %CMABUF_PREPARE_WAIT also: ENOMEM or
+ * EBUSY as ALLOC would have failed, from the last background try; EINTR
+ * on a fatal signal.
+ */
+#define CMABUF_IOC_PREPARE	_IOWR(CMABUF_IOC_MAGIC, 0x04, struct cmabuf_prepare)
 
 #endif /* _UAPI_LINUX_CMABUF_H */

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmabuf: what differs between the kernels cmabuf builds for
+ *
+ * Kbuild finds what the kernel exports in its Module.symvers and what our
+ * 7.2 patches add in its headers, never from the version number:
+ *   CMABUF_HAVE_FROZEN       cma_alloc_frozen*(), cma_release_frozen()
+ *   CMABUF_HAVE_FROZEN_NOINIT  cma_alloc_frozen*_noinit() (7.2 patch 0004)
+ *   CMABUF_HAVE_AREA_STATS   cma_get_size(), cma_get_available_pages()
+ *   CMABUF_HAVE_HEAP         dma_heap_add()
+ *   CMABUF_HAVE_AREA_LIST    dma_contiguous_get_area_by_idx()
+ *   CMABUF_HAVE_FD_INSTALL   dma_buf_fd_install()
+ *   CMABUF_HAVE_DMABUF_UNMAPPED_AREA  dma_buf_ops.get_unmapped_area
+ *   CMABUF_HAVE_PFN_T        the PFN fault helpers take a pfn_t (< 6.17)
+ * Every such conditional lives here; the rest of the driver asks the
+ * helpers below.
+ */
+#ifndef _CMABUF_COMPAT_H
+#define _CMABUF_COMPAT_H
+
+#include <linux/cma.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-map-ops.h>
+#include <linux/file.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched/coredump.h>
+
+#ifdef CMABUF_HAVE_PFN_T
+#include <linux/pfn_t.h>
+#endif
+
+/*
+ * MODULE_IMPORT_NS() takes a string from 6.13 on and a bare word before;
+ * both expand to this.
+ */
+#define CMABUF_IMPORT_NS(ns)	MODULE_INFO(import_ns, ns)
+
+/*
+ * The frozen API: 7.2 declares it without exporting it, 6.12 has none.
+ * Without the exports, these find no memory and are never called (the
+ * strategies that use them are not offered).
+ */
+#ifdef CMABUF_HAVE_FROZEN
+#define CMABUF_FROZEN_API	1
+#define CMABUF_MAX_FOLIO_ORDER	MAX_FOLIO_ORDER
+#else
+#define CMABUF_FROZEN_API	0
+#define CMABUF_MAX_FOLIO_ORDER	0
+#endif
+
+/*
+ * Where the kernel lets us (CMABUF_HAVE_FROZEN_NOINIT), the page allocator
+ * leaves FROZEN and COMPOUND ranges uninitialised and cmabuf clears them,
+ * on every CPU and outside the area's lock, whatever init_on_alloc says.
+ */
+#ifdef CMABUF_HAVE_FROZEN_NOINIT
+#define CMABUF_CLEARS_FROZEN	1
+#else
+#define CMABUF_CLEARS_FROZEN	0
+#endif
+
+static inline struct page *cmabuf_cma_alloc_frozen(struct cma *cma,
+						   unsigned long count,
+						   unsigned int align)
+{
+#if defined(CMABUF_HAVE_FROZEN_NOINIT)
+	return cma_alloc_frozen_noinit(cma, count, align, true);
+#elif defined(CMABUF_HAVE_FROZEN)
+	return cma_alloc_frozen(cma, count, align, true);
+#else
+	return NULL;
+#endif
+}
+
+static inline struct page *cmabuf_cma_alloc_frozen_compound(struct cma *cma,
+							    unsigned int order)
+{
+#if defined(CMABUF_HAVE_FROZEN_NOINIT)
+	return cma_alloc_frozen_compound_noinit(cma, order);
+#elif defined(CMABUF_HAVE_FROZEN)
+	return cma_alloc_frozen_compound(cma, order);
+#else
+	return NULL;
+#endif
+}
+
+static inline bool cmabuf_cma_release_frozen(struct cma *cma,
+					     const struct page *pages,
+					     unsigned long count)
+{
+#ifdef CMABUF_HAVE_FROZEN
+	return cma_release_frozen(cma, pages, count);
+#else
+	return false;
+#endif
+}
+
+/* Size of the area in pages, 0 when this kernel does not tell. */
+static inline unsigned long cmabuf_area_pages(struct cma *cma)
+{
+#ifdef CMABUF_HAVE_AREA_STATS
+	return cma_get_size(cma) >> PAGE_SHIFT;
+#else
+	return 0;
+#endif
+}
+
+/* Free pages of the area, 0 when this kernel does not tell. */
+static inline unsigned long cmabuf_area_free_pages(struct cma *cma)
+{
+#ifdef CMABUF_HAVE_AREA_STATS
+	return cma_get_available_pages(cma);
+#else
+	return 0;
+#endif
+}
+
+/* The kernel's CMA area number @i, NULL past the last or when unknown. */
+static inline struct cma *cmabuf_cma_area(unsigned int i)
+{
+#ifdef CMABUF_HAVE_AREA_LIST
+	return dma_contiguous_get_area_by_idx(i);
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * Publish a reserved fd. dma_buf_fd_install() also emits the dma-buf fd
+ * trace event; kernels that do not export it (6.12) get fd_install().
+ */
+static inline void cmabuf_fd_install(struct dma_buf *dmabuf, int fd)
+{
+#ifdef CMABUF_HAVE_FD_INSTALL
+	dma_buf_fd_install(dmabuf, fd);
+#else
+	fd_install(fd, dmabuf->file);
+#endif
+}
+
+/* Before 6.17, the PFN fault helpers took a pfn_t. */
+#ifdef CMABUF_HAVE_PFN_T
+#define CMABUF_PFN(pfn)	__pfn_to_pfn_t(pfn, PFN_DEV)
+#else
+#define CMABUF_PFN(pfn)	(pfn)
+#endif
+
+/* CPU mappings of buffers can use PMD entries (huge_fault). */
+#ifdef CONFIG_ARCH_SUPPORTS_PMD_PFNMAP
+#define CMABUF_PMD_MAPPINGS	1
+#else
+#define CMABUF_PMD_MAPPINGS	0
+#endif
+
+/*
+ * Has @mm turned THP off (prctl(PR_SET_THP_DISABLE))? Then no huge_fault
+ * reaches us for its mappings; 7.2 also has a mode that keeps it for
+ * MADV_HUGEPAGE mappings, counted here as off.
+ */
+static inline bool cmabuf_mm_thp_disabled(struct mm_struct *mm)
+{
+#if defined(MMF_DISABLE_THP_COMPLETELY)
+	return mm_flags_test(MMF_DISABLE_THP_COMPLETELY, mm) ||
+	       mm_flags_test(MMF_DISABLE_THP_EXCEPT_ADVISED, mm);
+#elif defined(MMF_DISABLE_THP)
+	return test_bit(MMF_DISABLE_THP, &mm->flags);
+#else
+	return false;
+#endif
+}
+
+/* mmap(NULL, ...) of a buffer can be placed for PMD-sized entries. */
+#if defined(CMABUF_HAVE_DMABUF_UNMAPPED_AREA) && \
+	defined(CONFIG_ARCH_SUPPORTS_PMD_PFNMAP)
+#define CMABUF_PLACED_MMAP	1
+#else
+#define CMABUF_PLACED_MMAP	0
+#endif
+
+/*
+ * Clear @count pages from @pfn. clear_pages() came with
+ * PROCESS_PAGES_NON_PREEMPT_BATCH (7.2): one call lets the architecture
+ * clear the whole run at once.
+ */
+static inline void cmabuf_clear_pages(unsigned long pfn, unsigned long count)
+{
+	unsigned long i;
+
+#ifdef PROCESS_PAGES_NON_PREEMPT_BATCH
+	if (!PageHighMem(pfn_to_page(pfn))) {
+		clear_pages(page_address(pfn_to_page(pfn)), count);
+		return;
+	}
+#endif
+	for (i = 0; i < count; i++)
+		clear_highpage(pfn_to_page(pfn + i));
+}
+
+/* cmabuf_heap.c is built only where the kernel exports dma_heap_add(). */
+struct cmabuf_dev;
+#ifdef CMABUF_HAVE_HEAP
+void cmabuf_heap_attach(struct cmabuf_dev *cdev);
+void cmabuf_heap_detach(struct cmabuf_dev *cdev);
+#else
+static inline void cmabuf_heap_attach(struct cmabuf_dev *cdev) { }
+static inline void cmabuf_heap_detach(struct cmabuf_dev *cdev) { }
+#endif
+
+#endif /* _CMABUF_COMPAT_H */

@@ -1,0 +1,946 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabuf: buffers ready before they are asked for, frees nobody waits for
+ *
+ * A want is a kind of buffer (what an allocation of some size, alignment
+ * and strategy gets) that a file asked to have ready (CMABUF_IOC_PREPARE)
+ * or that the administrator reserves (sysfs "reserve"). A worker keeps
+ * each want stocked: buffers allocated, their pages moved out and cleared
+ * in the background. An allocation that matches a ready buffer takes it
+ * (cmabuf_pool_take()), and nothing is allocated or cleared while it waits.
+ *
+ * Freed buffers are released by a worker too (cmabuf_pool_put()), so the
+ * last close() returns at once; one whose kind a want lacks is cleared and
+ * kept for it instead. Ready buffers go back to CMA when their want is
+ * dropped, goes unused for its time-out, or its file is closed, and when
+ * memory is short (the shrinker).
+ *
+ * Every buffer on a want's list is all zero: it is cleared before it goes
+ * there, and taken off before it is handed out.
+ */
+
+#define pr_fmt(fmt) "cmabuf: " fmt
+
+#include <linux/jiffies.h>
+#include <linux/list.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sched/signal.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "cmabuf.h"
+
+static unsigned int cmabuf_prepare_timeout_ms = 10000;
+module_param_named(prepare_timeout_ms, cmabuf_prepare_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(prepare_timeout_ms,
+		 "Prepared buffers nobody took for this long go back to CMA, unless the request said otherwise (default: 10000)");
+
+static unsigned int cmabuf_prepare_max_percent = 50;
+module_param_named(prepare_max_percent, cmabuf_prepare_max_percent, uint, 0644);
+MODULE_PARM_DESC(prepare_max_percent,
+		 "Share of an area that prepared buffers may take, all files together (default: 50)");
+
+static unsigned int cmabuf_prepare_file_percent = 25;
+module_param_named(prepare_file_percent, cmabuf_prepare_file_percent, uint,
+		   0644);
+MODULE_PARM_DESC(prepare_file_percent,
+		 "Share of an area one file may have prepared, without CAP_SYS_ADMIN (default: 25)");
+
+/* After the shrinker took ready buffers, none are made for this long. */
+#define CMABUF_POOL_SHRUNK_PAUSE	(5 * HZ)
+
+/* Where the area's size is unknown, the limits apply to this many pages. */
+#define CMABUF_POOL_UNKNOWN_AREA_PAGES	(SZ_1G >> PAGE_SHIFT)
+
+/**
+ * struct cmabuf_pool_buf - a buffer's pages on one of the pool's lists
+ * @node: entry in &cmabuf_want.bufs or &cmabuf_pool.releasing.
+ * @range: the pages.
+ */
+struct cmabuf_pool_buf {
+	struct list_head node;
+	struct cmabuf_range range;
+};
+
+/**
+ * struct cmabuf_want - a kind of buffer someone wants ready
+ * @node: entry in &cmabuf_pool.wants.
+ * @owner: the file that asked, or NULL for the administrator's reserve.
+ * @plan: what an allocation of this kind plans.
+ * @strategy: the strategy asked for (AUTO or one).
+ * @align_order: the alignment asked for, as a page order.
+ * @count: buffers wanted ready.
+ * @ready: buffers on @bufs.
+ * @filling: buffers the worker is making for it.
+ * @error: the worker's last failure for it; no more tries until it is
+ *	asked again or memory is freed.
+ * @timeout: how long it may go untaken before it is dropped; 0: never.
+ * @used: when it was last asked for or taken from (jiffies).
+ * @dead: dropped while the worker was making one; the worker frees it.
+ * @bufs: the ready buffers, all zero.
+ *
+ * All fields are protected by &cmabuf_pool.lock.
+ */
+struct cmabuf_want {
+	struct list_head node;
+	const void *owner;
+	struct cmabuf_plan plan;
+	u32 strategy;
+	unsigned int align_order;
+	unsigned int count;
+	unsigned int ready;
+	unsigned int filling;
+	int error;
+	unsigned long timeout;
+	unsigned long used;
+	bool dead;
+	struct list_head bufs;
+};
+
+/**
+ * struct cmabuf_pool - an instance's wants and its frees in flight
+ * @cdev: the instance.
+ * @lock: guards the lists and counts below.
+ * @wants: &struct cmabuf_want.
+ * @ready_pages: pages of all ready buffers.
+ * @releasing: &struct cmabuf_pool_buf freed, waiting for the worker.
+ * @releasing_pages: their pages.
+ * @shrunk_until: no buffer is made before this (jiffies).
+ * @stopped: the instance is unbound: nothing is made or kept any more.
+ * @fill_work: makes the buffers wants lack (cmabuf_pool_kick()).
+ * @release_work: releases or recycles freed buffers.
+ * @expire_work: drops wants past their time-out.
+ * @wq: woken when a buffer gets ready, a try fails, or frees are done.
+ * @shrinker: gives ready buffers back under memory pressure.
+ */
+struct cmabuf_pool {
+	struct cmabuf_dev *cdev;
+	spinlock_t lock;	/* see above */
+	struct list_head wants;
+	unsigned long ready_pages;
+	struct list_head releasing;
+	unsigned long releasing_pages;
+	unsigned long shrunk_until;
+	bool stopped;
+	struct delayed_work fill_work;
+	struct work_struct release_work;
+	struct delayed_work expire_work;
+	wait_queue_head_t wq;
+	struct shrinker *shrinker;
+};
+
+static struct workqueue_struct *cmabuf_pool_wq;
+
+/* One change of an instance's reserve at a time. */
+static DEFINE_MUTEX(cmabuf_reserve_lock);
+
+/* Does @range serve an allocation planned as @plan, asked as @strategy? */
+static bool cmabuf_range_fits(const struct cmabuf_range *range,
+			      const struct cmabuf_plan *plan, u32 strategy,
+			      unsigned int align_order)
+{
+	return range->count == plan->pages &&
+	       (strategy == CMABUF_STRATEGY_AUTO ||
+		range->strategy == strategy) &&
+	       IS_ALIGNED(page_to_pfn(range->page), 1UL << align_order);
+}
+
+/* Bytes a want holds when stocked. */
+static u64 cmabuf_want_bytes(const struct cmabuf_want *w)
+{
+	return ((u64)w->plan.pages << PAGE_SHIFT) * w->count;
+}
+
+static void cmabuf_pool_release_list(struct cmabuf_dev *cdev,
+				     struct list_head *list)
+{
+	struct cmabuf_pool_buf *b, *next;
+
+	list_for_each_entry_safe(b, next, list, node) {
+		cmabuf_range_release(cdev, &b->range);
+		kfree(b);
+	}
+}
+
+/* Take @w off the pool; its buffers go to @out. */
+static void cmabuf_want_drop(struct cmabuf_pool *pool, struct cmabuf_want *w,
+			     struct list_head *out)
+{
+	lockdep_assert_held(&pool->lock);
+	pool->ready_pages -= w->ready * w->plan.pages;
+	list_splice_init(&w->bufs, out);
+	w->ready = 0;
+	w->count = 0;
+	list_del(&w->node);
+	if (w->filling)
+		w->dead = true;
+	else
+		kfree(w);
+}
+
+/* The next want short of buffers that the worker may make one for. */
+static struct cmabuf_want *cmabuf_pool_short(struct cmabuf_pool *pool)
+{
+	struct cmabuf_want *w;
+
+	lockdep_assert_held(&pool->lock);
+	if (pool->stopped)
+		return NULL;
+	list_for_each_entry(w, &pool->wants, node) {
+		if (!w->error && w->ready + w->filling < w->count)
+			return w;
+	}
+	return NULL;
+}
+
+/* Have the worker make what wants lack: now, or when the pause is over. */
+static void cmabuf_pool_kick(struct cmabuf_pool *pool)
+{
+	unsigned long now = jiffies;
+
+	lockdep_assert_held(&pool->lock);
+	if (pool->stopped)
+		return;
+	if (time_before(now, pool->shrunk_until))
+		queue_delayed_work(cmabuf_pool_wq, &pool->fill_work,
+				   pool->shrunk_until - now);
+	else
+		mod_delayed_work(cmabuf_pool_wq, &pool->fill_work, 0);
+}
+
+static void cmabuf_pool_fill_work(struct work_struct *work)
+{
+	struct cmabuf_pool *pool = container_of(to_delayed_work(work),
+						struct cmabuf_pool, fill_work);
+	struct cmabuf_pool_buf *b;
+	struct cmabuf_want *w;
+	struct cmabuf_plan plan;
+	int ret;
+
+	for (;;) {
+		b = kzalloc_obj(*b, GFP_KERNEL | __GFP_NOWARN);
+		spin_lock(&pool->lock);
+		w = cmabuf_pool_short(pool);
+		if (w && time_before(jiffies, pool->shrunk_until)) {
+			/* Memory was short a moment ago: later. */
+			cmabuf_pool_kick(pool);
+			w = NULL;
+		}
+		if (!w || !b) {
+			if (w)
+				w->error = -ENOMEM;
+			spin_unlock(&pool->lock);
+			kfree(b);
+			return;
+		}
+		w->filling++;
+		plan = w->plan;
+		spin_unlock(&pool->lock);
+
+		ret = cmabuf_pages_make(pool->cdev, &plan, &b->range);
+
+		spin_lock(&pool->lock);
+		w->filling--;
+		if (ret) {
+			w->error = ret;
+		} else if (!w->dead && !pool->stopped &&
+			   w->ready < w->count) {
+			list_add_tail(&b->node, &w->bufs);
+			w->ready++;
+			pool->ready_pages += b->range.count;
+			cmabuf_stats_prepared(pool->cdev, b->range.strategy);
+			b = NULL;
+		}
+		if (w->dead && !w->filling)
+			kfree(w);
+		spin_unlock(&pool->lock);
+		wake_up_all(&pool->wq);
+
+		if (b && !ret)
+			cmabuf_range_release(pool->cdev, &b->range);
+		kfree(b);
+		cond_resched();
+	}
+}
+
+/*
+ * A freed buffer: kept, cleared, for a want of its kind that lacks one,
+ * else released. Return: true when kept.
+ */
+static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
+				struct cmabuf_pool_buf *b)
+{
+	struct cmabuf_want *w;
+	bool found = false;
+
+	spin_lock(&pool->lock);
+	list_for_each_entry(w, &pool->wants, node) {
+		if (!pool->stopped && w->ready + w->filling < w->count &&
+		    cmabuf_range_fits(&b->range, &w->plan, w->strategy,
+				      w->align_order)) {
+			w->filling++;
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&pool->lock);
+	if (!found)
+		return false;
+
+	/* A previous user's bytes: cleared whatever the allocator does. */
+	found = cmabuf_zero_pages(b->range.page, b->range.count,
+				  nr_cpu_ids) > 0;
+
+	spin_lock(&pool->lock);
+	w->filling--;
+	if (found && !w->dead && !pool->stopped && w->ready < w->count) {
+		list_add_tail(&b->node, &w->bufs);
+		w->ready++;
+		pool->ready_pages += b->range.count;
+		w->error = 0;
+	} else {
+		found = false;
+	}
+	if (w->dead && !w->filling)
+		kfree(w);
+	spin_unlock(&pool->lock);
+	wake_up_all(&pool->wq);
+	return found;
+}
+
+/* Memory was freed: wants that failed may try again. */
+static void cmabuf_pool_retry(struct cmabuf_pool *pool)
+{
+	struct cmabuf_want *w;
+	bool failed = false;
+
+	spin_lock(&pool->lock);
+	list_for_each_entry(w, &pool->wants, node) {
+		failed |= w->error;
+		w->error = 0;
+	}
+	if (failed)
+		cmabuf_pool_kick(pool);
+	spin_unlock(&pool->lock);
+}
+
+static void cmabuf_pool_release_work(struct work_struct *work)
+{
+	struct cmabuf_pool *pool = container_of(work, struct cmabuf_pool,
+						release_work);
+	struct cmabuf_pool_buf *b;
+	unsigned long pages;
+
+	for (;;) {
+		spin_lock(&pool->lock);
+		b = list_first_entry_or_null(&pool->releasing,
+					     struct cmabuf_pool_buf, node);
+		if (b)
+			list_del(&b->node);
+		spin_unlock(&pool->lock);
+		if (!b)
+			return;
+
+		/* Once recycled, @b is a ready buffer anyone may take. */
+		pages = b->range.count;
+		if (!cmabuf_pool_recycle(pool, b)) {
+			cmabuf_range_release(pool->cdev, &b->range);
+			kfree(b);
+			cmabuf_pool_retry(pool);
+		}
+
+		spin_lock(&pool->lock);
+		pool->releasing_pages -= pages;
+		spin_unlock(&pool->lock);
+		wake_up_all(&pool->wq);
+		cond_resched();
+	}
+}
+
+/*
+ * The nearest time-out among the wants, from @now; drops those past it
+ * onto @out. Return: jiffies to wait, or 0 when no want has a time-out.
+ */
+static unsigned long cmabuf_pool_expire(struct cmabuf_pool *pool,
+					unsigned long now, struct list_head *out)
+{
+	struct cmabuf_want *w, *next;
+	unsigned long wait = 0, left;
+
+	lockdep_assert_held(&pool->lock);
+	list_for_each_entry_safe(w, next, &pool->wants, node) {
+		if (!w->timeout)
+			continue;
+		if (time_after_eq(now, w->used + w->timeout)) {
+			cmabuf_want_drop(pool, w, out);
+			continue;
+		}
+		left = w->used + w->timeout - now;
+		wait = wait ? min(wait, left) : left;
+	}
+	return wait;
+}
+
+static void cmabuf_pool_expire_work(struct work_struct *work)
+{
+	struct cmabuf_pool *pool = container_of(to_delayed_work(work),
+						struct cmabuf_pool,
+						expire_work);
+	unsigned long wait;
+	LIST_HEAD(expired);
+
+	spin_lock(&pool->lock);
+	wait = cmabuf_pool_expire(pool, jiffies, &expired);
+	if (wait && !pool->stopped)
+		mod_delayed_work(cmabuf_pool_wq, &pool->expire_work, wait);
+	spin_unlock(&pool->lock);
+	cmabuf_pool_release_list(pool->cdev, &expired);
+}
+
+static unsigned long cmabuf_pool_count(struct shrinker *shrinker,
+				       struct shrink_control *sc)
+{
+	struct cmabuf_pool *pool = shrinker->private_data;
+
+	return READ_ONCE(pool->ready_pages) ?: SHRINK_EMPTY;
+}
+
+/*
+ * Ready buffers go back to CMA, the least recently used want's first,
+ * until @sc->nr_to_scan pages are freed; no new ones are made for a while.
+ */
+static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
+				      struct shrink_control *sc)
+{
+	struct cmabuf_pool *pool = shrinker->private_data;
+	unsigned long freed = 0;
+	struct cmabuf_pool_buf *b;
+	struct cmabuf_want *w, *lru;
+	LIST_HEAD(out);
+
+	spin_lock(&pool->lock);
+	pool->shrunk_until = jiffies + CMABUF_POOL_SHRUNK_PAUSE;
+	while (freed < sc->nr_to_scan) {
+		lru = NULL;
+		list_for_each_entry(w, &pool->wants, node) {
+			if (w->ready && (!lru || time_before(w->used, lru->used)))
+				lru = w;
+		}
+		if (!lru)
+			break;
+		b = list_first_entry(&lru->bufs, struct cmabuf_pool_buf, node);
+		list_move(&b->node, &out);
+		lru->ready--;
+		pool->ready_pages -= b->range.count;
+		freed += b->range.count;
+	}
+	spin_unlock(&pool->lock);
+	cmabuf_pool_release_list(pool->cdev, &out);
+	return freed ?: SHRINK_STOP;
+}
+
+/**
+ * cmabuf_pool_take() - an allocation served by a ready buffer
+ * @cdev: the instance.
+ * @plan: what the allocation planned.
+ * @strategy: the strategy it asked for.
+ * @align_order: the alignment it asked for, as a page order.
+ * @owner: the file it comes from, whose own wants are looked at first;
+ *	NULL for the dma-heap.
+ * @range: out: the pages, all zero.
+ *
+ * Return: true when a ready buffer was taken; the want that held it is
+ * refilled in the background.
+ */
+bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
+		      u32 strategy, unsigned int align_order,
+		      const void *owner, struct cmabuf_range *range)
+{
+	struct cmabuf_pool *pool = cdev->pool;
+	struct cmabuf_pool_buf *b, *found = NULL;
+	struct cmabuf_want *w;
+	int pass;
+
+	if (!READ_ONCE(pool->ready_pages))
+		return false;
+
+	spin_lock(&pool->lock);
+	for (pass = 0; pass < 2 && !found; pass++) {
+		list_for_each_entry(w, &pool->wants, node) {
+			if (pass == 0 && w->owner != owner)
+				continue;
+			list_for_each_entry(b, &w->bufs, node) {
+				if (cmabuf_range_fits(&b->range, plan, strategy,
+						      align_order)) {
+					found = b;
+					break;
+				}
+			}
+			if (found) {
+				list_del(&found->node);
+				w->ready--;
+				w->used = jiffies;
+				pool->ready_pages -= found->range.count;
+				break;
+			}
+		}
+	}
+	spin_unlock(&pool->lock);
+	if (!found)
+		return false;
+
+	*range = found->range;
+	kfree(found);
+	spin_lock(&pool->lock);
+	cmabuf_pool_kick(pool);
+	spin_unlock(&pool->lock);
+	return true;
+}
+
+/**
+ * cmabuf_pool_put() - release a freed buffer's pages in the background
+ * @cdev: the instance.
+ * @range: the pages; the caller no longer uses them.
+ *
+ * Once the instance is unbound (cmabuf_pool_stop()), or without memory
+ * for the pool's note of them, they are released right here.
+ */
+void cmabuf_pool_put(struct cmabuf_dev *cdev, const struct cmabuf_range *range)
+{
+	struct cmabuf_pool *pool = cdev->pool;
+	struct cmabuf_pool_buf *b;
+
+	b = kzalloc_obj(*b, GFP_KERNEL | __GFP_NOWARN);
+	if (b) {
+		b->range = *range;
+		spin_lock(&pool->lock);
+		if (!pool->stopped) {
+			list_add_tail(&b->node, &pool->releasing);
+			pool->releasing_pages += range->count;
+			queue_work(cmabuf_pool_wq, &pool->release_work);
+			b = NULL;
+		}
+		spin_unlock(&pool->lock);
+		if (!b)
+			return;
+		kfree(b);
+	}
+	cmabuf_range_release(cdev, range);
+}
+
+/**
+ * cmabuf_pool_wait_released() - wait for the frees in flight
+ * @cdev: the instance.
+ *
+ * For an allocation that found no range: memory being released must not
+ * make it fail.
+ *
+ * Return: true when there were frees to wait for and they are done, false
+ * when there were none; -EINTR on a fatal signal.
+ */
+int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
+{
+	struct cmabuf_pool *pool = cdev->pool;
+
+	if (!READ_ONCE(pool->releasing_pages))
+		return false;
+	if (wait_event_killable(pool->wq, !READ_ONCE(pool->releasing_pages)))
+		return -EINTR;
+	return true;
+}
+
+/* Pages @owner's wants hold stocked; every file's for NULL (no reserve). */
+static unsigned long cmabuf_pool_wanted(struct cmabuf_pool *pool,
+					const void *owner)
+{
+	struct cmabuf_want *w;
+	u64 bytes = 0;
+
+	lockdep_assert_held(&pool->lock);
+	list_for_each_entry(w, &pool->wants, node) {
+		if (w->owner && (!owner || w->owner == owner))
+			bytes += cmabuf_want_bytes(w);
+	}
+	return bytes >> PAGE_SHIFT;
+}
+
+/* Would @w, grown by @more pages, break a limit? */
+static bool cmabuf_pool_over(struct cmabuf_pool *pool, const void *owner,
+			     unsigned long more, bool privileged)
+{
+	unsigned long area = cmabuf_area_pages(pool->cdev->cma);
+
+	if (!area)
+		area = CMABUF_POOL_UNKNOWN_AREA_PAGES;
+	if (!owner)
+		return false;
+	if (cmabuf_pool_wanted(pool, NULL) + more >
+	    area / 100 * READ_ONCE(cmabuf_prepare_max_percent))
+		return true;
+	return !privileged &&
+	       cmabuf_pool_wanted(pool, owner) + more >
+	       area / 100 * READ_ONCE(cmabuf_prepare_file_percent);
+}
+
+static struct cmabuf_want *cmabuf_pool_find(struct cmabuf_pool *pool,
+					    const void *owner,
+					    const struct cmabuf_plan *plan,
+					    u32 strategy,
+					    unsigned int align_order)
+{
+	struct cmabuf_want *w;
+
+	lockdep_assert_held(&pool->lock);
+	list_for_each_entry(w, &pool->wants, node) {
+		if (w->owner == owner && w->plan.pages == plan->pages &&
+		    w->strategy == strategy && w->align_order == align_order)
+			return w;
+	}
+	return NULL;
+}
+
+/**
+ * cmabuf_pool_want() - set how many buffers of a kind an owner wants ready
+ * @cdev: the instance.
+ * @owner: the file, or NULL for the reserve.
+ * @plan: what an allocation of the kind plans.
+ * @strategy: the strategy asked for.
+ * @align_order: the alignment asked for, as a page order.
+ * @count: buffers wanted ready; 0 drops the want and its buffers.
+ * @timeout_ms: 0 for the default; ignored for the reserve (no time-out).
+ * @privileged: the caller may go past the per-file limit.
+ *
+ * Return: the buffers of the kind ready now, or -ENOSPC past a limit (then
+ * nothing changed), -ENOMEM, -ENODEV once unbound.
+ */
+int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
+		     const struct cmabuf_plan *plan, u32 strategy,
+		     unsigned int align_order, unsigned int count,
+		     unsigned int timeout_ms, bool privileged)
+{
+	struct cmabuf_pool *pool = cdev->pool;
+	struct cmabuf_want *w, *fresh;
+	unsigned long now = jiffies, old;
+	LIST_HEAD(out);
+	int ready;
+
+	fresh = kzalloc_obj(*fresh);
+	if (!fresh)
+		return -ENOMEM;
+
+	spin_lock(&pool->lock);
+	if (pool->stopped) {
+		spin_unlock(&pool->lock);
+		kfree(fresh);
+		return -ENODEV;
+	}
+	w = cmabuf_pool_find(pool, owner, plan, strategy, align_order);
+	old = w ? w->count * plan->pages : 0;
+	if (count * plan->pages > old &&
+	    cmabuf_pool_over(pool, owner, count * plan->pages - old,
+			     privileged)) {
+		spin_unlock(&pool->lock);
+		kfree(fresh);
+		return -ENOSPC;
+	}
+	if (!count) {
+		if (w)
+			cmabuf_want_drop(pool, w, &out);
+		ready = 0;
+		goto unlock;
+	}
+	if (!w) {
+		w = fresh;
+		fresh = NULL;
+		w->owner = owner;
+		w->plan = *plan;
+		w->strategy = strategy;
+		w->align_order = align_order;
+		INIT_LIST_HEAD(&w->bufs);
+		list_add_tail(&w->node, &pool->wants);
+	}
+	w->count = count;
+	w->error = 0;
+	w->used = now;
+	w->timeout = owner ? msecs_to_jiffies(timeout_ms ?:
+				READ_ONCE(cmabuf_prepare_timeout_ms)) : 0;
+	while (w->ready > count) {
+		list_move(w->bufs.prev, &out);
+		w->ready--;
+		pool->ready_pages -= plan->pages;
+	}
+	ready = w->ready;
+	if (w->timeout)
+		mod_delayed_work(cmabuf_pool_wq, &pool->expire_work,
+				 w->timeout);
+unlock:
+	/* Asked for now: whatever the shrinker did, make them now. */
+	pool->shrunk_until = now;
+	cmabuf_pool_kick(pool);
+	spin_unlock(&pool->lock);
+	kfree(fresh);
+	cmabuf_pool_release_list(cdev, &out);
+	return ready;
+}
+
+/* Is the want stocked, failed or gone? @ret: what waiting for it returns. */
+static bool cmabuf_pool_settled(struct cmabuf_pool *pool, const void *owner,
+				const struct cmabuf_plan *plan, u32 strategy,
+				unsigned int align_order, int *ret)
+{
+	struct cmabuf_want *w;
+
+	spin_lock(&pool->lock);
+	w = cmabuf_pool_find(pool, owner, plan, strategy, align_order);
+	if (!w)
+		*ret = 0;
+	else if (w->ready >= w->count)
+		*ret = w->ready;
+	else
+		*ret = w->error ?: -EAGAIN;
+	spin_unlock(&pool->lock);
+	return *ret != -EAGAIN;
+}
+
+/**
+ * cmabuf_pool_wait_ready() - wait until an owner's want of a kind is stocked
+ * @cdev: the instance.
+ * @owner: the file.
+ * @plan: the kind, as for cmabuf_pool_want().
+ * @strategy: the strategy asked for.
+ * @align_order: the alignment asked for.
+ *
+ * Return: the buffers ready; the error of the worker's last try when it
+ * failed (-ENOMEM, -EBUSY); -EINTR on a fatal signal; 0 when the want is
+ * gone.
+ */
+int cmabuf_pool_wait_ready(struct cmabuf_dev *cdev, const void *owner,
+			   const struct cmabuf_plan *plan, u32 strategy,
+			   unsigned int align_order)
+{
+	struct cmabuf_pool *pool = cdev->pool;
+	int ret = 0;
+
+	if (wait_event_killable(pool->wq,
+				cmabuf_pool_settled(pool, owner, plan, strategy,
+						    align_order, &ret)))
+		return -EINTR;
+	return ret;
+}
+
+/**
+ * cmabuf_pool_drop_owner() - drop every want of a file being closed
+ * @cdev: the instance.
+ * @owner: the file.
+ */
+void cmabuf_pool_drop_owner(struct cmabuf_dev *cdev, const void *owner)
+{
+	struct cmabuf_pool *pool = cdev->pool;
+	struct cmabuf_want *w, *next;
+	LIST_HEAD(out);
+
+	spin_lock(&pool->lock);
+	list_for_each_entry_safe(w, next, &pool->wants, node) {
+		if (w->owner == owner)
+			cmabuf_want_drop(pool, w, &out);
+	}
+	spin_unlock(&pool->lock);
+	cmabuf_pool_release_list(cdev, &out);
+}
+
+/**
+ * cmabuf_pool_reserve_set() - the administrator's standing reserve
+ * @cdev: the instance.
+ * @sizes: bytes of each kind, allocated as AUTO allocations of that size.
+ * @counts: buffers of each kind to keep ready.
+ * @n: kinds, at most %CMABUF_RESERVE_MAX; 0 drops the reserve.
+ *
+ * Replaces the reserve there was. It has no time-out and no file; it is
+ * refilled as allocations take from it, and given back only under memory
+ * pressure (and refilled later) or at unbind.
+ *
+ * Return: 0; -EINVAL for a size an allocation would refuse or a repeated
+ * one; -EOPNOTSUPP; -ENOSPC above @cdev->reserve_max_bytes (nothing
+ * changed then); -ENOMEM; -ENODEV once unbound.
+ */
+int cmabuf_pool_reserve_set(struct cmabuf_dev *cdev, const u64 *sizes,
+			    const u32 *counts, unsigned int n)
+{
+	struct cmabuf_plan plans[CMABUF_RESERVE_MAX];
+	struct cmabuf_pool *pool = cdev->pool;
+	struct cmabuf_want *w, *next;
+	struct cmabuf_limits lim;
+	unsigned int i, j;
+	u64 bytes = 0;
+	LIST_HEAD(out);
+	int ret;
+
+	if (n > CMABUF_RESERVE_MAX)
+		return -EINVAL;
+	cmabuf_dev_limits(cdev, &lim);
+	for (i = 0; i < n; i++) {
+		ret = cmabuf_plan_make(&lim, sizes[i], 0, CMABUF_STRATEGY_AUTO,
+				       &plans[i]);
+		if (ret)
+			return ret;
+		if (counts[i] > CMABUF_PREPARE_MAX_COUNT)
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (plans[j].pages == plans[i].pages)
+				return -EINVAL;
+		bytes += ((u64)plans[i].pages << PAGE_SHIFT) * counts[i];
+	}
+	if (bytes > READ_ONCE(cdev->reserve_max_bytes))
+		return -ENOSPC;
+
+	mutex_lock(&cmabuf_reserve_lock);
+	spin_lock(&pool->lock);
+	list_for_each_entry_safe(w, next, &pool->wants, node) {
+		if (!w->owner)
+			cmabuf_want_drop(pool, w, &out);
+	}
+	spin_unlock(&pool->lock);
+	cmabuf_pool_release_list(cdev, &out);
+
+	ret = 0;
+	for (i = 0; i < n && ret >= 0; i++) {
+		if (counts[i])
+			ret = cmabuf_pool_want(cdev, NULL, &plans[i],
+					       CMABUF_STRATEGY_AUTO, 0,
+					       counts[i], 0, true);
+	}
+	mutex_unlock(&cmabuf_reserve_lock);
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * cmabuf_pool_reserve_show() - the reserve, as sysfs shows it
+ * @cdev: the instance.
+ * @buf: "SIZExCOUNT ..." and a newline, or just a newline.
+ * @len: size of @buf.
+ *
+ * Return: bytes written.
+ */
+int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t len)
+{
+	struct cmabuf_pool *pool = cdev->pool;
+	struct cmabuf_want *w;
+	int n = 0;
+
+	spin_lock(&pool->lock);
+	list_for_each_entry(w, &pool->wants, node) {
+		if (!w->owner)
+			n += scnprintf(buf + n, len - n, "%s%llux%u",
+				       n ? " " : "",
+				       (u64)w->plan.pages << PAGE_SHIFT,
+				       w->count);
+	}
+	spin_unlock(&pool->lock);
+	return n + scnprintf(buf + n, len - n, "\n");
+}
+
+/**
+ * cmabuf_pool_stats() - what the pool holds now
+ * @cdev: the instance.
+ * @ready_bytes: out: bytes of ready buffers.
+ * @ready_buffers: out: how many.
+ * @releasing_bytes: out: bytes freed and not yet released.
+ */
+void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
+		       u64 *ready_buffers, u64 *releasing_bytes)
+{
+	struct cmabuf_pool *pool = cdev->pool;
+	struct cmabuf_want *w;
+	u64 buffers = 0;
+
+	spin_lock(&pool->lock);
+	list_for_each_entry(w, &pool->wants, node)
+		buffers += w->ready;
+	*ready_buffers = buffers;
+	*ready_bytes = (u64)pool->ready_pages << PAGE_SHIFT;
+	*releasing_bytes = (u64)pool->releasing_pages << PAGE_SHIFT;
+	spin_unlock(&pool->lock);
+}
+
+/**
+ * cmabuf_pool_create() - the pool of a newly bound instance
+ * @cdev: the instance; @cdev->name is set.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int cmabuf_pool_create(struct cmabuf_dev *cdev)
+{
+	struct cmabuf_pool *pool;
+
+	pool = kzalloc_obj(*pool);
+	if (!pool)
+		return -ENOMEM;
+	pool->cdev = cdev;
+	spin_lock_init(&pool->lock);
+	INIT_LIST_HEAD(&pool->wants);
+	INIT_LIST_HEAD(&pool->releasing);
+	INIT_DELAYED_WORK(&pool->fill_work, cmabuf_pool_fill_work);
+	pool->shrunk_until = jiffies;
+	INIT_WORK(&pool->release_work, cmabuf_pool_release_work);
+	INIT_DELAYED_WORK(&pool->expire_work, cmabuf_pool_expire_work);
+	init_waitqueue_head(&pool->wq);
+
+	pool->shrinker = shrinker_alloc(0, "cmabuf-%s", cdev->name);
+	if (!pool->shrinker) {
+		kfree(pool);
+		return -ENOMEM;
+	}
+	pool->shrinker->count_objects = cmabuf_pool_count;
+	pool->shrinker->scan_objects = cmabuf_pool_scan;
+	pool->shrinker->private_data = pool;
+	shrinker_register(pool->shrinker);
+	cdev->pool = pool;
+	return 0;
+}
+
+/**
+ * cmabuf_pool_stop() - unbind: drop every want, finish every free
+ * @cdev: the instance, marked unbound.
+ *
+ * The pool is idle afterwards: no work runs or is queued, buffers freed
+ * later are released at once, and the instance's release frees it.
+ */
+void cmabuf_pool_stop(struct cmabuf_dev *cdev)
+{
+	struct cmabuf_pool *pool = cdev->pool;
+	struct cmabuf_want *w, *next;
+	LIST_HEAD(out);
+
+	shrinker_free(pool->shrinker);
+	pool->shrinker = NULL;
+
+	spin_lock(&pool->lock);
+	pool->stopped = true;
+	list_for_each_entry_safe(w, next, &pool->wants, node)
+		cmabuf_want_drop(pool, w, &out);
+	spin_unlock(&pool->lock);
+
+	cancel_delayed_work_sync(&pool->expire_work);
+	cancel_delayed_work_sync(&pool->fill_work);
+	flush_work(&pool->release_work);
+	cmabuf_pool_release_list(cdev, &out);
+	wake_up_all(&pool->wq);
+}
+
+int cmabuf_pool_init(void)
+{
+	/* Unbound: making buffers moves pages and clears on any CPU. */
+	cmabuf_pool_wq = alloc_workqueue("cmabuf_pool", WQ_UNBOUND, 0);
+	return cmabuf_pool_wq ? 0 : -ENOMEM;
+}
+
+void cmabuf_pool_exit(void)
+{
+	destroy_workqueue(cmabuf_pool_wq);
+}

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabufctl prepare: have buffers ready before a stream asks for them.
+ *
+ * CMABUF_IOC_PREPARE asks the instance to keep COUNT buffers of SIZE
+ * ready, allocated and cleared in the background; any allocation of that
+ * size (ALLOC on any file of the instance, or its dma-heap) then takes
+ * one at once, and the instance makes another. The want belongs to the
+ * open device file: the buffers go back to CMA when this command exits,
+ * so --hold is what keeps them for the stream.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "dev.h"
+#include "explain.h"
+#include "fmt.h"
+#include "json.h"
+#include "msg.h"
+#include "parse.h"
+#include "prepare.h"
+
+#define PREPARE_PARAMS	DEV_MODULE_SYSFS "/parameters"
+
+/* CAP_SYS_ADMIN, the capability that lifts the per-file limit. */
+#define PREPARE_CAP_SYS_ADMIN	21
+
+static void prepare_usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: cmabufctl prepare SIZE COUNT [--strategy S] [--align A] [--timeout MS]\n"
+		"                        [--wait] [--hold SECONDS] [--device DEV] [--json]\n"
+		"\n"
+		"Have COUNT buffers of SIZE bytes ready on the instance, allocated and\n"
+		"cleared in the background: an allocation of that size (cmabufctl alloc,\n"
+		"any program's CMABUF_IOC_ALLOC, the instance's dma-heap) takes one at\n"
+		"once, and another is made. They are kept while this command runs and go\n"
+		"back to CMA when it exits, when none was taken for the time-out, or when\n"
+		"memory is short. SIZE and A are bytes with binary units (12M, 64MiB).\n"
+		"\n"
+		"  -s, --strategy S   auto (default), compound, frozen or legacy: as the\n"
+		"                     allocations that are to take them ask\n"
+		"  -a, --align A      physical alignment, a power of two\n"
+		"  -t, --timeout MS   give them back when none was taken for MS ms\n"
+		"                     (default: the module's prepare_timeout_ms)\n"
+		"  -w, --wait         return once all COUNT are ready\n"
+		"  -H, --hold SECONDS keep them that long (SIGINT or SIGTERM ends it\n"
+		"                     sooner), then give them back\n"
+		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
+		"  -j, --json         one JSON document instead of text\n");
+}
+
+/**
+ * prepare_parse() - the command line of cmabufctl prepare
+ * @argc: arguments, the command's name first
+ * @argv: them
+ * @o: out: what they ask for
+ *
+ * Return: 0, -1 after --help, or %EXIT_USAGE after an error line.
+ */
+int prepare_parse(int argc, char **argv, struct prepare_opts *o)
+{
+	static const struct option opts[] = {
+		{ "strategy", required_argument, NULL, 's' },
+		{ "align", required_argument, NULL, 'a' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *device = NULL;
+	int c, s, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->strategy = CMABUF_STRATEGY_AUTO;
+	/* From the start: a process may parse more than once (unit tests). */
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "s:a:t:wH:d:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
+				msg_err("prepare: bad strategy '%s' (auto, compound, frozen or legacy)",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o->strategy = s;
+			break;
+		case 'a':
+			ret = parse_align(optarg, &o->align);
+			if (ret) {
+				msg_err("prepare: bad alignment '%s': %s (a power of two up to 2^%d, e.g. 2M)",
+					optarg, parse_strerror(ret), CMABUF_ALIGN_MAX);
+				return EXIT_USAGE;
+			}
+			break;
+		case 't':
+			if (parse_u32(optarg, &o->timeout_ms)) {
+				msg_err("prepare: bad --timeout '%s' (whole milliseconds)",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'w':
+			o->wait = true;
+			break;
+		case 'H':
+			if (parse_u32(optarg, &o->hold)) {
+				msg_err("prepare: bad --hold '%s' (whole seconds)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			device = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			prepare_usage(stdout);
+			return -1;
+		default:
+			prepare_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 2) {
+		msg_err("prepare: expected SIZE and COUNT (try 'cmabufctl prepare --help')");
+		return EXIT_USAGE;
+	}
+	ret = parse_size(argv[optind], &o->size);
+	if (ret || !o->size) {
+		msg_err("prepare: bad size '%s': %s (e.g. 4K, 12M, 64MiB, 1G)",
+			argv[optind], ret ? parse_strerror(ret) : "must not be zero");
+		return EXIT_USAGE;
+	}
+	if (parse_u32(argv[optind + 1], &o->count) || !o->count ||
+	    o->count > CMABUF_PREPARE_MAX_COUNT) {
+		msg_err("prepare: bad count '%s' (1 to %d buffers of one size)",
+			argv[optind + 1], CMABUF_PREPARE_MAX_COUNT);
+		return EXIT_USAGE;
+	}
+	dev_resolve(device, o->device, sizeof(o->device));
+	return 0;
+}
+
+/**
+ * prepare_explain_enospc() - why a PREPARE was over a limit
+ * @l: the limits and the area
+ * @size: bytes of each buffer asked for
+ * @count: how many
+ * @buf: out: the words after "prepare: DEV: "
+ * @len: size of @buf
+ */
+void prepare_explain_enospc(const struct prepare_limits *l, __u64 size,
+			    __u32 count, char *buf, size_t len)
+{
+	char want[FMT_LEN], all[FMT_LEN], file[FMT_LEN], sz[FMT_LEN];
+	__u64 page = l->page_size ? l->page_size : 4096;
+	__u64 pages = l->area_bytes / page;
+
+	fmt_size(size * count, want, sizeof(want));
+	fmt_size(size, sz, sizeof(sz));
+	if (!l->area_bytes) {
+		snprintf(buf, len,
+			 "%u x %s (%s) is more than prepared buffers may hold: %u%% of the area for all files together, %u%% for one file without CAP_SYS_ADMIN (module parameters prepare_max_percent, prepare_file_percent)",
+			 count, sz, want, l->max_percent, l->file_percent);
+		return;
+	}
+	/* As the driver counts: whole percents of the area's pages. */
+	fmt_size(pages / 100 * l->max_percent * page, all, sizeof(all));
+	fmt_size(pages / 100 * l->file_percent * page, file, sizeof(file));
+	if (l->privileged)
+		snprintf(buf, len,
+			 "%u x %s (%s) and what other files prepare are more than prepared buffers may hold: %s, %u%% of the area (module parameter prepare_max_percent)",
+			 count, sz, want, all, l->max_percent);
+	else
+		snprintf(buf, len,
+			 "%u x %s (%s) is more than one file may have ready without CAP_SYS_ADMIN, %s (%u%% of the area), or than all files together may, %s (%u%%) (module parameters prepare_file_percent, prepare_max_percent)",
+			 count, sz, want, file, l->file_percent, all,
+			 l->max_percent);
+}
+
+/* A module parameter, or @dflt. */
+static unsigned int prepare_param(const char *name, unsigned int dflt)
+{
+	char path[PATH_MAX], line[32];
+
+	snprintf(path, sizeof(path), PREPARE_PARAMS "/%s", name);
+	if (dev_read_line(path, line, sizeof(line)))
+		return dflt;
+	return strtoul(line, NULL, 10);
+}
+
+/* Does this process have CAP_SYS_ADMIN (CapEff in /proc/self/status)? */
+static bool prepare_privileged(void)
+{
+	unsigned long long caps = 0;
+	char line[128];
+	bool found = false;
+	FILE *fp;
+
+	fp = fopen("/proc/self/status", "re");
+	if (!fp)
+		return geteuid() == 0;
+	while (!found && fgets(line, sizeof(line), fp))
+		found = sscanf(line, "CapEff: %llx", &caps) == 1;
+	fclose(fp);
+	return caps & (1ULL << PREPARE_CAP_SYS_ADMIN);
+}
+
+/* The largest free range of the area, 0 when debugfs will not say. */
+static __u64 prepare_largest_free(const struct dev_info *di)
+{
+	__u64 pages;
+
+	if (dev_area_read(di->area, "maxchunk", &pages))
+		return 0;
+	return pages * di->info.page_size;
+}
+
+/* One line that says what was wrong and what would do. */
+static void prepare_explain(int dev_fd, const struct prepare_opts *o, int err)
+{
+	struct prepare_limits l = { 0 };
+	char why[512], sz[FMT_LEN];
+	struct dev_info di;
+	bool info;
+
+	fmt_size(o->size, sz, sizeof(sz));
+	info = !dev_info(dev_fd, &di);
+	switch (err) {
+	case -ENOTTY:
+		msg_err("prepare: %s: this cmabuf.ko prepares no buffers (no CMABUF_IOC_PREPARE): load a newer one",
+			o->device);
+		return;
+	case -EOPNOTSUPP:
+		msg_err("prepare: strategy %s is not supported by this kernel (see 'cmabufctl info')",
+			strategy_name(o->strategy));
+		return;
+	case -EINTR:
+		msg_err("prepare: %s: interrupted while waiting; nothing is kept",
+			o->device);
+		return;
+	case -ENODEV:
+		msg_err("prepare: %s: the instance has been unbound", o->device);
+		return;
+	}
+	if (!info) {
+		msg_err("prepare: %s: %u x %s: %s", o->device, o->count, sz,
+			strerror(-err));
+		return;
+	}
+	switch (err) {
+	case -ENOSPC:
+		if (di.info.flags & CMABUF_INFO_AREA_STATS)
+			l.area_bytes = di.info.total_bytes;
+		l.page_size = di.info.page_size;
+		l.max_percent = prepare_param("prepare_max_percent", 50);
+		l.file_percent = prepare_param("prepare_file_percent", 25);
+		l.privileged = prepare_privileged();
+		prepare_explain_enospc(&l, o->size, o->count, why, sizeof(why));
+		msg_err("prepare: %s: %s", o->device, why);
+		break;
+	case -ENOMEM:
+		explain_enomem(&di.info, o->size, prepare_largest_free(&di), why,
+			       sizeof(why));
+		msg_err("prepare: %s (area %s): none could be made: %s",
+			o->device, di.area, why);
+		break;
+	case -EBUSY:
+		explain_ebusy(&di.info, o->size, prepare_largest_free(&di), why,
+			      sizeof(why));
+		msg_err("prepare: %s (area %s): none could be made: %s",
+			o->device, di.area, why);
+		break;
+	case -EINVAL:
+		explain_einval(&di.info, o->size, o->align, o->strategy, why,
+			       sizeof(why));
+		msg_err("prepare: %s: %s", o->device, why);
+		break;
+	default:
+		msg_err("prepare: %s: %s", o->device, strerror(-err));
+	}
+}
+
+/* SIGINT and SIGTERM only cut the hold short: the summary still comes. */
+static void prepare_on_signal(int sig)
+{
+}
+
+/* From now on SIGINT and SIGTERM end a hold (before it is announced). */
+static void prepare_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = prepare_on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* An instance-wide counter (stats/NAME), or ~0 when unreadable. */
+static __u64 prepare_stat(const char *device, const char *name)
+{
+	char file[64], line[32];
+
+	snprintf(file, sizeof(file), "stats/%s", name);
+	if (dev_sysfs_read(device, file, line, sizeof(line)))
+		return ~0ULL;
+	return strtoull(line, NULL, 10);
+}
+
+static void prepare_print_json(const struct prepare_opts *o,
+			       const struct cmabuf_prepare *p, __u64 hits)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_str(&j, "device", o->device);
+	json_u64(&j, "pid", getpid());
+	json_u64(&j, "size_bytes", o->size);
+	json_u64(&j, "count", o->count);
+	json_str(&j, "strategy", strategy_name(o->strategy));
+	if (o->timeout_ms)
+		json_u64(&j, "timeout_ms", o->timeout_ms);
+	else
+		json_null(&j, "timeout_ms");
+	json_bool(&j, "wait", o->wait);
+	json_u64(&j, "ready", p->ready);
+	json_u64(&j, "hold_seconds", o->hold);
+	if (hits != ~0ULL)
+		json_u64(&j, "hits_while_held", hits);
+	else
+		json_null(&j, "hits_while_held");
+	json_end(&j);
+}
+
+static int prepare_run(const struct prepare_opts *o)
+{
+	struct cmabuf_prepare p = {
+		.size = o->size,
+		.align = o->align,
+		.flags = o->strategy | (o->wait ? CMABUF_PREPARE_WAIT : 0),
+		.count = o->count,
+		.timeout_ms = o->timeout_ms,
+	};
+	__u64 hits0, hits1, hits = ~0ULL;
+	char sz[FMT_LEN], tmo[32];
+	unsigned int held = 0;
+	int dev_fd, ret;
+
+	dev_fd = dev_open(o->device);
+	if (dev_fd < 0)
+		return 1;
+	hits0 = prepare_stat(o->device, "prepare_hits");
+	ret = dev_ioctl(dev_fd, CMABUF_IOC_PREPARE, &p);
+	if (ret) {
+		prepare_explain(dev_fd, o, ret);
+		close(dev_fd);
+		return 1;
+	}
+	if (o->hold)
+		prepare_catch_signals();
+	if (o->timeout_ms)
+		snprintf(tmo, sizeof(tmo), "%u ms", o->timeout_ms);
+	else
+		snprintf(tmo, sizeof(tmo), "%u ms (default)",
+			 prepare_param("prepare_timeout_ms", 10000));
+	if (!o->json) {
+		printf("prepare: %u x %s on %s, strategy %s, time-out %s: %u ready\n",
+		       o->count, fmt_size(o->size, sz, sizeof(sz)), o->device,
+		       strategy_name(o->strategy), tmo, p.ready);
+		if (o->hold)
+			printf("holding for %u s (pid %d): allocations of %s take them\n",
+			       o->hold, getpid(), sz);
+		fflush(stdout);
+	}
+	if (o->hold) {
+		held = o->hold - sleep(o->hold);
+		hits1 = prepare_stat(o->device, "prepare_hits");
+		if (hits0 != ~0ULL && hits1 != ~0ULL)
+			hits = hits1 - hits0;
+		if (!o->json && hits != ~0ULL)
+			printf("held %u s; allocations served ready meanwhile (all files): %llu\n",
+			       held, hits);
+	}
+	if (o->json)
+		prepare_print_json(o, &p, hits);
+	/* Closing the file gives back whatever is still ready. */
+	close(dev_fd);
+	return 0;
+}
+
+int cmd_prepare(int argc, char **argv)
+{
+	struct prepare_opts o;
+	int ret;
+
+	ret = prepare_parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	return prepare_run(&o);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmabufctl prepare: its command line and its error text, for the command
+ * (cmd_prepare.c) and the unit tests.
+ */
+#ifndef CMABUFCTL_PREPARE_H
+#define CMABUFCTL_PREPARE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+/**
+ * struct prepare_opts - what the command line asked for
+ * @device: device path
+ * @size: bytes of each buffer
+ * @count: buffers to have ready, 1 to %CMABUF_PREPARE_MAX_COUNT
+ * @strategy: a %CMABUF_STRATEGY_* value
+ * @align: log2 of the alignment, 0 for the driver's choice
+ * @timeout_ms: how long untaken buffers stay ready, 0 for the driver's
+ *	default
+ * @wait: return once all are ready
+ * @hold: seconds to keep them (the file) before giving them back
+ * @json: print one JSON document instead of text
+ */
+struct prepare_opts {
+	char device[PATH_MAX];
+	__u64 size;
+	__u32 count;
+	unsigned int strategy;
+	__u32 align;
+	__u32 timeout_ms;
+	bool wait;
+	__u32 hold;
+	bool json;
+};
+
+/**
+ * struct prepare_limits - what ENOSPC is about
+ * @area_bytes: size of the area, 0 when unknown
+ * @page_size: the kernel's page size
+ * @max_percent: module parameter prepare_max_percent (all files)
+ * @file_percent: module parameter prepare_file_percent (one file without
+ *	CAP_SYS_ADMIN)
+ * @privileged: the caller has CAP_SYS_ADMIN
+ */
+struct prepare_limits {
+	__u64 area_bytes;
+	__u32 page_size;
+	unsigned int max_percent;
+	unsigned int file_percent;
+	bool privileged;
+};
+
+int prepare_parse(int argc, char **argv, struct prepare_opts *o);
+void prepare_explain_enospc(const struct prepare_limits *l, __u64 size,
+			    __u32 count, char *buf, size_t len);
+
+#endif /* CMABUFCTL_PREPARE_H */
