@@ -54,13 +54,13 @@ load_stop() {
 }
 
 # load_around TAG SUITE VAR=VALUE...: suite SUITE of $lib, its TAP as it
-# is, with each VAR=VALUE in its environment, under 1 GiB of 4 KiB
-# anonymous pages (which fill large-pool, the guest's ZONE_NORMAL, first)
-# of which 16 MiB/s are replaced meanwhile, so that its allocations migrate
-# pages and race with new ones. 1 GiB, not more: the fill is most of the
-# time these suites take on the debug kernel.
+# is, with each VAR=VALUE in its environment, under 512 MiB of 4 KiB
+# anonymous pages (which fill large-pool, the guest's ZONE_NORMAL, first:
+# half of it) of which 16 MiB/s are replaced meanwhile, so that its
+# allocations migrate pages and race with new ones. No more: on the debug
+# kernel filling and freeing 1 GiB took 130-150 s of a suite's 156-309 s.
 load_around() {
-	if ! load_start "$1" --size 1G --churn 16M; then
+	if ! load_start "$1" --size 512M --churn 16M; then
 		echo "TAP version 13"
 		echo "Bail out! the memory load did not start: $(cat "$load_log")"
 		return 1
