@@ -13,7 +13,9 @@
  *   cmabuf_plan.c    a request turned into a plan (pure, KUnit-tested)
  *   cmabuf_alloc.c   pages from CMA, one strategy at a time
  *   cmabuf_zero.c    clearing, on every CPU of the node
- *   cmabuf_sg.c      scatterlists cut to each importer's limits
+ *   cmabuf_sg.c      what an importer can take: segments cut to its
+ *                    limits, ranges synced per segment, and whether its
+ *                    DMA mask reaches the buffer (and which instance would)
  *   cmabuf_stats.c   per-instance counters and their sysfs files
  *   cmabuf_dev.c     the instance's reference count
  *   cmabuf_compat.h  what differs between kernels
@@ -22,10 +24,14 @@
 #define _CMABUF_H
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/dma-direction.h>
 #include <linux/fcntl.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/rwsem.h>
 #include <linux/types.h>
 
 #include <linux/cmabuf.h>
@@ -117,6 +123,7 @@ struct cmabuf_counters {
 	atomic64_t prepare_hits;
 	atomic64_t live_buffers;
 	atomic64_t live_bytes;
+	atomic64_t unreachable_maps;
 };
 
 /**
@@ -127,6 +134,14 @@ struct cmabuf_counters {
  * @cma: the CMA area; areas are never freed, so this outlives the binding.
  * @base_pfn: first page frame of the area, %CMABUF_PFN_UNKNOWN when the
  *	kernel does not tell (the default area).
+ * @area_end: physical address of the area's last byte, 0 when the kernel
+ *	does not tell where the area is (the default area).
+ * @dma_lock: held for reading while @dev maps a buffer for the CPU's
+ *	cache maintenance, for writing when that stops at unbind.
+ * @dev_dma: @dev may map buffers (its DMA mask is set and it is bound).
+ *	Protected by @dma_lock.
+ * @reach_node: entry in the list of instances that an importer whose
+ *	DMA mask falls short is pointed to (cmabuf_sg.c).
  * @name: device node name, "cmabuf" or "cmabuf-<label>" or "cmabuf-<n>".
  * @id: number in "cmabuf-<n>", or -1.
  * @stable_name: @name comes from the label or is the default instance's;
@@ -144,6 +159,10 @@ struct cmabuf_dev {
 	struct device *dev;
 	struct cma *cma;
 	unsigned long base_pfn;
+	phys_addr_t area_end;
+	struct rw_semaphore dma_lock;
+	bool dev_dma;
+	struct list_head reach_node;
 	const char *name;
 	int id;
 	bool stable_name;
@@ -155,6 +174,18 @@ struct cmabuf_dev {
 	struct cmabuf_bench_state *bench;
 	struct cmabuf_counters counters[CMABUF_STRATEGY_COUNT];
 };
+
+/**
+ * cmabuf_dma_bits() - the DMA mask that reaches a range
+ * @end: physical address of the range's last byte, 0 when unknown.
+ *
+ * Return: the bits a DMA mask needs to cover @end (32 for anything below
+ * 4 GiB), 0 for an unknown end.
+ */
+static inline unsigned int cmabuf_dma_bits(phys_addr_t end)
+{
+	return fls64(end);
+}
 
 /* cmabuf_dev.c */
 struct cmabuf_dev *cmabuf_dev_create(struct device *dev);
@@ -185,13 +216,27 @@ struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 				    const void *owner, u32 *strategy_used);
 int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys);
 u32 cmabuf_dmabuf_mmap_flags(void);
+u32 cmabuf_dmabuf_cache_flags(struct cmabuf_dev *cdev);
+bool cmabuf_dmabuf_writecombine(struct dma_buf *dmabuf);
+int cmabuf_dmabuf_sync_range(struct dma_buf *dmabuf, u32 flags, u64 offset,
+			     u64 length);
+
+/**
+ * struct cmabuf_tries - how an allocation went, to be counted
+ * @fell: the first strategy found no range and another was tried.
+ * @last: the strategy of the last try.
+ * @retries: times the last strategy was tried again on a busy area.
+ */
+struct cmabuf_tries {
+	bool fell;
+	u32 last;
+	unsigned int retries;
+};
 
 /* cmabuf_pages.c */
 int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
 		     u32 strategy, const void *owner,
 		     struct cmabuf_range *range);
-int cmabuf_pages_make(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
-		      struct cmabuf_range *range);
 void cmabuf_pages_commit(struct cmabuf_dev *cdev,
 			 const struct cmabuf_range *range);
 void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
@@ -220,11 +265,9 @@ int cmabuf_pool_wait_ready(struct cmabuf_dev *cdev, const void *owner,
 			   const struct cmabuf_plan *plan, u32 strategy,
 			   unsigned int align_order);
 void cmabuf_pool_drop_owner(struct cmabuf_dev *cdev, const void *owner);
-void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
-		       u64 *ready_buffers, u64 *releasing_bytes);
 int cmabuf_pool_reserve_set(struct cmabuf_dev *cdev, const u64 *sizes,
 			    const u32 *counts, unsigned int n);
-int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t len);
+extern const struct attribute_group cmabuf_pool_group;
 
 /* cmabuf_plan.c: pure helpers, some exported to KUnit */
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -250,6 +293,9 @@ void cmabuf_dev_limits(struct cmabuf_dev *cdev, struct cmabuf_limits *lim);
 int cmabuf_range_alloc(struct cmabuf_dev *cdev, u32 strategy,
 		       unsigned long pages, unsigned int align_order,
 		       struct cmabuf_range *range);
+int cmabuf_range_alloc_plan(struct cmabuf_dev *cdev,
+			    const struct cmabuf_plan *plan,
+			    struct cmabuf_tries *t, struct cmabuf_range *range);
 void cmabuf_range_release(struct cmabuf_dev *cdev,
 			  const struct cmabuf_range *range);
 
@@ -267,17 +313,31 @@ unsigned int cmabuf_sg_count(const struct cmabuf_sg_limits *lim,
 			     phys_addr_t phys, u64 size);
 int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 		    const struct cmabuf_sg_limits *lim);
+void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
+			  enum dma_data_direction dir, u64 offset, u64 length,
+			  bool for_cpu);
+bool cmabuf_dev_direct(struct device *dev);
+bool cmabuf_dev_reaches(struct device *dev, phys_addr_t phys, u64 size);
+void cmabuf_reach_add(struct cmabuf_dev *cdev);
+void cmabuf_reach_remove(struct cmabuf_dev *cdev);
+void cmabuf_reach_warn(struct cmabuf_dev *cdev, struct device *dev,
+		       phys_addr_t phys, u64 size);
 
 /* cmabuf_stats.c */
-extern const struct attribute_group *cmabuf_stats_groups[];
+/* stats/ and one stats_<strategy>/ per strategy */
+#define CMABUF_STAT_DIRS	4
+extern const struct attribute_group cmabuf_area_group;
+extern struct attribute_group cmabuf_stat_groups[CMABUF_STAT_DIRS];
 void cmabuf_stats_init(void);
 void cmabuf_stats_alloc(struct cmabuf_dev *cdev, u32 strategy, u64 bytes);
 void cmabuf_stats_free(struct cmabuf_dev *cdev, u32 strategy, u64 bytes);
 void cmabuf_stats_fail(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_interrupted(struct cmabuf_dev *cdev, u32 strategy);
-void cmabuf_stats_retry(struct cmabuf_dev *cdev, u32 strategy);
+void cmabuf_stats_retry(struct cmabuf_dev *cdev, u32 strategy,
+			unsigned int n);
 void cmabuf_stats_prepared(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_hit(struct cmabuf_dev *cdev, u32 strategy);
+void cmabuf_stats_unreachable(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_live(struct cmabuf_dev *cdev, u64 *buffers, u64 *bytes);
 
 #endif /* _CMABUF_H */

@@ -4,14 +4,19 @@
  *
  * Pages of FROZEN and COMPOUND ranges keep a zero refcount: nothing here or
  * in the dma-buf code may get_page()/put_page() them. Nothing is counted
- * here either; cmabuf_pages.c decides what a buffer is.
+ * here either: how an allocation went is returned (struct cmabuf_tries)
+ * for its caller to count.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/cma.h>
+#include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/sched/signal.h>
 
 #include "cmabuf.h"
@@ -100,6 +105,93 @@ int cmabuf_range_alloc(struct cmabuf_dev *cdev, u32 strategy,
 	range->count = pages;
 	range->strategy = strategy;
 	return 0;
+}
+
+/*
+ * A range whose pages could not all be moved (-EBUSY) is often free a
+ * moment later: a pin was short, a migration under way finished, a page
+ * left a per-CPU list. Such allocations are tried again after a pause
+ * that doubles each time, from 10 ms; what cannot succeed (-ENOMEM) is
+ * not.
+ */
+static unsigned int cmabuf_busy_retries = 5;
+module_param_named(busy_retries, cmabuf_busy_retries, uint, 0644);
+MODULE_PARM_DESC(busy_retries,
+		 "Times an allocation whose area has the room but whose pages could not be moved is tried again, after 10, 20, 40... ms (default: 5)");
+
+#define CMABUF_BUSY_PAUSE_MS	10
+#define CMABUF_BUSY_PAUSE_MAX_MS	1000
+
+/* Pause before retry @n (0, 1, ...). Return: -EINTR on a fatal signal. */
+static int cmabuf_busy_pause(unsigned int n)
+{
+	unsigned int ms = CMABUF_BUSY_PAUSE_MS << min(n, 7U);
+
+	schedule_timeout_killable(msecs_to_jiffies(min(ms,
+						       CMABUF_BUSY_PAUSE_MAX_MS)));
+	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
+/*
+ * One strategy, tried again up to @retries times while it finds the area
+ * busy; @done says how many times it was.
+ */
+static int cmabuf_range_try(struct cmabuf_dev *cdev, u32 strategy,
+			    unsigned long pages, unsigned int align_order,
+			    unsigned int retries, unsigned int *done,
+			    struct cmabuf_range *range)
+{
+	unsigned int n;
+	int ret;
+
+	for (n = 0; ; n++) {
+		ret = cmabuf_range_alloc(cdev, strategy, pages, align_order,
+					 range);
+		if (ret != -EBUSY || n == retries)
+			return ret;
+		(*done)++;
+		ret = cmabuf_busy_pause(n);
+		if (ret)
+			return ret;
+	}
+}
+
+/**
+ * cmabuf_range_alloc_plan() - allocate as a plan says
+ * @cdev: the instance.
+ * @plan: from cmabuf_plan_make().
+ * @t: out: how it went, for the caller to count.
+ * @range: out: the pages, not cleared.
+ *
+ * The plan's strategy, then its fallback if the first found no range. Only
+ * the last try is retried: a busy window of the first is better left for
+ * the fallback's other windows. A fallback to a smaller alignment of the
+ * same strategy is the same allocation, not a fall.
+ *
+ * Return: as cmabuf_range_alloc() for the last try.
+ */
+int cmabuf_range_alloc_plan(struct cmabuf_dev *cdev,
+			    const struct cmabuf_plan *plan,
+			    struct cmabuf_tries *t, struct cmabuf_range *range)
+{
+	unsigned int retries = READ_ONCE(cmabuf_busy_retries);
+	bool fallback = plan->fallback != CMABUF_STRATEGY_AUTO;
+	int ret;
+
+	t->fell = false;
+	t->last = plan->strategy;
+	t->retries = 0;
+	ret = cmabuf_range_try(cdev, plan->strategy, plan->pages,
+			       plan->align_order, fallback ? 0 : retries,
+			       &t->retries, range);
+	if (!ret || !fallback || ret == -EINTR)
+		return ret;
+
+	t->fell = plan->fallback != plan->strategy;
+	t->last = plan->fallback;
+	return cmabuf_range_try(cdev, plan->fallback, plan->pages,
+				plan->fallback_align_order, retries,
+				&t->retries, range);
 }
 
 /**

@@ -7,15 +7,24 @@
  * cut it (cmabuf_sg.c), the linear-map address for vmap, PFN mappings
  * built by faults for mmap. Its metadata is O(1) whatever its size.
  * FROZEN and COMPOUND pages have a zero refcount, which is why no path
- * here takes page references: mmap maps PFNs, vmap uses the linear map.
+ * here takes page references: mmap maps PFNs, vmap uses the linear map
+ * (or, for a write-combined buffer, vmap(), which takes none either).
+ *
+ * CPU access is synced through every importer's mapping, or, while there is
+ * none, through the instance's own device (DOC: CPU access in the uapi
+ * header): on a non-coherent SoC that is what maintains the CPU caches for
+ * a device driven from CMABUF_IOC_PHYS.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/device.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-direct.h>
 #include <linux/dma-direction.h>
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/err.h>
 #include <linux/highmem.h>
 #include <linux/huge_mm.h>
@@ -26,7 +35,10 @@
 #include <linux/scatterlist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/swiotlb.h>
+#include <linux/vmalloc.h>
 #include <kunit/visibility.h>
+#include <uapi/linux/dma-buf.h>
 
 #include "cmabuf.h"
 
@@ -34,12 +46,15 @@
  * struct cmabuf_buffer - one exported buffer
  * @cdev: the instance it came from; the buffer holds a reference.
  * @range: its pages and the strategy that must release them.
+ * @wc: CPU mappings are write-combined; set before the buffer is handed
+ *	out, never changed after.
  * @lock: guards the attachment list and each attachment's mappings.
  * @attachments: &struct cmabuf_attachment list. Protected by @lock.
  */
 struct cmabuf_buffer {
 	struct cmabuf_dev *cdev;
 	struct cmabuf_range range;
+	bool wc;
 	struct mutex lock;	/* see @attachments */
 	struct list_head attachments;
 };
@@ -125,9 +140,22 @@ static void cmabuf_dmabuf_detach(struct dma_buf *dmabuf,
 	kfree(a);
 }
 
+static phys_addr_t cmabuf_buffer_phys(const struct cmabuf_buffer *buffer)
+{
+	return page_to_phys(buffer->range.page);
+}
+
+static u64 cmabuf_buffer_size(const struct cmabuf_buffer *buffer)
+{
+	return (u64)buffer->range.count << PAGE_SHIFT;
+}
+
 /*
  * The limits are read at every map, not at attach: a driver may set them
- * after attaching, and an importer that never maps needs none.
+ * after attaching, and an importer that never maps needs none. So is the
+ * DMA mask: a device whose direct mapping does not reach the buffer is
+ * refused (DOC: DMA mask), since swiotlb would bounce, or fail, every
+ * mapping of a buffer that its user wanted contiguous.
  */
 static struct sg_table *cmabuf_dmabuf_map(struct dma_buf_attachment *attachment,
 					  enum dma_data_direction dir)
@@ -141,6 +169,14 @@ static struct sg_table *cmabuf_dmabuf_map(struct dma_buf_attachment *attachment,
 	ret = cmabuf_sg_limits_get(a->dev, &lim);
 	if (ret)
 		return ERR_PTR(ret);
+	if (!cmabuf_dev_reaches(a->dev, cmabuf_buffer_phys(buffer),
+				cmabuf_buffer_size(buffer))) {
+		cmabuf_stats_unreachable(buffer->cdev, buffer->range.strategy);
+		cmabuf_reach_warn(buffer->cdev, a->dev,
+				  cmabuf_buffer_phys(buffer),
+				  cmabuf_buffer_size(buffer));
+		return ERR_PTR(-ERANGE);
+	}
 
 	m = kzalloc_obj(*m);
 	if (!m)
@@ -197,41 +233,111 @@ static void cmabuf_dmabuf_unmap(struct dma_buf_attachment *attachment,
 }
 
 /*
- * CPU access brackets sync every live mapping. They use the direction each
- * was mapped with: that is what the device may have done to the memory,
- * and the DMA API wants syncs to match the mapping. Under swiotlb these
- * are the copies between the buffer and its bounce buffers.
+ * The instance's own device can maintain the CPU caches for a buffer: it
+ * is bound, not coherent (else there is nothing to do), and maps the
+ * buffer where it lies (else its mapping would bounce, which would copy
+ * the buffer instead and maintain nothing of it).
  */
-static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, bool for_cpu)
+static bool cmabuf_dev_syncs(struct cmabuf_dev *cdev, phys_addr_t phys,
+			     u64 size)
+{
+	struct device *dev = cdev->dev;
+
+	lockdep_assert_held(&cdev->dma_lock);
+	if (!cdev->dev_dma || dev_is_dma_coherent(dev))
+		return false;
+	if (!cmabuf_dev_direct(dev))
+		return true;
+	return !is_swiotlb_force_bounce(dev) &&
+	       dma_capable(dev, phys_to_dma(dev, phys), size, true);
+}
+
+/* Ways of cmabuf_own_sync(), in the order it does them. */
+#define CMABUF_OWN_FOR_DEVICE	BIT(0)
+#define CMABUF_OWN_FOR_CPU	BIT(1)
+
+/*
+ * Sync [@offset, @offset + @length) of @buffer through a mapping for the
+ * instance's own device, made for the call: nothing is left mapped, so
+ * nothing outlives an unbind. The CPU syncs are skipped at map and unmap
+ * and done explicitly, in the direction of the access, as @how says.
+ *
+ * Return: true when the device did it, false when it cannot.
+ */
+static bool cmabuf_own_sync(struct cmabuf_buffer *buffer, u64 offset,
+			    u64 length, enum dma_data_direction dir,
+			    unsigned int how)
+{
+	struct cmabuf_dev *cdev = buffer->cdev;
+	u64 size = cmabuf_buffer_size(buffer);
+	struct device *dev = cdev->dev;
+	bool done = false;
+	dma_addr_t addr;
+
+	down_read(&cdev->dma_lock);
+	if (!cmabuf_dev_syncs(cdev, cmabuf_buffer_phys(buffer), size))
+		goto unlock;
+	addr = dma_map_page_attrs(dev, buffer->range.page, 0, size, dir,
+				  DMA_ATTR_SKIP_CPU_SYNC);
+	if (dma_mapping_error(dev, addr)) {
+		dev_warn_ratelimited(dev, "cannot map a buffer for cache maintenance\n");
+		goto unlock;
+	}
+	if (how & CMABUF_OWN_FOR_DEVICE)
+		dma_sync_single_range_for_device(dev, addr, offset, length,
+						 dir);
+	if (how & CMABUF_OWN_FOR_CPU)
+		dma_sync_single_range_for_cpu(dev, addr, offset, length, dir);
+	dma_unmap_page_attrs(dev, addr, size, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	done = true;
+unlock:
+	up_read(&cdev->dma_lock);
+	return done;
+}
+
+/*
+ * CPU access brackets sync every live mapping, or the range of it. They
+ * use the direction each was mapped with: that is what the device may
+ * have done to the memory, and the DMA API wants syncs to match the
+ * mapping. Under swiotlb these are the copies between the buffer and its
+ * bounce buffers. With no mapping live, the instance's own device syncs
+ * in the direction of the access; a write-combined buffer has no cache
+ * lines of the CPU's mappings to maintain.
+ */
+static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, u64 offset,
+			       u64 length, enum dma_data_direction dir,
+			       bool for_cpu)
 {
 	struct cmabuf_attachment *a;
 	struct cmabuf_mapping *m;
+	bool mapped = false;
 
 	mutex_lock(&buffer->lock);
 	list_for_each_entry(a, &buffer->attachments, node) {
 		list_for_each_entry(m, &a->mappings, node) {
-			if (for_cpu)
-				dma_sync_sgtable_for_cpu(a->dev, &m->table,
-							 m->dir);
-			else
-				dma_sync_sgtable_for_device(a->dev, &m->table,
-							    m->dir);
+			cmabuf_sg_sync_range(a->dev, &m->table, m->dir, offset,
+					     length, for_cpu);
+			mapped = true;
 		}
 	}
+	if (!mapped && !buffer->wc)
+		cmabuf_own_sync(buffer, offset, length, dir,
+				for_cpu ? CMABUF_OWN_FOR_CPU :
+					  CMABUF_OWN_FOR_DEVICE);
 	mutex_unlock(&buffer->lock);
 }
 
 static int cmabuf_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
 					  enum dma_data_direction dir)
 {
-	cmabuf_dmabuf_sync(dmabuf->priv, true);
+	cmabuf_dmabuf_sync(dmabuf->priv, 0, dmabuf->size, dir, true);
 	return 0;
 }
 
 static int cmabuf_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
 					enum dma_data_direction dir)
 {
-	cmabuf_dmabuf_sync(dmabuf->priv, false);
+	cmabuf_dmabuf_sync(dmabuf->priv, 0, dmabuf->size, dir, false);
 	return 0;
 }
 
@@ -320,14 +426,28 @@ static vm_fault_t cmabuf_vm_huge_fault(struct vm_fault *vmf,
 #endif
 
 /*
+ * A write-combined mapping of one page, for the kernel to access a
+ * write-combined buffer as its CPU mappings do, never through the
+ * cacheable alias.
+ */
+static void *cmabuf_wc_map_page(unsigned long pfn)
+{
+	struct page *page = pfn_to_page(pfn);
+
+	return vmap(&page, 1, VM_MAP, pgprot_writecombine(PAGE_KERNEL));
+}
+
+/*
  * ptrace, gdb and /proc/PID/mem: copy through the linear map (or a
- * temporary mapping of highmem), a page at a time. No page reference is
- * taken: FROZEN and COMPOUND pages have none to take, and the buffer
+ * temporary mapping of highmem), a page at a time; for a write-combined
+ * buffer through a write-combined mapping of the page. No page reference
+ * is taken: FROZEN and COMPOUND pages have none to take, and the buffer
  * outlives the VMA.
  */
 static int cmabuf_vm_access(struct vm_area_struct *vma, unsigned long addr,
 			    void *buf, int len, int write)
 {
+	struct cmabuf_buffer *buffer = vma->vm_private_data;
 	unsigned long pfn, off, n;
 	int done = 0;
 	void *p;
@@ -338,12 +458,17 @@ static int cmabuf_vm_access(struct vm_area_struct *vma, unsigned long addr,
 	while (done < len && cmabuf_vma_pfn(vma, addr + done, &pfn)) {
 		off = offset_in_page(addr + done);
 		n = min_t(unsigned long, len - done, PAGE_SIZE - off);
-		p = kmap_local_pfn(pfn);
+		p = buffer->wc ? cmabuf_wc_map_page(pfn) : kmap_local_pfn(pfn);
+		if (!p)
+			break;
 		if (write)
 			memcpy(p + off, buf + done, n);
 		else
 			memcpy(buf + done, p + off, n);
-		kunmap_local(p);
+		if (buffer->wc)
+			vunmap(p);
+		else
+			kunmap_local(p);
 		done += n;
 	}
 	return done ? done : -EIO;
@@ -375,6 +500,8 @@ static int cmabuf_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma
 		return -EINVAL;
 
 	vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	if (buffer->wc)
+		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
 	vma->vm_ops = &cmabuf_vm_ops;
 	vma->vm_private_data = buffer;
 	return 0;
@@ -397,16 +524,58 @@ cmabuf_dmabuf_get_unmapped_area(struct dma_buf *dmabuf, unsigned long addr,
 }
 #endif
 
-/* The linear map already covers the range: nothing to build or undo. */
+/*
+ * A write-combined buffer gets a mapping of its own, write-combined:
+ * vmap() of its pages, which takes no reference on them. vmap_pfn() would
+ * refuse them (it maps memory without struct pages only). The page array
+ * is needed only while the mapping is built.
+ */
+static void *cmabuf_wc_vmap(struct cmabuf_buffer *buffer)
+{
+	unsigned long pfn = page_to_pfn(buffer->range.page);
+	unsigned long i, count = buffer->range.count;
+	struct page **pages;
+	void *vaddr;
+
+	pages = kvmalloc_array(count, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < count; i++)
+		pages[i] = pfn_to_page(pfn + i);
+	vaddr = vmap(pages, count, VM_MAP, pgprot_writecombine(PAGE_KERNEL));
+	kvfree(pages);
+	return vaddr;
+}
+
+/*
+ * Otherwise the linear map already covers the range: nothing to build or
+ * undo. The dma-buf core counts vmaps and calls these once per first user.
+ */
 static int cmabuf_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct cmabuf_buffer *buffer = dmabuf->priv;
+	void *vaddr;
 
+	if (buffer->wc) {
+		vaddr = cmabuf_wc_vmap(buffer);
+		if (!vaddr)
+			return -ENOMEM;
+		iosys_map_set_vaddr(map, vaddr);
+		return 0;
+	}
 	if (PageHighMem(buffer->range.page))
 		return -EOPNOTSUPP;
 
 	iosys_map_set_vaddr(map, page_address(buffer->range.page));
 	return 0;
+}
+
+static void cmabuf_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+
+	if (buffer->wc)
+		vunmap(map->vaddr);
 }
 
 static void cmabuf_dmabuf_release(struct dma_buf *dmabuf)
@@ -432,6 +601,7 @@ static const struct dma_buf_ops cmabuf_dmabuf_ops = {
 	.get_unmapped_area = cmabuf_dmabuf_get_unmapped_area,
 #endif
 	.vmap = cmabuf_dmabuf_vmap,
+	.vunmap = cmabuf_dmabuf_vunmap,
 	.release = cmabuf_dmabuf_release,
 };
 
@@ -558,3 +728,109 @@ int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_phys);
+
+/**
+ * cmabuf_dmabuf_writecombine() - make a new buffer's CPU mappings WC
+ * @dmabuf: a buffer of cmabuf_dmabuf_alloc() not handed out yet: no file
+ *	descriptor, no importer, no mapping.
+ *
+ * As the DMA API does for memory it remaps for a non-coherent device, the
+ * buffer's cacheable alias in the linear map is cleaned (the zeros the
+ * clearing left in the caches reach memory) and invalidated (no line is
+ * left to be written back over what the write-combined mappings write),
+ * here through the instance's own device. Where that device is coherent,
+ * the DMA API gives cacheable mappings and does no maintenance, and so
+ * does cmabuf: the buffer stays cacheable. Where its mapping would bounce,
+ * nothing can be maintained, and the buffer stays cacheable too.
+ *
+ * Return: true when the buffer's CPU mappings are write-combined.
+ */
+bool cmabuf_dmabuf_writecombine(struct dma_buf *dmabuf)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+
+	buffer->wc = cmabuf_own_sync(buffer, 0, dmabuf->size,
+				     DMA_BIDIRECTIONAL,
+				     CMABUF_OWN_FOR_DEVICE | CMABUF_OWN_FOR_CPU);
+	return buffer->wc;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_writecombine);
+
+/**
+ * cmabuf_dmabuf_cache_flags() - what an instance does for the CPU caches
+ * @cdev: the instance.
+ *
+ * Return: %CMABUF_INFO_CACHE_SYNC and %CMABUF_INFO_WRITECOMBINE where its
+ * device maintains the caches of its area's buffers (of any buffer, where
+ * the area's place is not known), else 0.
+ */
+u32 cmabuf_dmabuf_cache_flags(struct cmabuf_dev *cdev)
+{
+	phys_addr_t base = 0, end = 0;
+	bool syncs;
+
+	if (cdev->area_end) {
+		base = PFN_PHYS(cdev->base_pfn);
+		end = cdev->area_end;
+	}
+	down_read(&cdev->dma_lock);
+	syncs = cmabuf_dev_syncs(cdev, base, end - base + 1);
+	up_read(&cdev->dma_lock);
+	return syncs ? CMABUF_INFO_CACHE_SYNC | CMABUF_INFO_WRITECOMBINE : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_cache_flags);
+
+/* DMA_BUF_SYNC_* are what &cmabuf_sync.flags takes. */
+static_assert(CMABUF_SYNC_VALID_FLAGS ==
+	      (DMA_BUF_SYNC_RW | DMA_BUF_SYNC_END));
+
+/**
+ * cmabuf_dmabuf_sync_range() - sync part of a buffer (CMABUF_IOC_SYNC)
+ * @dmabuf: any dma-buf.
+ * @flags: DMA_BUF_SYNC_* as DMA_BUF_IOCTL_SYNC takes them.
+ * @offset: first byte of the range.
+ * @length: bytes in the range.
+ *
+ * As DMA_BUF_IOCTL_SYNC does for the whole buffer, waiting first, at
+ * DMA_BUF_SYNC_START, for the fences the CPU's access conflicts with.
+ *
+ * Return: 0; -EINVAL when @dmabuf is not cmabuf's, for bad @flags or a
+ * range not within the buffer; -EINTR or -ERESTARTSYS from the wait.
+ */
+int cmabuf_dmabuf_sync_range(struct dma_buf *dmabuf, u32 flags, u64 offset,
+			     u64 length)
+{
+	enum dma_data_direction dir;
+	bool for_cpu = !(flags & DMA_BUF_SYNC_END);
+	long ret;
+
+	if (dmabuf->ops != &cmabuf_dmabuf_ops)
+		return -EINVAL;
+	if (flags & ~CMABUF_SYNC_VALID_FLAGS || !length ||
+	    offset >= dmabuf->size || length > dmabuf->size - offset)
+		return -EINVAL;
+	switch (flags & DMA_BUF_SYNC_RW) {
+	case DMA_BUF_SYNC_READ:
+		dir = DMA_FROM_DEVICE;
+		break;
+	case DMA_BUF_SYNC_WRITE:
+		dir = DMA_TO_DEVICE;
+		break;
+	case DMA_BUF_SYNC_RW:
+		dir = DMA_BIDIRECTIONAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	if (for_cpu) {
+		ret = dma_resv_wait_timeout(dmabuf->resv,
+					    dma_resv_usage_rw(dir != DMA_FROM_DEVICE),
+					    true, MAX_SCHEDULE_TIMEOUT);
+		if (ret < 0)
+			return ret;
+	}
+	cmabuf_dmabuf_sync(dmabuf->priv, offset, length, dir, for_cpu);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_sync_range);

@@ -84,7 +84,8 @@ static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
  * CMABUF_IOC_ALLOC: allocate, clear and export a buffer. The fd is reserved
  * first, so that a caller out of descriptors learns it before any memory
  * is moved or cleared, and goes live only once the caller's structure
- * holds it.
+ * holds it. A write-combined buffer is made so before that, while nothing
+ * can map it.
  *
  * Errors: -EINVAL (bad size, flags, fd_flags, strategy, alignment, non-zero
  * output field or pad, structure too short for @fd, COMPOUND rules),
@@ -106,7 +107,8 @@ static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, struct file *file,
 		return ret;
 	if (ua.out_size < offsetofend(struct cmabuf_alloc_data, fd))
 		return -EINVAL;
-	if (data.alloc_size || data.strategy || data.fd || data.pad)
+	if (data.alloc_size || data.strategy || data.fd || data.pad ||
+	    data.buf_flags || data.pad2)
 		return -EINVAL;
 	if (data.flags & ~CMABUF_ALLOC_VALID_FLAGS ||
 	    data.fd_flags & ~CMABUF_VALID_FD_FLAGS)
@@ -126,6 +128,9 @@ static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, struct file *file,
 		goto put_fd;
 	}
 
+	if (data.flags & CMABUF_ALLOC_WRITECOMBINE &&
+	    cmabuf_dmabuf_writecombine(dmabuf))
+		data.buf_flags |= CMABUF_BUF_WRITECOMBINE;
 	data.fd = fd;
 	data.alloc_size = dmabuf->size;
 	ret = cmabuf_copy_out(&ua, &data);
@@ -178,6 +183,8 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 	if (CMABUF_CLEARS_FROZEN)
 		info->flags |= CMABUF_INFO_CLEARS_FROZEN;
 	info->flags |= cmabuf_dmabuf_mmap_flags();
+	info->flags |= cmabuf_dmabuf_cache_flags(cdev);
+	info->dma_bits = cmabuf_dma_bits(cdev->area_end);
 	cmabuf_stats_live(cdev, &info->live_buffers, &info->live_bytes);
 	info->page_size = PAGE_SIZE;
 	info->max_compound_order = lim.max_compound_order;
@@ -298,6 +305,35 @@ static long cmabuf_ioctl_prepare(struct cmabuf_dev *cdev, struct file *file,
 	return cmabuf_copy_out(&ua, &data);
 }
 
+/*
+ * CMABUF_IOC_SYNC: sync a byte range of a cmabuf buffer, of any instance,
+ * for the CPU or for its devices.
+ *
+ * Errors: -EBADF (not an open fd), -EINVAL (not a dma-buf, not ours, bad
+ * flags, a range not within the buffer), -EINTR or -ERESTARTSYS (a signal
+ * while waiting for fences), -EFAULT.
+ */
+static long cmabuf_ioctl_sync(unsigned int cmd, unsigned long arg)
+{
+	struct cmabuf_sync data;
+	struct cmabuf_uarg ua;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	ret = cmabuf_copy_in(cmd, CMABUF_IOC_SYNC, arg, &data, sizeof(data),
+			     &ua);
+	if (ret)
+		return ret;
+
+	dmabuf = dma_buf_get(data.fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	ret = cmabuf_dmabuf_sync_range(dmabuf, data.flags, data.offset,
+				       data.length);
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
 static long cmabuf_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -316,6 +352,8 @@ static long cmabuf_ioctl(struct file *file, unsigned int cmd,
 		return cmabuf_ioctl_phys(cdev, cmd, arg);
 	case _IOC_NR(CMABUF_IOC_PREPARE):
 		return cmabuf_ioctl_prepare(cdev, file, cmd, arg);
+	case _IOC_NR(CMABUF_IOC_SYNC):
+		return cmabuf_ioctl_sync(cmd, arg);
 	default:
 		return -ENOTTY;
 	}
@@ -353,6 +391,19 @@ static const struct file_operations cmabuf_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
+/* The instance's sysfs directory: its area, its pool, its counters. */
+static const struct attribute_group *cmabuf_misc_groups[] = {
+	&cmabuf_area_group,
+	&cmabuf_pool_group,
+	&cmabuf_stat_groups[0],
+	&cmabuf_stat_groups[1],
+	&cmabuf_stat_groups[2],
+	&cmabuf_stat_groups[3],
+	NULL,
+};
+
+static_assert(ARRAY_SIZE(cmabuf_misc_groups) == CMABUF_STAT_DIRS + 3);
+
 /**
  * cmabuf_misc_register() - create /dev/<name> and its sysfs counters
  * @cdev: the instance; its @name, @dev and @cma are set.
@@ -365,7 +416,7 @@ int cmabuf_misc_register(struct cmabuf_dev *cdev)
 	cdev->misc.name = cdev->name;
 	cdev->misc.fops = &cmabuf_fops;
 	cdev->misc.parent = cdev->dev;
-	cdev->misc.groups = cmabuf_stats_groups;
+	cdev->misc.groups = cmabuf_misc_groups;
 	cdev->misc.mode = cmabuf_mode & 0777;
 
 	return misc_register(&cdev->misc);

@@ -22,6 +22,7 @@
 #include <linux/cma.h>
 #include <linux/device.h>
 #include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/idr.h>
 #include <linux/mod_devicetable.h>
@@ -31,6 +32,7 @@
 #include <linux/of_reserved_mem.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
+#include <linux/rwsem.h>
 #include <linux/slab.h>
 
 #include "cmabuf.h"
@@ -53,8 +55,8 @@ static struct cma *cmabuf_own_area(struct device *dev)
 #endif
 }
 
-/* The base of the memory-region, which is that of its CMA area. */
-static unsigned long cmabuf_region_base_pfn(struct device *dev)
+/* Where the memory-region lies, which is where its CMA area does. */
+static void cmabuf_region_place(struct cmabuf_dev *cdev, struct device *dev)
 {
 	struct device_node *np;
 	struct reserved_mem *rmem;
@@ -62,7 +64,10 @@ static unsigned long cmabuf_region_base_pfn(struct device *dev)
 	np = of_parse_phandle(dev->of_node, "memory-region", 0);
 	rmem = of_reserved_mem_lookup(np);
 	of_node_put(np);
-	return rmem ? PHYS_PFN(rmem->base) : CMABUF_PFN_UNKNOWN;
+	if (!rmem || !rmem->size)
+		return;
+	cdev->base_pfn = PHYS_PFN(rmem->base);
+	cdev->area_end = rmem->base + rmem->size - 1;
 }
 
 static int cmabuf_probe_area(struct cmabuf_dev *cdev, struct device *dev)
@@ -106,8 +111,43 @@ static int cmabuf_probe_area(struct cmabuf_dev *cdev, struct device *dev)
 		return dev_err_probe(dev, -EINVAL,
 				     "memory-region is not a reusable shared-dma-pool\n");
 	}
-	cdev->base_pfn = cmabuf_region_base_pfn(dev);
+	cmabuf_region_place(cdev, dev);
 	return 0;
+}
+
+/*
+ * The instance's device maps buffers only to maintain the CPU caches for
+ * CPU access no importer's mapping covers (cmabuf_dmabuf.c): it does no
+ * DMA itself and must reach every buffer. A device-tree node's device has
+ * the DMA configuration of its node (dma-coherent, dma-ranges, iommus); the
+ * default instance's has none, and gets the architecture's default
+ * coherency (not coherent on arm64) and the direct mapping. Without a
+ * mask, CPU access simply gets no maintenance.
+ */
+static void cmabuf_probe_dma(struct cmabuf_dev *cdev, struct device *dev)
+{
+	int ret;
+
+	if (dev->dma_mask)
+		ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	else
+		ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret) {
+		dev_warn(dev, "no 64-bit DMA mask (%d): CPU access gets no cache maintenance\n",
+			 ret);
+		return;
+	}
+	down_write(&cdev->dma_lock);
+	cdev->dev_dma = true;
+	up_write(&cdev->dma_lock);
+}
+
+/* From unbind on, the device's DMA configuration goes: no more mappings. */
+static void cmabuf_remove_dma(struct cmabuf_dev *cdev)
+{
+	down_write(&cdev->dma_lock);
+	cdev->dev_dma = false;
+	up_write(&cdev->dma_lock);
 }
 
 /*
@@ -184,10 +224,13 @@ static int cmabuf_probe(struct platform_device *pdev)
 	cdev = cmabuf_dev_create(dev);
 	if (!cdev)
 		return -ENOMEM;
+	init_rwsem(&cdev->dma_lock);
+	INIT_LIST_HEAD(&cdev->reach_node);
 
 	ret = cmabuf_probe_area(cdev, dev);
 	if (ret)
 		goto put_cdev;
+	cmabuf_probe_dma(cdev, dev);
 
 	ret = cmabuf_probe_name(cdev, pdev);
 	if (ret)
@@ -206,6 +249,7 @@ static int cmabuf_probe(struct platform_device *pdev)
 
 	cmabuf_heap_attach(cdev);
 	cmabuf_debugfs_add(cdev);
+	cmabuf_reach_add(cdev);
 	platform_set_drvdata(pdev, cdev);
 	dev_info(dev, "/dev/%s on CMA area %s\n", cdev->name,
 		 cma_get_name(cdev->cma));
@@ -217,6 +261,7 @@ free_id:
 	if (cdev->id >= 0)
 		ida_free(&cmabuf_ida, cdev->id);
 release_area:
+	cmabuf_remove_dma(cdev);
 	if (dev->of_node)
 		of_reserved_mem_device_release(dev);
 put_cdev:
@@ -229,6 +274,7 @@ static void cmabuf_remove(struct platform_device *pdev)
 	struct cmabuf_dev *cdev = platform_get_drvdata(pdev);
 
 	WRITE_ONCE(cdev->unbound, true);
+	cmabuf_reach_remove(cdev);
 	cmabuf_debugfs_remove(cdev);
 	cmabuf_heap_detach(cdev);
 	cmabuf_misc_deregister(cdev);
@@ -236,6 +282,7 @@ static void cmabuf_remove(struct platform_device *pdev)
 	cmabuf_pool_stop(cdev);
 	if (cdev->id >= 0)
 		ida_free(&cmabuf_ida, cdev->id);
+	cmabuf_remove_dma(cdev);
 	/* Clears dev->cma_area only; the struct cma stays valid. */
 	if (pdev->dev.of_node)
 		of_reserved_mem_device_release(&pdev->dev);

@@ -3,119 +3,29 @@
  * cmabuf: the pages of a buffer, from request to release
  *
  * Every buffer, whatever front end asked for it, is planned, allocated,
- * cleared and counted here, and nowhere else: the instance's counters
- * change only in this file.
+ * cleared and counted here, and nowhere else: the counters of the buffers
+ * an instance hands out change only in this file.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
-#include <linux/jiffies.h>
-#include <linux/minmax.h>
 #include <linux/mm.h>
-#include <linux/moduleparam.h>
-#include <linux/sched.h>
-#include <linux/sched/signal.h>
 
 #include "cmabuf.h"
-
-/*
- * A range whose pages could not all be moved (-EBUSY) is often free a
- * moment later: a pin was short, a migration under way finished, a page
- * left a per-CPU list. Such allocations are tried again after a pause
- * that doubles each time, from 10 ms; what cannot succeed (-ENOMEM) is
- * not.
- */
-static unsigned int cmabuf_busy_retries = 5;
-module_param_named(busy_retries, cmabuf_busy_retries, uint, 0644);
-MODULE_PARM_DESC(busy_retries,
-		 "Times an allocation whose area has the room but whose pages could not be moved is tried again, after 10, 20, 40... ms (default: 5)");
-
-#define CMABUF_BUSY_PAUSE_MS	10
-#define CMABUF_BUSY_PAUSE_MAX_MS	1000
-
-/* Pause before retry @n (0, 1, ...). Return: -EINTR on a fatal signal. */
-static int cmabuf_busy_pause(unsigned int n)
-{
-	unsigned int ms = CMABUF_BUSY_PAUSE_MS << min(n, 7U);
-
-	schedule_timeout_killable(msecs_to_jiffies(min(ms,
-						       CMABUF_BUSY_PAUSE_MAX_MS)));
-	return fatal_signal_pending(current) ? -EINTR : 0;
-}
-
-/*
- * One strategy, tried again up to @retries times while it finds the area
- * busy. Each retry is counted; the outcome is the caller's to count.
- */
-static int cmabuf_pages_try(struct cmabuf_dev *cdev, u32 strategy,
-			    unsigned long pages, unsigned int align_order,
-			    unsigned int retries, struct cmabuf_range *range)
-{
-	unsigned int n;
-	int ret;
-
-	for (n = 0; ; n++) {
-		ret = cmabuf_range_alloc(cdev, strategy, pages, align_order,
-					 range);
-		if (ret != -EBUSY || n == retries)
-			return ret;
-		cmabuf_stats_retry(cdev, strategy);
-		ret = cmabuf_busy_pause(n);
-		if (ret)
-			return ret;
-	}
-}
-
-/**
- * struct cmabuf_tries - how an allocation went, to be counted
- * @fell: the first strategy found no range and another was tried.
- * @last: the strategy of the last try.
- */
-struct cmabuf_tries {
-	bool fell;
-	u32 last;
-};
 
 /* Count @t, whose last try ended in @ret. */
 static void cmabuf_pages_count(struct cmabuf_dev *cdev,
 			       const struct cmabuf_plan *plan,
 			       const struct cmabuf_tries *t, int ret)
 {
+	if (t->retries)
+		cmabuf_stats_retry(cdev, t->last, t->retries);
 	if (t->fell)
 		cmabuf_stats_fail(cdev, plan->strategy);
 	if (ret == -EINTR)
 		cmabuf_stats_interrupted(cdev, t->last);
 	else if (ret)
 		cmabuf_stats_fail(cdev, t->last);
-}
-
-/*
- * Allocate as @plan says: its strategy, then its fallback if the first
- * found no range. Only the last try is retried: a busy window of the first
- * is better left for the fallback's other windows. A fallback to a smaller
- * alignment of the same strategy is the same allocation, not a fall.
- */
-static int cmabuf_pages_alloc(struct cmabuf_dev *cdev,
-			      const struct cmabuf_plan *plan,
-			      struct cmabuf_tries *t,
-			      struct cmabuf_range *range)
-{
-	unsigned int retries = READ_ONCE(cmabuf_busy_retries);
-	bool fallback = plan->fallback != CMABUF_STRATEGY_AUTO;
-	int ret;
-
-	t->fell = false;
-	t->last = plan->strategy;
-	ret = cmabuf_pages_try(cdev, plan->strategy, plan->pages,
-			       plan->align_order, fallback ? 0 : retries,
-			       range);
-	if (!ret || !fallback || ret == -EINTR)
-		return ret;
-
-	t->fell = plan->fallback != plan->strategy;
-	t->last = plan->fallback;
-	return cmabuf_pages_try(cdev, plan->fallback, plan->pages,
-				plan->fallback_align_order, retries, range);
 }
 
 /*
@@ -131,7 +41,7 @@ static int cmabuf_pages_alloc_now(struct cmabuf_dev *cdev,
 	int ret, waited;
 
 	for (;;) {
-		ret = cmabuf_pages_alloc(cdev, plan, &t, range);
+		ret = cmabuf_range_alloc_plan(cdev, plan, &t, range);
 		if (ret != -ENOMEM && ret != -EBUSY)
 			break;
 		waited = cmabuf_pool_wait_released(cdev);
@@ -141,31 +51,6 @@ static int cmabuf_pages_alloc_now(struct cmabuf_dev *cdev,
 		}
 	}
 	cmabuf_pages_count(cdev, plan, &t, ret);
-	return ret;
-}
-
-/**
- * cmabuf_pages_make() - cleared pages for a buffer nobody waits for
- * @cdev: the instance.
- * @plan: what to allocate.
- * @range: out: the pages, every byte zero.
- *
- * For buffers prepared ahead: nothing is counted, no signal stops it.
- *
- * Return: 0, -ENOMEM or -EBUSY.
- */
-int cmabuf_pages_make(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
-		      struct cmabuf_range *range)
-{
-	struct cmabuf_tries t;
-	int ret;
-
-	ret = cmabuf_pages_alloc(cdev, plan, &t, range);
-	if (ret)
-		return ret;
-	ret = cmabuf_range_zero(range);
-	if (ret)
-		cmabuf_range_release(cdev, range);
 	return ret;
 }
 

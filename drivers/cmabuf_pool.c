@@ -21,8 +21,11 @@
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
+#include <linux/device.h>
 #include <linux/jiffies.h>
+#include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/miscdevice.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -31,6 +34,8 @@
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -157,15 +162,36 @@ static u64 cmabuf_want_bytes(const struct cmabuf_want *w)
 	return ((u64)w->plan.pages << PAGE_SHIFT) * w->count;
 }
 
+/*
+ * Ready buffers of @pages in all leave their want for CMA: they count as
+ * releasing until cmabuf_pool_release_list() gave them back, so that an
+ * allocation waits for them rather than fail, and sysfs says where they are.
+ */
+static void cmabuf_pool_unready(struct cmabuf_pool *pool, unsigned long pages)
+{
+	lockdep_assert_held(&pool->lock);
+	pool->ready_pages -= pages;
+	pool->releasing_pages += pages;
+}
+
 static void cmabuf_pool_release_list(struct cmabuf_dev *cdev,
 				     struct list_head *list)
 {
+	struct cmabuf_pool *pool = cdev->pool;
 	struct cmabuf_pool_buf *b, *next;
+	unsigned long pages = 0;
 
 	list_for_each_entry_safe(b, next, list, node) {
+		pages += b->range.count;
 		cmabuf_range_release(cdev, &b->range);
 		kfree(b);
 	}
+	if (!pages)
+		return;
+	spin_lock(&pool->lock);
+	pool->releasing_pages -= pages;
+	spin_unlock(&pool->lock);
+	wake_up_all(&pool->wq);
 }
 
 /* Take @w off the pool; its buffers go to @out. */
@@ -173,7 +199,7 @@ static void cmabuf_want_drop(struct cmabuf_pool *pool, struct cmabuf_want *w,
 			     struct list_head *out)
 {
 	lockdep_assert_held(&pool->lock);
-	pool->ready_pages -= w->ready * w->plan.pages;
+	cmabuf_pool_unready(pool, w->ready * w->plan.pages);
 	list_splice_init(&w->bufs, out);
 	w->ready = 0;
 	w->count = 0;
@@ -214,6 +240,26 @@ static void cmabuf_pool_kick(struct cmabuf_pool *pool)
 		mod_delayed_work(cmabuf_pool_wq, &pool->fill_work, 0);
 }
 
+/*
+ * Cleared pages for a buffer nobody waits for: nothing is counted until an
+ * allocation takes it, and no signal stops it. Return: 0, -ENOMEM or -EBUSY.
+ */
+static int cmabuf_pool_make(struct cmabuf_dev *cdev,
+			    const struct cmabuf_plan *plan,
+			    struct cmabuf_range *range)
+{
+	struct cmabuf_tries t;
+	int ret;
+
+	ret = cmabuf_range_alloc_plan(cdev, plan, &t, range);
+	if (ret)
+		return ret;
+	ret = cmabuf_range_zero(range);
+	if (ret)
+		cmabuf_range_release(cdev, range);
+	return ret;
+}
+
 static void cmabuf_pool_fill_work(struct work_struct *work)
 {
 	struct cmabuf_pool *pool = container_of(to_delayed_work(work),
@@ -237,13 +283,16 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 				w->error = -ENOMEM;
 			spin_unlock(&pool->lock);
 			kfree(b);
+			/* A PREPARE waiting for @w must learn that it failed. */
+			if (w)
+				wake_up_all(&pool->wq);
 			return;
 		}
 		w->filling++;
 		plan = w->plan;
 		spin_unlock(&pool->lock);
 
-		ret = cmabuf_pages_make(pool->cdev, &plan, &b->range);
+		ret = cmabuf_pool_make(pool->cdev, &plan, &b->range);
 
 		spin_lock(&pool->lock);
 		w->filling--;
@@ -437,9 +486,12 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 		b = list_first_entry(&lru->bufs, struct cmabuf_pool_buf, node);
 		list_move(&b->node, &out);
 		lru->ready--;
-		pool->ready_pages -= b->range.count;
+		cmabuf_pool_unready(pool, b->range.count);
 		freed += b->range.count;
 	}
+	/* The wants stand: refill them once the pause is over. */
+	if (freed)
+		cmabuf_pool_kick(pool);
 	spin_unlock(&pool->lock);
 	cmabuf_pool_release_list(pool->cdev, &out);
 	return freed ?: SHRINK_STOP;
@@ -673,12 +725,13 @@ int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 	while (w->ready > count) {
 		list_move(w->bufs.prev, &out);
 		w->ready--;
-		pool->ready_pages -= plan->pages;
+		cmabuf_pool_unready(pool, plan->pages);
 	}
 	ready = w->ready;
+	/* Armed for the nearest time-out: a longer one must not put it off. */
 	if (w->timeout)
 		mod_delayed_work(cmabuf_pool_wq, &pool->expire_work,
-				 w->timeout);
+				 cmabuf_pool_expire(pool, now, &out));
 unlock:
 	/* Asked for now: whatever the shrinker did, make them now. */
 	pool->shrunk_until = now;
@@ -827,7 +880,7 @@ int cmabuf_pool_reserve_set(struct cmabuf_dev *cdev, const u64 *sizes,
  *
  * Return: bytes written.
  */
-int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t len)
+static int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t len)
 {
 	struct cmabuf_pool *pool = cdev->pool;
 	struct cmabuf_want *w;
@@ -852,8 +905,8 @@ int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t len)
  * @ready_buffers: out: how many.
  * @releasing_bytes: out: bytes freed and not yet released.
  */
-void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
-		       u64 *ready_buffers, u64 *releasing_bytes)
+static void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
+			      u64 *ready_buffers, u64 *releasing_bytes)
 {
 	struct cmabuf_pool *pool = cdev->pool;
 	struct cmabuf_want *w;
@@ -867,6 +920,121 @@ void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
 	*releasing_bytes = (u64)pool->releasing_pages << PAGE_SHIFT;
 	spin_unlock(&pool->lock);
 }
+
+static struct cmabuf_dev *cmabuf_pool_dev(struct device *dev)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+
+	return container_of(misc, struct cmabuf_dev, misc);
+}
+
+/* What the pool holds now: one number a file. */
+static ssize_t cmabuf_pool_show(struct device *dev, char *buf,
+				unsigned int which)
+{
+	u64 v[3];
+
+	cmabuf_pool_stats(cmabuf_pool_dev(dev), &v[0], &v[1], &v[2]);
+	return sysfs_emit(buf, "%llu\n", v[which]);
+}
+
+static ssize_t prepared_bytes_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_show(dev, buf, 0);
+}
+static DEVICE_ATTR_RO(prepared_bytes);
+
+static ssize_t prepared_buffers_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_show(dev, buf, 1);
+}
+static DEVICE_ATTR_RO(prepared_buffers);
+
+static ssize_t releasing_bytes_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_show(dev, buf, 2);
+}
+static DEVICE_ATTR_RO(releasing_bytes);
+
+static ssize_t reserve_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return cmabuf_pool_reserve_show(cmabuf_pool_dev(dev), buf, PAGE_SIZE);
+}
+
+/* "SIZExCOUNT ..." (SIZE as memparse() reads it: 12M, 64M, 1G); "" drops it. */
+static ssize_t reserve_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t len)
+{
+	u64 sizes[CMABUF_RESERVE_MAX];
+	u32 counts[CMABUF_RESERVE_MAX];
+	char *copy, *cur, *word, *end;
+	unsigned int n = 0;
+	int ret = 0;
+
+	copy = kstrndup(buf, len, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	cur = copy;
+	while (!ret && (word = strsep(&cur, " \t\n"))) {
+		if (!*word)
+			continue;
+		if (n == CMABUF_RESERVE_MAX) {
+			ret = -EINVAL;
+			break;
+		}
+		sizes[n] = memparse(word, &end);
+		if (*end++ != 'x' || kstrtou32(end, 10, &counts[n]))
+			ret = -EINVAL;
+		n++;
+	}
+	kfree(copy);
+	if (!ret)
+		ret = cmabuf_pool_reserve_set(cmabuf_pool_dev(dev), sizes,
+					      counts, n);
+	return ret ?: len;
+}
+static DEVICE_ATTR_RW(reserve);
+
+static ssize_t reserve_max_bytes_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(cmabuf_pool_dev(dev)->reserve_max_bytes));
+}
+
+/* A smaller cap leaves a larger reserve as it is, until it is set again. */
+static ssize_t reserve_max_bytes_store(struct device *dev,
+				       struct device_attribute *attr,
+				       const char *buf, size_t len)
+{
+	u64 v;
+	int ret;
+
+	ret = kstrtou64(buf, 0, &v);
+	if (ret)
+		return ret;
+	WRITE_ONCE(cmabuf_pool_dev(dev)->reserve_max_bytes, v);
+	return len;
+}
+static DEVICE_ATTR_RW(reserve_max_bytes);
+
+static struct attribute *cmabuf_pool_attrs[] = {
+	&dev_attr_prepared_bytes.attr,
+	&dev_attr_prepared_buffers.attr,
+	&dev_attr_releasing_bytes.attr,
+	&dev_attr_reserve.attr,
+	&dev_attr_reserve_max_bytes.attr,
+	NULL,
+};
+
+/* The pool's files in the instance's sysfs directory. */
+const struct attribute_group cmabuf_pool_group = {
+	.attrs = cmabuf_pool_attrs,
+};
 
 /**
  * cmabuf_pool_create() - the pool of a newly bound instance

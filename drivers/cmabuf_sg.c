@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: scatterlists an importer can take
+ * cmabuf: what an importer can take
  *
  * A buffer is one physically contiguous range, but importers have limits:
  * a segment no longer than dma_get_max_seg_size() (64 KiB for a PCI device
@@ -9,12 +9,23 @@
  * (256 KiB). Every mapping gets a table cut to its device's limits: one
  * entry for a device without any, whatever the buffer's size, so that
  * importers without limits keep a table of constant size.
+ *
+ * And a device without an IOMMU must reach the buffer with its DMA mask:
+ * cmabuf_dev_reaches() says whether it does, and cmabuf_reach_warn() tells
+ * the user which instance's area it would reach.
  */
 
+#define pr_fmt(fmt) "cmabuf: " fmt
+
 #include <linux/device.h>
+#include <linux/dma-direct.h>
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
+#include <linux/iommu-dma.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/ratelimit.h>
 #include <linux/scatterlist.h>
 #include <kunit/visibility.h>
 
@@ -120,3 +131,179 @@ int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_build);
+
+/**
+ * cmabuf_sg_sync_range() - sync part of a mapped table
+ * @dev: the device @table is mapped for.
+ * @table: the mapping; its DMA segments cover the buffer in order.
+ * @dir: the direction @table was mapped with.
+ * @offset: first byte of the range in the buffer.
+ * @length: bytes in the range.
+ * @for_cpu: sync for the CPU, else for the device.
+ *
+ * A range that covers the table is synced as the table, as it was mapped:
+ * the DMA API debugging tells apart two mappings of one buffer for one
+ * device (same address) only by an exact fit. Otherwise each DMA segment
+ * that overlaps the range is synced for the overlap only. Segments are
+ * walked by their DMA lengths, so that an IOMMU that merged entries is
+ * followed too.
+ */
+void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
+			  enum dma_data_direction dir, u64 offset, u64 length,
+			  bool for_cpu)
+{
+	u64 start = 0, end = offset + length, from, to, total = 0;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(table, sg, i)
+		total += sg_dma_len(sg);
+	if (!offset && length >= total) {
+		if (for_cpu)
+			dma_sync_sgtable_for_cpu(dev, table, dir);
+		else
+			dma_sync_sgtable_for_device(dev, table, dir);
+		return;
+	}
+
+	for_each_sgtable_dma_sg(table, sg, i) {
+		from = max(start, offset);
+		to = min(start + sg_dma_len(sg), end);
+		if (from < to && for_cpu)
+			dma_sync_single_range_for_cpu(dev, sg_dma_address(sg),
+						      from - start, to - from,
+						      dir);
+		else if (from < to)
+			dma_sync_single_range_for_device(dev,
+							 sg_dma_address(sg),
+							 from - start,
+							 to - from, dir);
+		start += sg_dma_len(sg);
+		if (start >= end)
+			break;
+	}
+}
+
+/**
+ * cmabuf_dev_direct() - does a device map through the direct mapping
+ * @dev: a device.
+ *
+ * Return: true when neither an IOMMU nor other DMA ops translate its
+ * addresses: its DMA addresses are where the memory is (possibly in a
+ * swiotlb bounce buffer).
+ */
+bool cmabuf_dev_direct(struct device *dev)
+{
+	return !use_dma_iommu(dev) && !get_dma_ops(dev);
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_direct);
+
+/**
+ * cmabuf_dev_reaches() - can a device map a range where it lies
+ * @dev: the importing device.
+ * @phys: first byte of the range.
+ * @size: its length in bytes.
+ *
+ * Only the direct mapping has to reach memory with the device's mask; an
+ * IOMMU (or whatever other DMA ops the device has) gives it addresses
+ * within the mask, and is not judged here.
+ *
+ * Return: false when @dev uses the direct mapping and its DMA mask (or its
+ * bus's limit) does not reach the whole range, which the DMA API would
+ * then bounce through swiotlb, or refuse.
+ */
+bool cmabuf_dev_reaches(struct device *dev, phys_addr_t phys, u64 size)
+{
+	if (!cmabuf_dev_direct(dev))
+		return true;
+	return dma_capable(dev, phys_to_dma(dev, phys), size, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_reaches);
+
+/*
+ * The bound instances whose area is known, for cmabuf_reach_warn() to
+ * name one an importer reaches.
+ */
+static LIST_HEAD(cmabuf_reach_list);
+static DEFINE_MUTEX(cmabuf_reach_lock);	/* protects cmabuf_reach_list */
+
+/**
+ * cmabuf_reach_add() - let warnings point importers at an instance
+ * @cdev: a bound instance; its @base_pfn and @area_end are set.
+ */
+void cmabuf_reach_add(struct cmabuf_dev *cdev)
+{
+	if (!cdev->area_end)
+		return;
+	mutex_lock(&cmabuf_reach_lock);
+	list_add_tail(&cdev->reach_node, &cmabuf_reach_list);
+	mutex_unlock(&cmabuf_reach_lock);
+}
+
+/**
+ * cmabuf_reach_remove() - stop pointing importers at an instance
+ * @cdev: an instance being unbound.
+ */
+void cmabuf_reach_remove(struct cmabuf_dev *cdev)
+{
+	if (!cdev->area_end)
+		return;
+	mutex_lock(&cmabuf_reach_lock);
+	list_del(&cdev->reach_node);
+	mutex_unlock(&cmabuf_reach_lock);
+}
+
+/* Copy into @name the node of an instance @dev reaches all of, or "". */
+static void cmabuf_reach_find(struct device *dev, char *name, size_t len)
+{
+	struct cmabuf_dev *c;
+	phys_addr_t base;
+
+	name[0] = '\0';
+	mutex_lock(&cmabuf_reach_lock);
+	list_for_each_entry(c, &cmabuf_reach_list, reach_node) {
+		base = PFN_PHYS(c->base_pfn);
+		if (cmabuf_dev_reaches(dev, base, c->area_end - base + 1)) {
+			strscpy(name, c->name, len);
+			break;
+		}
+	}
+	mutex_unlock(&cmabuf_reach_lock);
+}
+
+/*
+ * One line per rate-limit interval (5 s) for all instances and importers:
+ * an importer that retries, such as a V4L2 queue at every QBUF, would
+ * otherwise fill the log; the interval's end says how many were not told,
+ * and sysfs counts them all.
+ */
+static DEFINE_RATELIMIT_STATE(cmabuf_reach_ratelimit,
+			      DEFAULT_RATELIMIT_INTERVAL, 1);
+
+/**
+ * cmabuf_reach_warn() - tell the user why a mapping was refused
+ * @cdev: the instance of the buffer.
+ * @dev: the importer, whose DMA mask does not reach it.
+ * @phys: first byte of the buffer.
+ * @size: its length in bytes.
+ *
+ * The kernel log is privileged: the physical address goes there and
+ * nowhere else.
+ */
+void cmabuf_reach_warn(struct cmabuf_dev *cdev, struct device *dev,
+		       phys_addr_t phys, u64 size)
+{
+	u64 mask = min_not_zero(*dev->dma_mask, dev->bus_dma_limit);
+	phys_addr_t end = phys + size - 1;
+	char other[32];
+
+	if (!__ratelimit(&cmabuf_reach_ratelimit))
+		return;
+	cmabuf_reach_find(dev, other, sizeof(other));
+	if (other[0])
+		dev_warn(dev, "cmabuf: a %s buffer ends at %pa, beyond this device's DMA mask %#llx: allocate from /dev/%s\n",
+			 cdev->name, &end, mask, other);
+	else
+		dev_warn(dev, "cmabuf: a %s buffer ends at %pa, beyond this device's DMA mask %#llx, and no cmabuf instance lies within it\n",
+			 cdev->name, &end, mask);
+}

@@ -15,8 +15,6 @@
 #include <linux/device.h>
 #include <linux/miscdevice.h>
 #include <linux/stddef.h>
-#include <linux/slab.h>
-#include <linux/string.h>
 #include <linux/sysfs.h>
 #include <kunit/visibility.h>
 
@@ -61,6 +59,17 @@ static ssize_t cmabuf_stat_show(struct device *dev,
 			  cmabuf_stat_read(cdev, sa->strategy, sa->offset));
 }
 
+/* The bits a DMA mask needs to reach the area; 0 when its place is unknown. */
+static ssize_t dma_bits_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+	struct cmabuf_dev *cdev = container_of(misc, struct cmabuf_dev, misc);
+
+	return sysfs_emit(buf, "%u\n", cmabuf_dma_bits(cdev->area_end));
+}
+static DEVICE_ATTR_RO(dma_bits);
+
 /* The files of each directory: every counter of struct cmabuf_counters. */
 static const struct {
 	const char *name;
@@ -75,6 +84,8 @@ static const struct {
 	{ "prepare_hits", offsetof(struct cmabuf_counters, prepare_hits) },
 	{ "live_buffers", offsetof(struct cmabuf_counters, live_buffers) },
 	{ "live_bytes", offsetof(struct cmabuf_counters, live_bytes) },
+	{ "unreachable_maps", offsetof(struct cmabuf_counters,
+					unreachable_maps) },
 };
 
 #define CMABUF_STAT_FILES	ARRAY_SIZE(cmabuf_stat_files)
@@ -92,12 +103,12 @@ static const struct {
 	{ "stats_legacy", CMABUF_STRATEGY_LEGACY },
 };
 
-#define CMABUF_STAT_DIRS	ARRAY_SIZE(cmabuf_stat_dirs)
+static_assert(ARRAY_SIZE(cmabuf_stat_dirs) == CMABUF_STAT_DIRS);
 
 /* Filled once by cmabuf_stats_init(), from the two tables above. */
 static struct cmabuf_stat_attr cmabuf_stat_attrs[CMABUF_STAT_DIRS][CMABUF_STAT_FILES];
 static struct attribute *cmabuf_stat_ptrs[CMABUF_STAT_DIRS][CMABUF_STAT_FILES + 1];
-static struct attribute_group cmabuf_stat_groups[CMABUF_STAT_DIRS];
+struct attribute_group cmabuf_stat_groups[CMABUF_STAT_DIRS];
 
 static struct cmabuf_dev *cmabuf_stats_dev(struct device *dev)
 {
@@ -113,124 +124,15 @@ static ssize_t area_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(area);
 
-/* What the pool holds now: one number a file. */
-static ssize_t cmabuf_pool_show(struct device *dev, char *buf,
-				unsigned int which)
-{
-	u64 v[3];
-
-	cmabuf_pool_stats(cmabuf_stats_dev(dev), &v[0], &v[1], &v[2]);
-	return sysfs_emit(buf, "%llu\n", v[which]);
-}
-
-static ssize_t prepared_bytes_show(struct device *dev,
-				   struct device_attribute *attr, char *buf)
-{
-	return cmabuf_pool_show(dev, buf, 0);
-}
-static DEVICE_ATTR_RO(prepared_bytes);
-
-static ssize_t prepared_buffers_show(struct device *dev,
-				     struct device_attribute *attr, char *buf)
-{
-	return cmabuf_pool_show(dev, buf, 1);
-}
-static DEVICE_ATTR_RO(prepared_buffers);
-
-static ssize_t releasing_bytes_show(struct device *dev,
-				    struct device_attribute *attr, char *buf)
-{
-	return cmabuf_pool_show(dev, buf, 2);
-}
-static DEVICE_ATTR_RO(releasing_bytes);
-
-static ssize_t reserve_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	return cmabuf_pool_reserve_show(cmabuf_stats_dev(dev), buf, PAGE_SIZE);
-}
-
-/* "SIZExCOUNT ..." (SIZE as memparse() reads it: 12M, 64M, 1G); "" drops it. */
-static ssize_t reserve_store(struct device *dev, struct device_attribute *attr,
-			     const char *buf, size_t len)
-{
-	u64 sizes[CMABUF_RESERVE_MAX];
-	u32 counts[CMABUF_RESERVE_MAX];
-	char *copy, *cur, *word, *end;
-	unsigned int n = 0;
-	int ret = 0;
-
-	copy = kstrndup(buf, len, GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-	cur = copy;
-	while (!ret && (word = strsep(&cur, " \t\n"))) {
-		if (!*word)
-			continue;
-		if (n == CMABUF_RESERVE_MAX) {
-			ret = -EINVAL;
-			break;
-		}
-		sizes[n] = memparse(word, &end);
-		if (*end++ != 'x' || kstrtou32(end, 10, &counts[n]))
-			ret = -EINVAL;
-		n++;
-	}
-	kfree(copy);
-	if (!ret)
-		ret = cmabuf_pool_reserve_set(cmabuf_stats_dev(dev), sizes,
-					      counts, n);
-	return ret ?: len;
-}
-static DEVICE_ATTR_RW(reserve);
-
-static ssize_t reserve_max_bytes_show(struct device *dev,
-				      struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(cmabuf_stats_dev(dev)->reserve_max_bytes));
-}
-
-/* A smaller cap leaves a larger reserve as it is, until it is set again. */
-static ssize_t reserve_max_bytes_store(struct device *dev,
-				       struct device_attribute *attr,
-				       const char *buf, size_t len)
-{
-	u64 v;
-	int ret;
-
-	ret = kstrtou64(buf, 0, &v);
-	if (ret)
-		return ret;
-	WRITE_ONCE(cmabuf_stats_dev(dev)->reserve_max_bytes, v);
-	return len;
-}
-static DEVICE_ATTR_RW(reserve_max_bytes);
-
-static struct attribute *cmabuf_dev_attrs[] = {
+static struct attribute *cmabuf_area_attrs[] = {
+	&dev_attr_dma_bits.attr,
 	&dev_attr_area.attr,
-	&dev_attr_prepared_bytes.attr,
-	&dev_attr_prepared_buffers.attr,
-	&dev_attr_releasing_bytes.attr,
-	&dev_attr_reserve.attr,
-	&dev_attr_reserve_max_bytes.attr,
 	NULL,
 };
 
-static const struct attribute_group cmabuf_dev_group = {
-	.attrs = cmabuf_dev_attrs,
+const struct attribute_group cmabuf_area_group = {
+	.attrs = cmabuf_area_attrs,
 };
-
-const struct attribute_group *cmabuf_stats_groups[] = {
-	&cmabuf_dev_group,
-	&cmabuf_stat_groups[0],
-	&cmabuf_stat_groups[1],
-	&cmabuf_stat_groups[2],
-	&cmabuf_stat_groups[3],
-	NULL,
-};
-
-static_assert(ARRAY_SIZE(cmabuf_stats_groups) == CMABUF_STAT_DIRS + 2);
 
 /* Build the counter files; before the first instance registers. */
 void cmabuf_stats_init(void)
@@ -294,10 +196,10 @@ void cmabuf_stats_interrupted(struct cmabuf_dev *cdev, u32 strategy)
 	atomic64_inc(&cmabuf_counters(cdev, strategy)->interrupted);
 }
 
-/* @strategy found its area busy and is tried again. */
-void cmabuf_stats_retry(struct cmabuf_dev *cdev, u32 strategy)
+/* @strategy found its area busy and was tried again @n times. */
+void cmabuf_stats_retry(struct cmabuf_dev *cdev, u32 strategy, unsigned int n)
 {
-	atomic64_inc(&cmabuf_counters(cdev, strategy)->busy_retries);
+	atomic64_add(n, &cmabuf_counters(cdev, strategy)->busy_retries);
 }
 
 /* A buffer was made ready ahead of an allocation. */
@@ -310,6 +212,12 @@ void cmabuf_stats_prepared(struct cmabuf_dev *cdev, u32 strategy)
 void cmabuf_stats_hit(struct cmabuf_dev *cdev, u32 strategy)
 {
 	atomic64_inc(&cmabuf_counters(cdev, strategy)->prepare_hits);
+}
+
+/* An importer's DMA mask did not reach a buffer of @strategy. */
+void cmabuf_stats_unreachable(struct cmabuf_dev *cdev, u32 strategy)
+{
+	atomic64_inc(&cmabuf_counters(cdev, strategy)->unreachable_maps);
 }
 
 /* Live buffers and bytes of the instance, all strategies. */

@@ -26,6 +26,20 @@ kernel_series() {
 	echo "${1%%-*}"
 }
 
+# The patches of SERIES in the order they apply: NNNN-*.patch of
+# kernel/patches/SERIES, without a cover letter (0000-*) that
+# `git format-patch --cover-letter` may have put there; it holds no diff.
+series_patches() {
+	local p
+	for p in "$CMABUF_TOP/kernel/patches/$1"/[0-9][0-9][0-9][0-9]-*.patch; do
+		case $(basename "$p") in
+		0000-*) ;;
+		*) [ -f "$p" ] && echo "$p" ;;
+		esac
+	done
+	return 0
+}
+
 kernel_src_dir() {
 	echo "$CMABUF_BUILD/src/$(kernel_series "$1")"
 }

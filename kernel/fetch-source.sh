@@ -90,7 +90,7 @@ unpack() {
 		tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
 		xz -T0 -dc | tar -x -C "$dest.tmp" --strip-components=1
 	local p
-	for p in "$CMABUF_TOP"/kernel/patches/"$series"/*.patch; do
+	for p in "${patches[@]}"; do
 		if ! patch -d "$dest.tmp" -p1 -s --no-backup-if-mismatch <"$p"; then
 			rm -rf "$dest.tmp"
 			return 1
@@ -101,7 +101,9 @@ unpack() {
 }
 
 dest=$CMABUF_BUILD/src/$series
-want_patches=$(cat "$CMABUF_TOP"/kernel/patches/"$series"/*.patch | sha256sum | cut -c1-16)
+mapfile -t patches < <(series_patches "$series")
+[ ${#patches[@]} -gt 0 ] || die "no patches in kernel/patches/$series"
+want_patches=$(cat "${patches[@]}" | sha256sum | cut -c1-16)
 
 if [ "$series" = 6.12 ]; then
 	list=$(candidates_bookworm)

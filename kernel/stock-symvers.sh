@@ -15,9 +15,12 @@ out=${2:?usage: stock-symvers.sh KERNEL OUT}
 symvers=$(kernel_out_dir "$kernel")/Module.symvers
 [ -f "$symvers" ] || die "kernel $kernel is not built"
 
-# "+EXPORT_SYMBOL_GPL(name);" lines of the patches.
-added=$(sed -n 's/^+EXPORT_SYMBOL\(_GPL\)\{0,1\}(\([a-z_0-9]*\));$/\2/p' \
-	"$CMABUF_TOP/kernel/patches/$(kernel_series "$kernel")"/*.patch | sort -u)
+# The "+EXPORT_SYMBOL_GPL(name);" and
+# "+EXPORT_SYMBOL_FOR_MODULES(name, "cmabuf");" lines of the patches.
+mapfile -t patches < <(series_patches "$(kernel_series "$kernel")")
+[ ${#patches[@]} -gt 0 ] || die "no patches for $kernel"
+added=$(sed -nE 's/^\+EXPORT_SYMBOL(_GPL|_FOR_MODULES)?\(([a-z_0-9]+)[,)].*$/\2/p' \
+	"${patches[@]}" | sort -u)
 [ -n "$added" ] || die "no exports found in the $kernel patches"
 awk -v added="$added" 'BEGIN { n = split(added, a, "\n"); for (i = 1; i <= n; i++) drop[a[i]] = 1 }
 	!($2 in drop)' "$symvers" >"$out"

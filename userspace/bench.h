@@ -23,6 +23,7 @@ enum bench_phase {
 	PHASE_ALLOC,
 	PHASE_FREE,
 	PHASE_MMAP,
+	PHASE_SYNC,
 	PHASE_TOUCH,
 	PHASE_MUNMAP,
 	PHASE_CLOSE,
@@ -36,8 +37,9 @@ enum bench_phase {
 #define BENCH_ZERO_PHASES	(BENCH_KERNEL_PHASES | BIT(PHASE_ZERO_ONE) | \
 				 BIT(PHASE_ZERO_ALL))
 #define BENCH_E2E_PHASES	(BIT(PHASE_ALLOC) | BIT(PHASE_MMAP) | \
-				 BIT(PHASE_TOUCH) | BIT(PHASE_MUNMAP) | \
-				 BIT(PHASE_CLOSE) | BIT(PHASE_CYCLE))
+				 BIT(PHASE_SYNC) | BIT(PHASE_TOUCH) | \
+				 BIT(PHASE_MUNMAP) | BIT(PHASE_CLOSE) | \
+				 BIT(PHASE_CYCLE))
 
 /* cmabuf-<S>-4k: an end-to-end path mapped with 4 KiB entries only. */
 #define BENCH_SMALL_PAGES_SUFFIX	"-4k"
@@ -213,9 +215,12 @@ struct bench_path {
 };
 
 extern const struct bench_path_ops bench_cmabuf_kernel_ops;
-extern const struct bench_path_ops bench_cma_debugfs_ops;
 extern const struct bench_path_ops bench_cmabuf_e2e_ops;
+#ifdef CMABUFCTL_TESTS
+/* The peers cmabuf is compared with: test-bed machinery (make TESTS=1). */
+extern const struct bench_path_ops bench_cma_debugfs_ops;
 extern const struct bench_path_ops bench_cma_heap_ops;
+#endif
 
 const char *bench_phase_name(enum bench_phase phase);
 const char *bench_path_strategy(const struct bench_path *p);
@@ -225,6 +230,9 @@ void bench_record_blocks(struct bench_path *p, enum bench_phase phase,
 			 unsigned int iter, const struct stats *st);
 void bench_print_text(const struct bench_ctx *c, struct bench_path *paths, int n);
 void bench_print_json(const struct bench_ctx *c, struct bench_path *paths, int n);
+void bench_json_begin(struct json *j, const struct bench_ctx *c);
+void bench_json_result(struct json *j, const struct bench_path *p,
+		       const char *phase);
 
 /* The loop workloads (bench_sampled.c, bench_concurrent.c, bench_fragment.c). */
 int bench_sampled_loop(struct bench_ctx *c, struct bench_path *paths, int n);
@@ -248,8 +256,6 @@ unsigned int bench_samples_add(struct bench_samples *r, __u64 start, __u64 ns,
 void bench_samples_delta(struct bench_samples *r, unsigned int i,
 			 const struct bench_counters *before,
 			 const struct bench_counters *after);
-void bench_json_head(struct json *j, const struct bench_ctx *c,
-		     const struct bench_path *p, const char *phase);
 void bench_json_latency(struct json *j, const __u64 *ns, const int *err,
 			unsigned int n);
 void bench_json_counters(struct json *j, const struct bench_samples *r);

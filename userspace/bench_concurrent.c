@@ -230,14 +230,15 @@ static void conc_text(const struct bench_path *p, const struct conc_set *set,
 	       fmt_ns(rs.median, round, sizeof(round)), mib_s);
 }
 
-static void conc_print(const struct bench_ctx *c, const struct bench_path *p,
-		       const struct conc_set *set, unsigned int areas)
+/* One set's results: a table row, or with @j two results of its document. */
+static void conc_print(const struct bench_ctx *c, struct json *j,
+		       const struct bench_path *p, const struct conc_set *set,
+		       unsigned int areas)
 {
 	__u64 *mibs = calloc(set->rounds.n ? set->rounds.n : 1, sizeof(*mibs));
 	const struct bench_samples *r = &set->rounds;
 	unsigned int i, ok = 0;
 	struct stats st = { };
-	struct json j;
 
 	for (i = 0; mibs && i < r->n; i++) {
 		if (!r->err[i] && r->ns[i])
@@ -247,22 +248,52 @@ static void conc_print(const struct bench_ctx *c, const struct bench_path *p,
 	if (ok)
 		stats_compute(mibs, ok, &st);
 	free(mibs);
-	if (!c->json) {
+	if (!j) {
 		conc_text(p, set, areas, st.median);
 		return;
 	}
-	bench_json_head(&j, c, p, "alloc");
-	json_u64(&j, "procs", set->procs);
-	json_u64(&j, "areas", areas);
-	bench_json_latency(&j, set->calls.ns, set->calls.err, set->calls.n);
-	json_end(&j);
-	bench_json_head(&j, c, p, "round");
-	json_u64(&j, "procs", set->procs);
-	json_u64(&j, "areas", areas);
-	json_u64(&j, "throughput_mib_s", st.median);
-	bench_json_latency(&j, r->ns, r->err, r->n);
-	bench_json_counters(&j, r);
-	json_end(&j);
+	bench_json_result(j, p, "alloc");
+	json_u64(j, "procs", set->procs);
+	json_u64(j, "areas", areas);
+	bench_json_latency(j, set->calls.ns, set->calls.err, set->calls.n);
+	json_close(j);
+	bench_json_result(j, p, "round");
+	json_u64(j, "procs", set->procs);
+	json_u64(j, "areas", areas);
+	json_u64(j, "throughput_mib_s", st.median);
+	bench_json_latency(j, r->ns, r->err, r->n);
+	bench_json_counters(j, r);
+	json_close(j);
+}
+
+/* Every path's sets: a table, or one JSON document. */
+static void conc_report(const struct bench_ctx *c, const struct bench_ctx *c2,
+			const struct bench_path *paths, int n,
+			struct conc_set (*sets)[CONC_MAX_SETS], unsigned int nsets)
+{
+	unsigned int areas = c->spread ? 2 : 1, s;
+	struct json j;
+	int i;
+
+	if (c->json)
+		bench_json_begin(&j, c);
+	else
+		printf("%s: %llu bytes a call from %s%s%s, kernel %s\n"
+		       "%-16s %5s %5s %9s %13s %13s %13s %8s\n", c->wl->name,
+		       c->wl->size, c->dev_path, c->spread ? " and " : "",
+		       c->spread ? c2->dev_path : "", c->uts.release, "path",
+		       "procs", "areas", "ok/n", "call p50", "call p99",
+		       "round p50", "MiB/s");
+	for (i = 0; i < n; i++) {
+		for (s = 0; s < nsets; s++) {
+			if (sets[i][s].rounds.n)
+				conc_print(c, c->json ? &j : NULL, &paths[i],
+					   &sets[i][s], areas);
+		}
+	}
+	if (c->json)
+		json_end(&j);
+	fflush(stdout);
 }
 
 static int conc_sets_init(struct conc_set *sets, const unsigned int *procs,
@@ -334,16 +365,10 @@ int bench_concurrent_loop(struct bench_ctx *c, struct bench_path *paths, int n)
 					     nsets, iter, k);
 		}
 	}
-	if (!ret && !c->json)
-		printf("%s: %llu bytes a call from %s%s%s, kernel %s\n"
-		       "%-16s %5s %5s %9s %13s %13s %13s %8s\n", c->wl->name,
-		       c->wl->size, c->dev_path, c->spread ? " and " : "",
-		       c->spread ? c2.dev_path : "", c->uts.release, "path", "procs",
-		       "areas", "ok/n", "call p50", "call p99", "round p50", "MiB/s");
+	if (!ret)
+		conc_report(c, &c2, paths, n, sets, nsets);
 	for (i = 0; i < n && sets; i++) {
 		for (s = 0; s < nsets; s++) {
-			if (!ret && sets[i][s].rounds.n)
-				conc_print(c, &paths[i], &sets[i][s], c->spread ? 2 : 1);
 			bench_samples_free(&sets[i][s].calls);
 			bench_samples_free(&sets[i][s].rounds);
 		}

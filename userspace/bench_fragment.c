@@ -158,36 +158,58 @@ static void json_series(struct json *j, const char *key, const __u64 *v,
 	json_close(j);
 }
 
-static void frag_print(const struct bench_ctx *c, const struct bench_path *p,
-		       const struct frag_series *s)
+/* One path's run: a line, or with @j a result of the run's document. */
+static void frag_print(const struct bench_ctx *c, struct json *j,
+		       const struct bench_path *p, const struct frag_series *s)
 {
 	const struct bench_samples *r = &p->rec;
 	char a[FMT_LEN], b[FMT_LEN];
 	unsigned int i, ok = 0;
-	struct json j;
 
 	for (i = 0; i < r->n; i++)
 		ok += !r->err[i];
-	if (!c->json) {
+	if (!j) {
 		printf("%-16s %4u/%-4u allocations; at the last probe %s free, largest %s\n",
 		       p->name, ok, r->n,
 		       fmt_size(s->n ? s->free[s->n - 1] : 0, a, sizeof(a)),
 		       fmt_size(s->n ? s->largest[s->n - 1] : 0, b, sizeof(b)));
 		return;
 	}
-	bench_json_head(&j, c, p, "alloc");
-	json_u64(&j, "max_size_bytes", FRAG_MAX_MIB * FRAG_MIB);
-	json_u64(&j, "steps", c->steps);
-	json_u64(&j, "seed", c->seed);
-	bench_json_latency(&j, r->ns, r->err, r->n);
-	json_object(&j, "series");
-	json_series(&j, "step", s->step, s->n);
-	json_series(&j, "held_bytes", s->held, s->n);
-	json_series(&j, "free_bytes", s->free, s->n);
-	json_series(&j, "maxchunk_bytes", s->maxchunk, s->n);
-	json_series(&j, "largest_bytes", s->largest, s->n);
-	json_close(&j);
-	json_end(&j);
+	bench_json_result(j, p, "alloc");
+	json_u64(j, "max_size_bytes", FRAG_MAX_MIB * FRAG_MIB);
+	json_u64(j, "steps", c->steps);
+	json_u64(j, "seed", c->seed);
+	bench_json_latency(j, r->ns, r->err, r->n);
+	json_object(j, "series");
+	json_series(j, "step", s->step, s->n);
+	json_series(j, "held_bytes", s->held, s->n);
+	json_series(j, "free_bytes", s->free, s->n);
+	json_series(j, "maxchunk_bytes", s->maxchunk, s->n);
+	json_series(j, "largest_bytes", s->largest, s->n);
+	json_close(j);
+	json_close(j);
+}
+
+/* Every path's run: lines, or one JSON document. */
+static void frag_report(const struct bench_ctx *c, const struct bench_path *paths,
+			int n, const struct frag_series *series)
+{
+	struct json j;
+	int i;
+
+	if (c->json)
+		bench_json_begin(&j, c);
+	else
+		printf("%s: %u steps of 1 to %u MiB on %s (area %s), kernel %s\n",
+		       c->wl->name, c->steps, FRAG_MAX_MIB, c->dev_path,
+		       c->dev.area, c->uts.release);
+	for (i = 0; i < n; i++) {
+		if (paths[i].rec.n)
+			frag_print(c, c->json ? &j : NULL, &paths[i], &series[i]);
+	}
+	if (c->json)
+		json_end(&j);
+	fflush(stdout);
 }
 
 static int frag_series_init(struct frag_series *s, unsigned int max)
@@ -229,13 +251,9 @@ int bench_fragment_loop(struct bench_ctx *c, struct bench_path *paths, int n)
 	}
 	if (!ret)
 		ret = bench_turns(c, paths, n, frag_run, series);
-	if (!ret && !c->json)
-		printf("%s: %u steps of 1 to %u MiB on %s (area %s), kernel %s\n",
-		       c->wl->name, c->steps, FRAG_MAX_MIB, c->dev_path, c->dev.area,
-		       c->uts.release);
+	if (!ret)
+		frag_report(c, paths, n, series);
 	for (i = 0; i < n && series; i++) {
-		if (!ret && paths[i].rec.n)
-			frag_print(c, &paths[i], &series[i]);
 		bench_samples_free(&paths[i].rec);
 		frag_series_free(&series[i]);
 	}

@@ -93,6 +93,8 @@ const struct bench_path_ops bench_cmabuf_kernel_ops = {
 	.run = cmabuf_kernel_run,
 };
 
+#ifdef CMABUFCTL_TESTS
+/* The peer: CMA's own debugfs files, the test bed's build only. */
 static int debugfs_open(struct bench_path *p, const char *file)
 {
 	char path[PATH_MAX + 8];
@@ -213,3 +215,4 @@ const struct bench_path_ops bench_cma_debugfs_ops = {
 	.run = cma_debugfs_run,
 	.teardown = cma_debugfs_teardown,
 };
+#endif

@@ -56,21 +56,21 @@ static int sample_set(struct bench_path *p, struct bench_ctx *c, int index,
 	return 0;
 }
 
-static void print_json(const struct bench_ctx *c, const struct bench_path *p)
+/* One path's results in the run's document @j. */
+static void print_json(struct json *j, const struct bench_path *p)
 {
 	const struct bench_samples *r = &p->rec;
 	__u64 *blocks;
 	unsigned int i, n = 0;
-	struct json j;
 	int *none;
 
-	bench_json_head(&j, c, p, "alloc");
-	bench_json_latency(&j, r->ns, r->err, r->n);
-	bench_json_counters(&j, r);
-	json_end(&j);
-	bench_json_head(&j, c, p, "free");
-	bench_json_latency(&j, r->free_ns, r->err, r->n);
-	json_end(&j);
+	bench_json_result(j, p, "alloc");
+	bench_json_latency(j, r->ns, r->err, r->n);
+	bench_json_counters(j, r);
+	json_close(j);
+	bench_json_result(j, p, "free");
+	bench_json_latency(j, r->free_ns, r->err, r->n);
+	json_close(j);
 	if (r->blocks <= 1)
 		return;
 	/* Every buffer of every sample that got one: the per-block tail. */
@@ -80,10 +80,10 @@ static void print_json(const struct bench_ctx *c, const struct bench_path *p)
 		if (r->block_ns[i])
 			blocks[n++] = r->block_ns[i];
 	}
-	bench_json_head(&j, c, p, "alloc-block");
+	bench_json_result(j, p, "alloc-block");
 	if (blocks && none)
-		bench_json_latency(&j, blocks, none, n);
-	json_end(&j);
+		bench_json_latency(j, blocks, none, n);
+	json_close(j);
 	free(blocks);
 	free(none);
 }
@@ -117,6 +117,7 @@ int bench_sampled_loop(struct bench_ctx *c, struct bench_path *paths, int n)
 {
 	unsigned int measured = 0;
 	int i, *fds, ret = 0;
+	struct json j;
 
 	fds = calloc(c->wl->blocks, sizeof(*fds));
 	if (!fds)
@@ -125,7 +126,9 @@ int bench_sampled_loop(struct bench_ctx *c, struct bench_path *paths, int n)
 		ret = bench_samples_init(&paths[i].rec, c->iterations, c->wl->blocks);
 	if (!ret)
 		ret = bench_turns(c, paths, n, sample_set, fds);
-	if (!c->json)
+	if (c->json)
+		bench_json_begin(&j, c);
+	else
 		printf("%s: %u x %llu bytes from %s (area %s), kernel %s\n"
 		       "%-16s %7s %13s %13s %13s %10s\n", c->wl->name, c->wl->blocks,
 		       c->wl->size, c->dev_path, c->dev.area, c->uts.release,
@@ -136,10 +139,12 @@ int bench_sampled_loop(struct bench_ctx *c, struct bench_path *paths, int n)
 		measured++;
 		bench_samples_warn(&paths[i], &paths[i].rec);
 		if (c->json)
-			print_json(c, &paths[i]);
+			print_json(&j, &paths[i]);
 		else
 			print_text(c, &paths[i]);
 	}
+	if (c->json)
+		json_end(&j);
 	fflush(stdout);
 	for (i = 0; i < n; i++)
 		bench_samples_free(&paths[i].rec);

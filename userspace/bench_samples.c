@@ -254,27 +254,6 @@ void bench_samples_delta(struct bench_samples *r, unsigned int i,
 	r->cma_free[i][1] = after->cma_free;
 }
 
-/* What every record of a loop workload starts with. */
-void bench_json_head(struct json *j, const struct bench_ctx *c,
-		     const struct bench_path *p, const char *phase)
-{
-	json_begin(j, stdout);
-	json_str(j, "kernel", c->uts.release);
-	json_str(j, "path", p->name);
-	json_str(j, "workload", c->wl->name);
-	json_str(j, "phase", phase);
-	json_u64(j, "size_bytes", c->wl->size);
-	json_u64(j, "blocks", c->wl->blocks);
-	json_str(j, "strategy", bench_path_strategy(p));
-	json_str(j, "device", c->dev_path);
-	json_str(j, "area", c->dev.area);
-	json_u64(j, "cpus", c->cpus);
-	json_u64(j, "allocator_zeroes",
-		 !!(c->dev.info.flags & CMABUF_INFO_ALLOCATOR_ZEROES));
-	if (p->target[0])
-		json_str(j, "target", p->target);
-}
-
 /* How many attempts failed with each errno: {"ENOMEM": 2, ...}. */
 static void json_errors(struct json *j, const int *err, unsigned int n)
 {

@@ -15,6 +15,7 @@
 
 #include <linux/dma-buf.h>
 
+#include "alloc.h"
 #include "cmd.h"
 #include "dev.h"
 #include "explain.h"
@@ -22,30 +23,6 @@
 #include "json.h"
 #include "msg.h"
 #include "parse.h"
-
-/**
- * struct alloc_opts - what the command line asked for
- * @device: device path
- * @size: bytes
- * @strategy: a %CMABUF_STRATEGY_* value
- * @align: log2 of the alignment, 0 for the driver's choice
- * @hold: seconds to keep the buffer
- * @fill: byte to write into every byte of the buffer
- * @do_fill: @fill was given
- * @verify: check the buffer reads zero, and reads @fill after filling
- * @json: print one JSON document instead of text
- */
-struct alloc_opts {
-	char device[PATH_MAX];
-	__u64 size;
-	unsigned int strategy;
-	__u32 align;
-	__u32 hold;
-	__u8 fill;
-	bool do_fill;
-	bool verify;
-	bool json;
-};
 
 /* What alloc_touch() found; -1 where it did not look. */
 struct alloc_checks {
@@ -66,9 +43,9 @@ static void alloc_usage(FILE *fp)
 		"  -s, --strategy S   auto (default), compound, frozen or legacy\n"
 		"  -a, --align A      physical alignment, a power of two (default: the\n"
 		"                     driver's choice)\n"
-		"  -H, --hold SECONDS keep the buffer open that long before freeing it\n"
+		"      --hold SECONDS keep the buffer open that long before freeing it\n"
 		"  -f, --fill BYTE    write BYTE (0-255 or 0x00-0xff) into every byte\n"
-		"  -v, --verify       check the new buffer reads as zero, and reads BYTE\n"
+		"      --verify       check the new buffer reads as zero, and reads BYTE\n"
 		"                     back after --fill\n"
 		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
 		"  -j, --json         one JSON document instead of text\n");
@@ -306,14 +283,25 @@ close_dev:
 	return status;
 }
 
-static int alloc_parse(int argc, char **argv, struct alloc_opts *o)
+/**
+ * alloc_parse() - the command line of cmabufctl alloc
+ * @argc: arguments, the command's name first
+ * @argv: them
+ * @o: out: what they ask for
+ *
+ * --hold and --verify have no short form: -v and -H mean --verbose and
+ * human-readable to other tools, and would surprise here.
+ *
+ * Return: 0, -1 after --help, or %EXIT_USAGE after an error line.
+ */
+int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 {
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
 		{ "align", required_argument, NULL, 'a' },
-		{ "hold", required_argument, NULL, 'H' },
+		{ "hold", required_argument, NULL, ALLOC_OPT_HOLD },
 		{ "fill", required_argument, NULL, 'f' },
-		{ "verify", no_argument, NULL, 'v' },
+		{ "verify", no_argument, NULL, ALLOC_OPT_VERIFY },
 		{ "device", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -322,7 +310,11 @@ static int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 	const char *device = NULL;
 	int c, s, ret;
 
-	while ((c = getopt_long(argc, argv, "s:a:H:f:vd:jh", opts, NULL)) != -1) {
+	memset(o, 0, sizeof(*o));
+	o->strategy = CMABUF_STRATEGY_AUTO;
+	/* From the start: a process may parse more than once (unit tests). */
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "s:a:f:d:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
@@ -340,7 +332,7 @@ static int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'H':
+		case ALLOC_OPT_HOLD:
 			if (parse_u32(optarg, &o->hold)) {
 				msg_err("alloc: bad --hold '%s' (whole seconds)", optarg);
 				return EXIT_USAGE;
@@ -353,7 +345,7 @@ static int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 			}
 			o->do_fill = true;
 			break;
-		case 'v':
+		case ALLOC_OPT_VERIFY:
 			o->verify = true;
 			break;
 		case 'd':
@@ -386,7 +378,7 @@ static int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 
 int cmd_alloc(int argc, char **argv)
 {
-	struct alloc_opts o = { .strategy = CMABUF_STRATEGY_AUTO };
+	struct alloc_opts o;
 	int ret;
 
 	ret = alloc_parse(argc, argv, &o);

@@ -20,7 +20,7 @@
 #define BENCH_MAX_PATHS		8
 #define BENCH_MAX_ITERATIONS	100000
 
-/* Long options without a short one: -H is alloc's --hold. */
+/* Long options without a short one. */
 #define BENCH_OPT_SIZE		0x100
 #define BENCH_OPT_HEAP		0x101
 #define BENCH_OPT_PREPARE	0x102
@@ -33,10 +33,19 @@
 /* A 3840x2160 NV12 frame; ALLOC rounds it up to whole pages. */
 #define BENCH_CAMERA_FRAME	(3840ULL * 2160 * 3 / 2)
 
+/*
+ * The peers cmabuf is compared with (the CMA heap, CMA's debugfs files)
+ * are test-bed machinery: only the cmabufctl built with TESTS=1 has them.
+ */
+#ifdef CMABUFCTL_TESTS
+#define BENCH_PEERS		1
+#else
+#define BENCH_PEERS		0
+#endif
+
 static const struct bench_workload workloads[] = {
 	{ "contig-64m", "general", 64ULL << 20, 1, 20, false, false,
-	  "64 MiB allocated and freed in the kernel (cmabuf and CMA debugfs)",
-	  NULL },
+	  "64 MiB allocated and freed in the kernel", NULL },
 	{ "gigantic-1g", "large", 1ULL << 30, 1, 10, false, false,
 	  "1 GiB allocated and freed in the kernel: compound vs frozen", NULL },
 	{ "blocks-2m", "large", 2ULL << 20, 512, 3, false, false,
@@ -89,18 +98,36 @@ struct bench_opts {
 	struct bench_workload picked;
 };
 
+/* The peers and --heap: the test bed's build only (see BENCH_PEERS). */
+static void bench_usage_peers(FILE *fp, const char *what)
+{
+	if (!BENCH_PEERS)
+		return;
+	if (!strcmp(what, "paths"))
+		fprintf(fp,
+			"  cma-debugfs   in-kernel workloads: /sys/kernel/debug/cma/<area>/{alloc,free}\n"
+			"  cma-heap      end-to-end workloads: the upstream CMA dma-heap\n");
+	else if (!strcmp(what, "all"))
+		fprintf(fp, "                and the peer of the workload when it is there;\n");
+	else
+		fprintf(fp,
+			"      --heap NAME      the CMA heap to use (default: the heap of the\n"
+			"                       device's area, else of the default area)\n");
+}
+
 static void bench_usage(FILE *fp)
 {
 	size_t i;
 
 	fprintf(fp,
 		"usage: cmabufctl bench WORKLOAD [--strategy S[,S...]|all] [--iterations N]\n"
-		"                       [--json] [--device DEV] [--size SIZE] [--heap NAME]\n"
+		"                       [--json] [--device DEV] [--size SIZE]%s\n"
 		"\n"
 		"Time WORKLOAD through several paths, iteration i of every path before\n"
 		"iteration i + 1 of any. Reports median, min, max, mean, n and spread\n"
 		"((max - min) / median) of every phase.\n"
-		"\nworkloads (preferred instance, iterations):\n");
+		"\nworkloads (preferred instance, iterations):\n",
+		BENCH_PEERS ? " [--heap NAME]" : "");
 	for (i = 0; i < ARRAY_SIZE(workloads); i++)
 		fprintf(fp, "  %-14s %s (%s, %u)\n", workloads[i].name, workloads[i].help,
 			workloads[i].device, workloads[i].iterations);
@@ -108,18 +135,19 @@ static void bench_usage(FILE *fp)
 		"\npaths (--strategy):\n"
 		"  compound, frozen, legacy, auto  cmabuf with that strategy (cmabuf-<S>)\n"
 		"  <S>-4k        end-to-end workloads: cmabuf-<S> mapped with 4 KiB\n"
-		"                entries only (THP off for it), to compare with 2 MiB\n"
-		"  cma-debugfs   in-kernel workloads: /sys/kernel/debug/cma/<area>/{alloc,free}\n"
-		"  cma-heap      end-to-end workloads: the upstream CMA dma-heap\n"
-		"  all           (default) every strategy the device supports, and the\n"
-		"                peer of the workload when it is there (end to end,\n"
-		"                with THP, compound-4k too); for the zero\n"
-		"                workloads, cmabuf-auto alone: clearing is the same\n"
-		"                whichever strategy allocated\n"
+		"                entries only (THP off for it), to compare with 2 MiB\n");
+	bench_usage_peers(fp, "paths");
+	fprintf(fp,
+		"  all           (default) every strategy the device supports\n"
+		"                (end to end, with THP, compound-4k too);\n");
+	bench_usage_peers(fp, "all");
+	fprintf(fp,
+		"                for the zero workloads, cmabuf-auto alone: clearing\n"
+		"                is the same whichever strategy allocated\n"
 		"\n"
 		"  -s, --strategy LIST  comma-separated paths, or all\n"
 		"  -n, --iterations N   iterations of every path\n"
-		"  -j, --json           one JSON object per path and phase\n"
+		"  -j, --json           one JSON document, a result per path and phase\n"
 		"      --prepare CMD    load-*, camera, concurrent, fragment: a shell\n"
 		"                       command run before every sample, untimed (its\n"
 		"                       environment names it: CMABUF_BENCH_WORKLOAD,\n"
@@ -137,16 +165,18 @@ static void bench_usage(FILE *fp)
 		"                       else the instance with the largest area)\n"
 		"      --size SIZE      bytes per allocation (default: the workload's, or\n"
 		"                       the largest power of two that fits the area's\n"
-		"                       free bytes when it does not)\n"
-		"      --heap NAME      the CMA heap to use (default: the heap of the\n"
-		"                       device's area, else of the default area)\n"
+		"                       free bytes when it does not)\n");
+	bench_usage_peers(fp, "options");
+	fprintf(fp,
 		"\nPhases: in-kernel alloc, free (and zero-1cpu, zero-all for the zero\n"
-		"workloads); end-to-end alloc, mmap, touch, munmap, close, and cycle,\n"
-		"all five. load-*, camera, concurrent and fragment make every\n"
-		"allocation a sample that may fail (its errno kept), report the\n"
-		"percentiles of those that succeeded and the success rate, run the\n"
-		"paths in turn (each goes first in one iteration) and read the\n"
-		"kernel's migration and CMA counters around every sample.\n"
+		"workloads); end-to-end alloc, mmap, sync (the CPU access bracket\n"
+		"around the touch: cache maintenance where the device is not coherent),\n"
+		"touch, munmap, close, and cycle, all of them. load-*, camera,\n"
+		"concurrent and fragment map nothing: they make every allocation a\n"
+		"sample that may fail (its errno kept), report the percentiles of\n"
+		"those that succeeded and the success rate, run the paths in turn\n"
+		"(each goes first in one iteration) and read the kernel's migration\n"
+		"and CMA counters around every sample.\n"
 		"In-kernel workloads need root and debugfs (/sys/kernel/debug).\n"
 		"Exits 1 when no path measured anything.\n");
 }
@@ -202,6 +232,7 @@ static bool thp_present(void)
 	return !access("/sys/kernel/mm/transparent_hugepage", F_OK);
 }
 
+#ifdef CMABUFCTL_TESTS
 static void path_add_peer(struct bench_path *paths, int *n,
 			  const struct bench_ctx *c, bool implied)
 {
@@ -216,6 +247,7 @@ static void path_add_peer(struct bench_path *paths, int *n,
 	if (p)
 		p->implied = implied;
 }
+#endif
 
 /* Would a COMPOUND allocation of the workload's size fit a folio here? */
 static bool compound_fits(const struct bench_ctx *c)
@@ -252,21 +284,25 @@ static void paths_all(struct bench_path *paths, int *n, const struct bench_ctx *
 		    thp_present())
 			path_add_cmabuf(paths, n, c, s, true, true);
 	}
+#ifdef CMABUFCTL_TESTS
 	path_add_peer(paths, n, c, true);
+#endif
 }
 
 /* One entry of --strategy; 0 or EXIT_USAGE after a message. */
 static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c,
 		     const char *tok)
 {
-	const char *peer = c->wl->e2e ? "cma-heap" : "cma-debugfs";
 	const char *given = tok;
 	size_t len, sfx = strlen(BENCH_SMALL_PAGES_SUFFIX);
 	char name[32];
 	bool small_pages = false;
 	int s;
 
+#ifdef CMABUFCTL_TESTS
 	if (!strcmp(tok, "cma-heap") || !strcmp(tok, "cma-debugfs")) {
+		const char *peer = c->wl->e2e ? "cma-heap" : "cma-debugfs";
+
 		if (c->wl->zero) {
 			msg_err("bench: workload %s times cmabuf's clearing alone, not %s",
 				c->wl->name, tok);
@@ -280,6 +316,7 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 		path_add_peer(paths, n, c, false);
 		return 0;
 	}
+#endif
 	if (!strncmp(tok, "cmabuf-", 7))
 		tok += 7;
 	len = strlen(tok);
@@ -357,6 +394,7 @@ static void paths_free(struct bench_path *paths, int n)
 	}
 }
 
+#ifdef CMABUFCTL_TESTS
 /*
  * A loop workload compares paths on one area: the CMA heap must be the
  * device's area's (6.12 has only the default area's).
@@ -372,6 +410,12 @@ static int path_same_area(const struct bench_path *p, const struct bench_ctx *c)
 		 p->target, c->dev_path, c->dev.area);
 	return -EXDEV;
 }
+#else
+static int path_same_area(const struct bench_path *p, const struct bench_ctx *c)
+{
+	return 0;
+}
+#endif
 
 /* Prepare every path; drop the implied ones that cannot run. */
 static int paths_setup(struct bench_path *paths, int *n, struct bench_ctx *c)
@@ -408,7 +452,16 @@ static void bench_loop(struct bench_path *paths, int n, struct bench_ctx *c)
 		for (i = 0; i < n; i++) {
 			if (paths[i].error)
 				continue;
-			ret = paths[i].ops->run(&paths[i], c, iter);
+			/*
+			 * The previous cycle's pages go back to CMA in the
+			 * background: not during this one, nor taken from it.
+			 */
+			ret = dev_wait_released(c->dev_path, 10000);
+			if (ret)
+				msg_err("%s: freed buffers not released: %s",
+					c->dev_path, strerror(-ret));
+			else
+				ret = paths[i].ops->run(&paths[i], c, iter);
 			if (ret)
 				paths[i].error = ret;
 			else
@@ -590,7 +643,9 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 		{ "json", no_argument, NULL, 'j' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "size", required_argument, NULL, BENCH_OPT_SIZE },
+#ifdef CMABUFCTL_TESTS
 		{ "heap", required_argument, NULL, BENCH_OPT_HEAP },
+#endif
 		{ "prepare", required_argument, NULL, BENCH_OPT_PREPARE },
 		{ "conclude", required_argument, NULL, BENCH_OPT_CONCLUDE },
 		{ "procs", required_argument, NULL, BENCH_OPT_PROCS },
@@ -630,9 +685,11 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 				return EXIT_USAGE;
 			}
 			break;
+#ifdef CMABUFCTL_TESTS
 		case BENCH_OPT_HEAP:
 			c->heap = optarg;
 			break;
+#endif
 		case BENCH_OPT_PREPARE:
 			c->prepare = optarg;
 			break;

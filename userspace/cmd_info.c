@@ -177,6 +177,20 @@ static void info_strategies(char *buf, size_t len, __u32 mask)
 	}
 }
 
+/*
+ * Who clears a new buffer. With CMABUF_INFO_CLEARS_FROZEN cmabuf clears
+ * FROZEN and COMPOUND buffers itself even where the page allocator clears
+ * (init_on_alloc), which then clears LEGACY ones alone.
+ */
+static const char *info_clearing(__u32 flags)
+{
+	if (!(flags & CMABUF_INFO_ALLOCATOR_ZEROES))
+		return "by cmabuf, on every CPU of the area's node";
+	if (flags & CMABUF_INFO_CLEARS_FROZEN)
+		return "by cmabuf, on every CPU of the area's node (LEGACY: by the page allocator)";
+	return "by the page allocator (init_on_alloc), not again by cmabuf";
+}
+
 static void info_print_text(const struct info_inst *in)
 {
 	const struct cmabuf_info *i = &in->di.info;
@@ -225,13 +239,22 @@ static void info_print_text(const struct info_inst *in)
 		printf("  compound    unavailable\n");
 	info_strategies(strategies, sizeof(strategies), i->strategies);
 	printf("  strategies  %s\n", strategies);
-	printf("  clearing    %s\n", i->flags & CMABUF_INFO_ALLOCATOR_ZEROES ?
-	       "by the page allocator (init_on_alloc), not again by cmabuf" :
-	       "by cmabuf, on every CPU of the area's node");
+	printf("  clearing    %s\n", info_clearing(i->flags));
 	printf("  mapping     %s\n", !(i->flags & CMABUF_INFO_MMAP_PMD) ?
 	       "one page per entry" : i->flags & CMABUF_INFO_MMAP_PLACED ?
 	       "2 MiB entries; mmap() picks addresses that line up" :
 	       "2 MiB entries where the address lines up");
+	/* Devices without an IOMMU must reach the area with their mask. */
+	if (i->dma_bits)
+		printf("  dma reach   masks of %u bits or more (32-bit: %s, 36: %s, 40: %s)\n",
+		       i->dma_bits, i->dma_bits <= 32 ? "yes" : "no",
+		       i->dma_bits <= 36 ? "yes" : "no",
+		       i->dma_bits <= 40 ? "yes" : "no");
+	else
+		printf("  dma reach   unknown (the driver is not told where this area lies)\n");
+	printf("  cpu caches  %s\n", i->flags & CMABUF_INFO_CACHE_SYNC ?
+	       "maintained at DMA_BUF_IOCTL_SYNC; write-combined buffers granted" :
+	       "no maintenance by the instance (coherent, or swiotlb bounces)");
 }
 
 /* A flag INFO gave, or null where only sysfs was read. */
@@ -303,8 +326,12 @@ static void info_json_one(struct json *j, const struct info_inst *in)
 		json_null(j, "driver_version");
 	}
 	info_json_flag(j, in, "allocator_zeroes", CMABUF_INFO_ALLOCATOR_ZEROES);
+	info_json_flag(j, in, "clears_frozen", CMABUF_INFO_CLEARS_FROZEN);
 	info_json_flag(j, in, "mmap_pmd", CMABUF_INFO_MMAP_PMD);
 	info_json_flag(j, in, "mmap_placed", CMABUF_INFO_MMAP_PLACED);
+	info_json_flag(j, in, "cache_sync", CMABUF_INFO_CACHE_SYNC);
+	info_json_flag(j, in, "writecombine", CMABUF_INFO_WRITECOMBINE);
+	info_json_u64(j, in, "dma_bits", i->dma_bits);
 	json_close(j);
 }
 

@@ -51,7 +51,7 @@ static void prepare_usage(FILE *fp)
 		"  -t, --timeout MS   give them back when none was taken for MS ms\n"
 		"                     (default: the module's prepare_timeout_ms)\n"
 		"  -w, --wait         return once all COUNT are ready\n"
-		"  -H, --hold SECONDS keep them that long (SIGINT or SIGTERM ends it\n"
+		"      --hold SECONDS keep them that long (SIGINT or SIGTERM ends it\n"
 		"                     sooner), then give them back\n"
 		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
 		"  -j, --json         one JSON document instead of text\n");
@@ -63,6 +63,8 @@ static void prepare_usage(FILE *fp)
  * @argv: them
  * @o: out: what they ask for
  *
+ * --hold has no short form: -H means human-readable to other tools.
+ *
  * Return: 0, -1 after --help, or %EXIT_USAGE after an error line.
  */
 int prepare_parse(int argc, char **argv, struct prepare_opts *o)
@@ -72,7 +74,7 @@ int prepare_parse(int argc, char **argv, struct prepare_opts *o)
 		{ "align", required_argument, NULL, 'a' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "wait", no_argument, NULL, 'w' },
-		{ "hold", required_argument, NULL, 'H' },
+		{ "hold", required_argument, NULL, PREPARE_OPT_HOLD },
 		{ "device", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -85,7 +87,7 @@ int prepare_parse(int argc, char **argv, struct prepare_opts *o)
 	o->strategy = CMABUF_STRATEGY_AUTO;
 	/* From the start: a process may parse more than once (unit tests). */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "s:a:t:wH:d:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:a:t:wd:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
@@ -113,7 +115,7 @@ int prepare_parse(int argc, char **argv, struct prepare_opts *o)
 		case 'w':
 			o->wait = true;
 			break;
-		case 'H':
+		case PREPARE_OPT_HOLD:
 			if (parse_u32(optarg, &o->hold)) {
 				msg_err("prepare: bad --hold '%s' (whole seconds)", optarg);
 				return EXIT_USAGE;

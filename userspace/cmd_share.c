@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmabufctl share: allocate a buffer, write a pattern into it and hand it
- * to each importer, which prints what it checked.
+ * to each importer, which prints what it checked. Test-bed machinery: only
+ * in the cmabufctl built with TESTS=1, never the installed one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,25 +26,6 @@
 #include "msg.h"
 #include "parse.h"
 #include "share.h"
-
-#ifndef CMABUFCTL_TESTS
-/*
- * The test importer is test code (tests/importer) and stays out of the
- * installed tool; "share" still says what it would take.
- */
-static int share_importer_absent(const struct share_buf *buf,
-				 struct share_result *res)
-{
-	return share_absent(res,
-			    "this cmabufctl is built without it: build cmabufctl and cmabuf_importer.ko with TESTS=1 (the test bed does)");
-}
-
-const struct share_importer share_importer = {
-	.name = "importer",
-	.help = "the test module cmabuf_importer.ko (builds with TESTS=1 only)",
-	.run = share_importer_absent,
-};
-#endif
 
 /* Every importer, in the order they run. */
 static const struct share_importer *const importers[] = {

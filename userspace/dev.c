@@ -310,3 +310,31 @@ int dev_sysfs_read(const char *path, const char *file, char *buf, size_t len)
 		 name ? name + 1 : path, file);
 	return dev_read_line(sysfs, buf, len);
 }
+
+/*
+ * Wait up to @timeout_ms for the instance @path to have released every
+ * buffer freed so far (sysfs releasing_bytes back to 0): freed pages go
+ * back to CMA in the background. Return: 0 (also for a driver that frees
+ * at once), -ETIMEDOUT or -errno.
+ */
+int dev_wait_released(const char *path, unsigned int timeout_ms)
+{
+	unsigned int waited = 0;
+	char line[32];
+	int ret;
+
+	for (;;) {
+		ret = dev_sysfs_read(path, "releasing_bytes", line,
+				     sizeof(line));
+		if (ret == -ENOENT)
+			return 0;
+		if (ret)
+			return ret;
+		if (strtoull(line, NULL, 10) == 0)
+			return 0;
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		usleep(1000);
+		waited++;
+	}
+}

@@ -48,5 +48,6 @@ int dev_read_line(const char *path, char *buf, size_t len);
 int dev_area_read(const char *area, const char *file, __u64 *val);
 int dev_area_sysfs_read(const char *area, const char *file, __u64 *val);
 int dev_sysfs_read(const char *path, const char *file, char *buf, size_t len);
+int dev_wait_released(const char *path, unsigned int timeout_ms);
 
 #endif /* CMABUFCTL_DEV_H */

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+/* A long option without a short one (see prepare_parse()). */
+#define PREPARE_OPT_HOLD	0x100
+
 /**
  * struct prepare_opts - what the command line asked for
  * @device: device path

@@ -270,6 +270,7 @@ static void importer_check(struct share_result *res, const struct share_buf *buf
  * @counted: @start could be read (debugfs is there)
  */
 struct importer_area {
+	const char *dev_path;
 	struct dev_info di;
 	__u64 start;
 	__u64 pages;
@@ -285,6 +286,10 @@ static void importer_used(struct share_result *res, const struct importer_area *
 
 	if (!a->counted)
 		return;
+	/* A freed buffer's pages go back in the background: wait for them. */
+	if (!held && dev_wait_released(a->dev_path, 10000))
+		share_check(res, false, "%s: %s still releasing after 10 s",
+			    when, a->dev_path);
 	ret = dev_area_read(a->di.area, "used", &used);
 	if (ret)
 		share_check(res, false, "%s: %s/%s/used: %s", when, CMA_DEBUGFS,
@@ -307,6 +312,7 @@ static int importer_area_start(struct share_result *res,
 {
 	int ret;
 
+	a->dev_path = buf->dev_path;
 	ret = dev_info(buf->dev_fd, &a->di);
 	if (!share_check(res, !ret, "CMABUF_IOC_INFO of %s: %s", buf->dev_path,
 			 ret ? dev_strerror(ret) : a->di.area))

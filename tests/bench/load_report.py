@@ -3,9 +3,10 @@
 """Allocation under memory load: the "bench-load" suite's results as a report.
 
 Each --in FILE is the JSON lines of one boot (tests/qemu/bench-load.sh):
-`cmabufctl bench --json` results of the loop workloads (every attempt a
-sample, with its errno, start time, turn and the kernel counters it moved;
-"load" names the memory load it ran under), the load's records
+`cmabufctl bench --json` documents of the loop workloads, one per run, a
+result per path and phase in each (every attempt a sample, with its errno,
+start time, turn and the kernel counters it moved; the document's "load"
+names the memory load it ran under), the load's records
 (cmabuf_load: what it placed where before each sample, "record": "load"),
 the page-copy rate ("record": "copy"), 7.2's cma_alloc_busy_retry trace
 events ("record": "trace"), which are counted to the sample they fall in,
@@ -27,7 +28,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import fmt_ms, gnuplot_has  # noqa: E402
+from report import expand, fmt_ms, gnuplot_has  # noqa: E402
 
 SAMPLED = ("load-64m", "load-1g", "load-blocks-2m", "camera")
 LOAD_ORDER = ("idle", "fill", "churn", "pins", "thp", "shmem", "general", "check")
@@ -50,22 +51,26 @@ def load_file(path):
             if not line.startswith("{"):
                 continue
             try:
-                r = json.loads(line)
+                doc = json.loads(line)
             except json.JSONDecodeError:
                 print(f"load_report: {path}: a line that is no JSON",
                       file=sys.stderr)
                 continue
-            kind = r.get("record")
-            if kind == "load":
-                loads.append(r)
-            elif kind == "copy":
-                copies.append(r)
-            elif kind == "trace":
-                traces.append(r)
-            elif kind == "kill":
-                kills.append(r)
-            elif "workload" in r and "samples_ns" in r:
-                results.append(r)
+            # A bench document's results, each with the run's settings.
+            for r in expand(doc):
+                if not isinstance(r, dict):
+                    continue
+                kind = r.get("record")
+                if kind == "load":
+                    loads.append(r)
+                elif kind == "copy":
+                    copies.append(r)
+                elif kind == "trace":
+                    traces.append(r)
+                elif kind == "kill":
+                    kills.append(r)
+                elif "workload" in r and "samples_ns" in r:
+                    results.append(r)
     return results, loads, copies, traces, kills
 
 

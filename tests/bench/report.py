@@ -36,8 +36,8 @@ REQUIRED = ("kernel", "path", "workload", "phase", "median_ns", "min_ns",
             "max_ns", "n")
 WORKLOAD_ORDER = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m",
                   "zero-1g", "e2e-64m", "e2e-1g")
-PHASE_ORDER = ("alloc", "free", "zero-1cpu", "zero-all", "mmap", "touch",
-               "munmap", "close", "cycle")
+PHASE_ORDER = ("alloc", "free", "zero-1cpu", "zero-all", "mmap", "sync",
+               "touch", "munmap", "close", "cycle")
 # End-to-end workload: (in-kernel workload of the same size, zero workload).
 E2E_PARTS = {"e2e-64m": ("contig-64m", "zero-64m"),
              "e2e-1g": ("gigantic-1g", "zero-1g")}
@@ -77,11 +77,25 @@ def setting_rank(name):
     return (not zeroes, -int(cpus) if cpus.isdigit() else 0, name)
 
 
+def expand(doc):
+    """The results in one line of JSON.
+
+    A `cmabufctl bench --json` document holds the run's settings once and a
+    result per path and phase under "results"; each comes back with the
+    settings merged in. Runs before that printed one flat result per line.
+    """
+    if isinstance(doc, dict) and isinstance(doc.get("results"), list):
+        common = {k: v for k, v in doc.items() if k not in ("format", "results")}
+        return [{**common, **r} if isinstance(r, dict) else r
+                for r in doc["results"]]
+    return [doc]
+
+
 def load(path):
     """Results of one JSON-lines file: {(setting, workload, phase, path): result}.
 
-    Lines that are not JSON objects with the required keys (console noise,
-    a truncated last line) are skipped and counted.
+    Lines that are not JSON (console noise, a truncated last line) and
+    results without the required keys are skipped and counted.
     """
     results, kernels, skipped = {}, set(), 0
     with open(path, encoding="utf-8") as f:
@@ -91,15 +105,16 @@ def load(path):
                 skipped += bool(line)
                 continue
             try:
-                r = json.loads(line)
+                doc = json.loads(line)
             except json.JSONDecodeError:
                 skipped += 1
                 continue
-            if not isinstance(r, dict) or any(k not in r for k in REQUIRED):
-                skipped += 1
-                continue
-            results[(setting(r), r["workload"], r["phase"], r["path"])] = r
-            kernels.add(r["kernel"])
+            for r in expand(doc):
+                if not isinstance(r, dict) or any(k not in r for k in REQUIRED):
+                    skipped += 1
+                    continue
+                results[(setting(r), r["workload"], r["phase"], r["path"])] = r
+                kernels.add(r["kernel"])
     if skipped:
         print(f"report: {path}: skipped {skipped} line(s) that are no result",
               file=sys.stderr)

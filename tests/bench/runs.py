@@ -23,7 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report import fmt_ms  # noqa: E402
 
-E2E_PHASES = ("alloc", "mmap", "touch", "munmap", "close", "cycle")
+E2E_PHASES = ("alloc", "mmap", "sync", "touch", "munmap", "close", "cycle")
 KERNEL_WORKLOADS = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m", "zero-1g")
 STRATEGIES = ("cmabuf-compound", "cmabuf-frozen", "cmabuf-legacy")
 

@@ -238,25 +238,90 @@ def test_runs(tmp):
        "runs.py: 4 KiB against 2 MiB entries, per run, as its own table")
 
 
-def loaded(path, ms, errno, load="fill", kernel="7.2.13", start=1000):
-    """A load-64m result of cmabufctl, one attempt per entry of @ms."""
+def as_documents(flat_path, doc_path):
+    """The flat results of @flat_path as `bench --json` prints them now: one
+    document per run (kernel, workload, setting), a result per path and
+    phase. Returns how many documents."""
+    common_keys = ("kernel", "workload", "size_bytes", "blocks", "device",
+                   "area", "cpus", "allocator_zeroes")
+    docs = {}
+    with open(flat_path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(r, dict):
+                continue
+            common = {k: r[k] for k in common_keys if k in r}
+            key = json.dumps(common, sort_keys=True)
+            doc = docs.setdefault(key, {"format": 1, **common, "results": []})
+            doc["results"].append({k: v for k, v in r.items()
+                                   if k not in common_keys})
+    with open(doc_path, "w", encoding="utf-8") as f:
+        for doc in docs.values():
+            f.write(json.dumps(doc) + "\n")
+    return len(docs)
+
+
+def test_documents(tmp):
+    """One document per bench run reads as the flat lines it replaced."""
+    flat_out = os.path.join(tmp, "flat")
+    run(flat_out, "--no-chart")
+    docs = os.path.join(tmp, "after-docs.jsonl")
+    n = as_documents(AFTER, docs)
+    doc_out = os.path.join(tmp, "docs")
+    p = subprocess.run([sys.executable, REPORT, "--before", BEFORE, "--after",
+                        docs, "--out-dir", doc_out, "--no-chart"],
+                       capture_output=True, text=True, check=False)
+    with open(os.path.join(flat_out, "report.json"), encoding="utf-8") as f:
+        flat = json.load(f)
+    with open(os.path.join(doc_out, "report.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    ok(p.returncode == 0 and n > 1 and doc["rows"] == flat["rows"] and
+       len(doc["rows"]) == 13,
+       f"{n} documents of results: the same 13 rows as one result a line")
+    bad = os.path.join(tmp, "bad-docs.jsonl")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"format": 1, "kernel": "7.2", "workload": "w",
+                            "results": [{"path": "p", "phase": "alloc"},
+                                        "noise"]}) + "\n")
+    p = subprocess.run([sys.executable, REPORT, "--before", BEFORE, "--after",
+                        bad, "--out-dir", os.path.join(tmp, "bad"),
+                        "--no-chart"],
+                       capture_output=True, text=True, check=False)
+    ok("skipped 2 line(s)" in p.stderr,
+       "results of a document without the required keys are skipped, counted")
+
+
+def loaded(path, ms, errno, start=1000):
+    """A result of a load-64m document, one attempt per entry of @ms."""
     n = len(ms)
-    return json.dumps({
-        "format": 1, "load": load, "kernel": kernel, "path": path,
-        "workload": "load-64m", "phase": "alloc",
-        "samples_ns": [int(t * 1e6) for t in ms], "errno": errno,
-        "errors": {"ENOMEM": sum(1 for e in errno if e)},
-        "start_ns": [int((start + 10 * i) * 1e9) for i in range(n)],
-        "turn": [0] * n,
-        "counters": {"pgmigrate_success": [16384] * n}})
+    return {"path": path, "phase": "alloc", "strategy": "frozen",
+            "target": None,
+            "samples_ns": [int(t * 1e6) for t in ms], "errno": errno,
+            "errors": {"ENOMEM": sum(1 for e in errno if e)},
+            "start_ns": [int((start + 10 * i) * 1e9) for i in range(n)],
+            "turn": [0] * n,
+            "counters": {"pgmigrate_success": [16384] * n}}
+
+
+def bench_doc(results, load="fill", kernel="7.2.13"):
+    """`cmabufctl bench load-64m --json` as bench-lib.sh tags it: one
+    document, the load it ran under among the run's settings."""
+    return json.dumps({"format": 1, "load": load, "kernel": kernel,
+                       "workload": "load-64m", "size_bytes": 64 << 20,
+                       "blocks": 1, "iterations": 4, "device": "/dev/cmabuf-large",
+                       "area": "large-pool", "cpus": 2, "allocator_zeroes": 1,
+                       "results": results})
 
 
 def load_run(tmp, name, heap_ms, frozen_fail):
     """One boot's JSON lines, and its report.json."""
     lines = [json.dumps({"format": 1, "record": "copy", "pages_per_s": 400000}),
-             loaded("cma-heap", heap_ms, [0] * len(heap_ms)),
-             loaded("cmabuf-frozen", [100, 200, 300, 400],
-                    [12 if frozen_fail else 0, 0, 0, 0]),
+             bench_doc([loaded("cma-heap", heap_ms, [0] * len(heap_ms)),
+                        loaded("cmabuf-frozen", [100, 200, 300, 400],
+                               [12 if frozen_fail else 0, 0, 0, 0])]),
              json.dumps({"format": 1, "record": "trace", "load": "fill",
                          "ts": "1010.100000", "event": "cma_alloc_busy_retry"}),
              json.dumps({"format": 1, "load": "fill", "record": "load",
@@ -285,6 +350,9 @@ def test_load_report(tmp):
     ok(p.returncode == 0, f"load_report.py exits 0 ({p.stderr.strip()})")
     with open(rep_path, encoding="utf-8") as f:
         rep = json.load(f)
+    ok(sorted((x["path"], x["load"], x["kernel"]) for x in rep["rows"]) ==
+       [("cma-heap", "fill", "7.2.13"), ("cmabuf-frozen", "fill", "7.2.13")],
+       "a bench document's results, each with its load and kernel")
     r = [x for x in rep["rows"] if x["path"] == "cmabuf-frozen"][0]
     ok(r["ok"] == 3 and r["attempts"] == 4 and r["p50_ns"] == 300e6 and
        r["p99_ns"] == 400e6 and r["fail_max_ns"] == 100e6,
@@ -326,6 +394,7 @@ def main():
         test_settings(tmp)
         test_zero_and_unavailable(tmp)
         test_runs(tmp)
+        test_documents(tmp)
         test_load_report(tmp)
         test_load_runs(tmp)
     print("TAP version 13")

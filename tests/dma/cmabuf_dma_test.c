@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
 
 #include "kselftest_harness.h"
 #include "cmabuf_test_util.h"
@@ -44,6 +45,7 @@
 #define IMPORTER_DEV	"/dev/cmabuf_importer"
 
 #define SZ_16M		0x01000000ULL
+#define PAGE_4K		0x00001000ULL
 #define SZ_32M		0x02000000ULL
 #define SZ_64K		0x00010000ULL
 
@@ -173,7 +175,7 @@ static int buffer_alloc(int dev, const char *heap, __u32 strategy,
 	int ret;
 
 	if (heap)
-		return heap_alloc(heap, size, buf);
+		return heap_alloc_named(heap, size, buf);
 	ret = cmabuf_alloc(dev, size, strategy, &data);
 	if (!ret)
 		*buf = data.fd;
@@ -872,6 +874,773 @@ TEST_F_TIMEOUT(edu_bounce, importer_without_limits_is_cut_for_swiotlb, TIMEOUT)
 	munmap(map, size);
 	close(buf);
 	close(imp);
+}
+
+/* ---- reach ---- */
+
+#define IMPORTER32_DEV	"/dev/cmabuf_importer32"
+#define LARGE_INST	"cmabuf-large"
+#define GENERAL_INST	"cmabuf-general"
+/* A refusal's words in the kernel log (cmabuf_reach_warn()). */
+#define REFUSAL_TEXT	"beyond this device's DMA mask"
+/* Refusals in a row; the log tells one per rate-limit interval (5 s). */
+#define REFUSALS	20
+#define RATELIMIT_WAIT	6
+
+/* CMABUF_IMPORTER_IOC_CHECK of @buf on @imp, verifying @seed if not 0. */
+static int importer_check(int imp, int buf, __u64 seed,
+			  struct cmabuf_importer_check *chk)
+{
+	memset(chk, 0, sizeof(*chk));
+	chk->fd = buf;
+	if (seed) {
+		chk->flags = CMABUF_IMPORTER_CHECK_VERIFY;
+		chk->seed_in = seed;
+	}
+	return edu_ioctl(imp, CMABUF_IMPORTER_IOC_CHECK, chk);
+}
+
+/* An instance's count of refused mappings, in @group ("stats"). */
+static unsigned long long unreachable(const char *inst, const char *group)
+{
+	unsigned long long v = ~0ULL;
+
+	rel_stat_read(inst, group, "unreachable_maps", &v);
+	return v;
+}
+
+static const char *strategy_group(__u32 strategy)
+{
+	return cmabuf_stat_group(strategy) ?: "stats";
+}
+
+FIXTURE(reach) {
+	struct dma_state st;
+	int imp32;
+	int kmsg;
+	int buf;
+	struct cmabuf_alloc_data data;
+};
+
+FIXTURE_SETUP(reach)
+{
+	self->buf = -1;
+	self->kmsg = -1;
+	self->st.dev[0] = -1;
+	self->st.dev[1] = -1;
+	self->imp32 = open(IMPORTER32_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->imp32) TH_LOG("%s absent: is the importer loaded?",
+					 IMPORTER32_DEV);
+	state_begin(_metadata, &self->st);
+	self->kmsg = kmsg_open();
+	ASSERT_LE(0, self->kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(reach)
+{
+	if (self->buf >= 0)
+		close(self->buf);
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+	if (self->imp32 >= 0)
+		close(self->imp32);
+	state_end(_metadata, &self->st);
+}
+
+/*
+ * A buffer of @size from the large (1) or the general (0) instance of
+ * @st, into @data and @buf.
+ */
+static void reach_alloc(struct __test_metadata *_metadata,
+			const struct dma_state *st, bool large, __u64 size,
+			struct cmabuf_alloc_data *data, int *buf)
+{
+	ASSERT_EQ(0, cmabuf_alloc(st->dev[large], size, CMABUF_STRATEGY_AUTO,
+				  data));
+	*buf = data->fd;
+}
+
+/*
+ * A device without an IOMMU whose mask is 32 bits cannot map a buffer
+ * above 4 GiB: ERANGE, counted for the instance and the buffer's strategy,
+ * and one line in the kernel log naming the device, the mask and the
+ * instance that would do, one whose area lies below 4 GiB.
+ */
+TEST_F_TIMEOUT(reach, large_buffer_refused_for_32bit_device, TIMEOUT)
+{
+	const char *group;
+	unsigned long long all, strat, bits = 0;
+	struct cmabuf_importer_check chk;
+	char line[1024], inst[64];
+	const char *p;
+	size_t n;
+
+	reach_alloc(_metadata, &self->st, true, SZ_2M, &self->data, &self->buf);
+	/* Past any refusal told before: this one is told. */
+	sleep(RATELIMIT_WAIT);
+	group = strategy_group(self->data.strategy);
+	all = unreachable(LARGE_INST, "stats");
+	strat = unreachable(LARGE_INST, group);
+
+	ASSERT_EQ(0, importer_check(self->imp32, self->buf, 0, &chk));
+	EXPECT_EQ((__u32)CMABUF_IMPORTER_STEP_MAP, chk.failed_step);
+	EXPECT_EQ(-ERANGE, chk.error);
+	EXPECT_TRUE(!!(chk.steps_done &
+		       CMABUF_IMPORTER_STEP_BIT(CMABUF_IMPORTER_STEP_DETACH)));
+
+	EXPECT_EQ(all + 1, unreachable(LARGE_INST, "stats"));
+	EXPECT_EQ(strat + 1, unreachable(LARGE_INST, group)) TH_LOG("%s", group);
+	EXPECT_EQ(1U, kmsg_count(self->kmsg, "cmabuf_importer32", REFUSAL_TEXT,
+				 line, sizeof(line)));
+	TH_LOG("%s", line);
+	EXPECT_NE(NULL, strstr(line, "a " LARGE_INST " buffer ends at 0x"));
+	EXPECT_NE(NULL, strstr(line, "DMA mask 0xffffffff"));
+	p = strstr(line, "allocate from /dev/");
+	ASSERT_NE(NULL, p) TH_LOG("no instance named");
+	p += strlen("allocate from /dev/");
+	n = strcspn(p, "\t\n ");
+	ASSERT_GT(sizeof(inst), n);
+	memcpy(inst, p, n);
+	inst[n] = '\0';
+	ASSERT_EQ(0, rel_stat_read(inst, ".", "dma_bits", &bits));
+	EXPECT_LE(1ULL, bits);
+	EXPECT_GE(32ULL, bits) TH_LOG("%s reaches up to %llu bits", inst, bits);
+}
+
+/* Every refusal is counted; the log tells the first of an interval. */
+TEST_F_TIMEOUT(reach, refusals_counted_log_rate_limited, TIMEOUT)
+{
+	struct cmabuf_importer_check chk;
+	unsigned long long all;
+	unsigned int lines;
+	int i;
+
+	reach_alloc(_metadata, &self->st, true, SZ_2M, &self->data, &self->buf);
+	sleep(RATELIMIT_WAIT);
+	all = unreachable(LARGE_INST, "stats");
+	for (i = 0; i < REFUSALS; i++) {
+		ASSERT_EQ(0, importer_check(self->imp32, self->buf, 0, &chk));
+		ASSERT_EQ(-ERANGE, chk.error) TH_LOG("refusal %d", i);
+	}
+	EXPECT_EQ(all + REFUSALS, unreachable(LARGE_INST, "stats"));
+	lines = kmsg_count(self->kmsg, "cmabuf_importer32", REFUSAL_TEXT,
+			   NULL, 0);
+	TH_LOG("%d refusals, %u lines in the kernel log", REFUSALS, lines);
+	EXPECT_EQ(1U, lines);
+}
+
+/*
+ * The same device maps a buffer below 4 GiB, and reads and writes it
+ * through the kernel's mapping: directly, or bounced where swiotlb=force
+ * says so, as before the check.
+ */
+TEST_F_TIMEOUT(reach, general_buffer_maps_for_32bit_device, TIMEOUT)
+{
+	const __u64 size = 4 * SZ_1M;
+	struct cmabuf_importer_check chk;
+	unsigned long long all;
+	unsigned char *map;
+
+	reach_alloc(_metadata, &self->st, false, size, &self->data, &self->buf);
+	all = unreachable(GENERAL_INST, "stats");
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, self->buf, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_START));
+	importer_pattern_fill(map, size, 21);
+	ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_END));
+	munmap(map, size);
+
+	ASSERT_EQ(0, importer_check(self->imp32, self->buf, 21, &chk));
+	EXPECT_EQ((__u32)CMABUF_IMPORTER_STEP_NONE, chk.failed_step)
+		TH_LOG("step %u failed: %d", chk.failed_step, chk.error);
+	EXPECT_EQ(size / CMABUF_IMPORTER_PATTERN_STRIDE, chk.words_checked);
+	EXPECT_EQ(0ULL, chk.mismatches);
+	EXPECT_EQ(size, chk.dma_total);
+	if (!path_is_bounce())
+		EXPECT_GE(0x100000000ULL, chk.dma_addr + chk.dma_total);
+	EXPECT_EQ(all, unreachable(GENERAL_INST, "stats"));
+	EXPECT_EQ(0U, kmsg_count(self->kmsg, "cmabuf_importer32", REFUSAL_TEXT,
+				 NULL, 0));
+}
+
+/*
+ * A buffer above 4 GiB goes to a device that reaches it: through the SMMU
+ * even the 28-bit one, whose addresses the IOMMU gives; through swiotlb
+ * the 40-bit one, whose mask reaches it, bounced as the policy wants.
+ */
+TEST_F_TIMEOUT(reach, large_buffer_maps_where_the_device_reaches, TIMEOUT)
+{
+	const __u64 size = 16 * SZ_1M, src = SZ_1M - LEN / 2;
+	const __u64 dst = size - SZ_1M - LEN / 2;
+	struct cmabuf_edu_map m;
+	struct cmabuf_edu_dma dma;
+	unsigned long long all;
+	struct edu_dev edu = { .fd = -1 };
+	unsigned char *map;
+	__u32 h;
+
+	reach_alloc(_metadata, &self->st, true, size, &self->data, &self->buf);
+	all = unreachable(LARGE_INST, "stats");
+	edu_pick(_metadata, !path_is_bounce(), &edu);
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, self->buf, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, edu_attach(edu.fd, self->buf, &h));
+	ASSERT_EQ(0, edu_map(edu.fd, h, &m))
+		TH_LOG("%u-bit device", edu.info.dma_bits);
+
+	ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_START));
+	bytes_fill(map + src, LEN, 23);
+	ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_END));
+	ASSERT_EQ(0, edu_copy(edu.fd, h, m.map, src, dst, LEN, &dma));
+	ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_START));
+	EXPECT_EQ(0U, bytes_mismatch(map + dst, LEN, 23));
+	ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_END));
+	TH_LOG("%u-bit device, DMA address %#llx", edu.info.dma_bits,
+	       (unsigned long long)m.dma_addr);
+
+	EXPECT_EQ(0, edu_detach(edu.fd, h, 0));
+	munmap(map, size);
+	edu_close(&edu);
+	EXPECT_EQ(all, unreachable(LARGE_INST, "stats"));
+}
+
+/* ---- cpu_access ---- */
+
+#define CPU_SIZE	SZ_1M
+/* The test importer's device, as the DMA API's trace events name it. */
+#define IMPORTER_NAME	"cmabuf_importer"
+/* Enough for every event a test here makes. */
+#define TRACE_LEN	0x100000U
+
+/*
+ * What the DMA API's trace events show of CPU access: with no importer
+ * mapping live, the instance's own device syncs (where it is not
+ * coherent and does not bounce, as INFO says); with one, the importer's
+ * mapping does; and a range syncs only its bytes.
+ */
+/**
+ * struct cpu_access - what a cpu_access test works with
+ * @st: the state to leave as found.
+ * @inst: the general instance's device, as the trace events name it.
+ * @syncs: INFO says that device maintains the caches.
+ * @trace: the events, %TRACE_LEN bytes.
+ * @buf: a buffer of %CPU_SIZE from the general instance.
+ * @imp: the test importer.
+ * @hold: its handle of @buf while it holds it mapped, else 0.
+ */
+struct cpu_access {
+	struct dma_state st;
+	char inst[64];
+	bool syncs;
+	char *trace;
+	int buf;
+	int imp;
+	__u32 hold;
+};
+
+FIXTURE(cpu_access) {
+	struct cpu_access c;
+};
+
+FIXTURE_SETUP(cpu_access)
+{
+	struct cmabuf_alloc_data data;
+	struct cmabuf_info info;
+	int ret;
+
+	self->c.buf = -1;
+	self->c.imp = -1;
+	self->c.st.dev[0] = -1;
+	self->c.st.dev[1] = -1;
+	self->c.trace = malloc(TRACE_LEN);
+	ASSERT_NE(NULL, self->c.trace);
+	if (!trace_available())
+		SKIP(return, "no tracefs");
+	ret = trace_start();
+	ASSERT_EQ(0, ret) TH_LOG("tracefs: %s", strerror(ret));
+	state_begin(_metadata, &self->c.st);
+	ASSERT_EQ(0, misc_parent_name(GENERAL_INST, self->c.inst,
+				      sizeof(self->c.inst)));
+	ASSERT_EQ(0, cmabuf_get_info(self->c.st.dev[0], &info, NULL, 0));
+	self->c.syncs = info.flags & CMABUF_INFO_CACHE_SYNC;
+	TH_LOG("%s's device %s syncs CPU access: %s", GENERAL_INST, self->c.inst,
+	       self->c.syncs ? "yes" : "no");
+	ASSERT_EQ(0, cmabuf_alloc(self->c.st.dev[0], CPU_SIZE,
+				  CMABUF_STRATEGY_AUTO, &data));
+	self->c.buf = data.fd;
+	self->c.imp = open(IMPORTER_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->c.imp)
+		TH_LOG("%s absent: is the importer loaded?", IMPORTER_DEV);
+}
+
+FIXTURE_TEARDOWN(cpu_access)
+{
+	struct cmabuf_importer_release rel = { .handle = self->c.hold };
+
+	if (self->c.hold)
+		EXPECT_EQ(0, edu_ioctl(self->c.imp, CMABUF_IMPORTER_IOC_RELEASE,
+				       &rel));
+	if (self->c.imp >= 0)
+		close(self->c.imp);
+	if (self->c.buf >= 0)
+		close(self->c.buf);
+	trace_stop();
+	free(self->c.trace);
+	state_end(_metadata, &self->c.st);
+}
+
+/* DMA_BUF_IOCTL_SYNC with exactly @flags. */
+static int sync_flags(int buf, __u64 flags)
+{
+	struct dma_buf_sync sync = { .flags = flags };
+
+	return edu_ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+/* The test importer holds the buffer mapped, bidirectionally. */
+static void cpu_access_hold(struct __test_metadata *_metadata,
+			    struct cpu_access *self)
+{
+	struct cmabuf_importer_hold hold = {
+		.fd = self->buf,
+		.flags = CMABUF_IMPORTER_HOLD_MAP,
+	};
+
+	ASSERT_EQ(0, edu_ioctl(self->imp, CMABUF_IMPORTER_IOC_HOLD, &hold));
+	self->hold = hold.handle;
+}
+
+/* The events since the last call, into self->trace. */
+static const char *cpu_access_trace(struct __test_metadata *_metadata,
+				    struct cpu_access *self)
+{
+	ASSERT_EQ(0, trace_take(self->trace, TRACE_LEN));
+	return self->trace;
+}
+
+TEST_F_TIMEOUT(cpu_access, no_importer_syncs_through_the_instance, TIMEOUT)
+{
+	const char *t;
+
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_START |
+					   DMA_BUF_SYNC_READ));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ((unsigned int)self->c.syncs,
+		  trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+			      "FROM_DEVICE", CPU_SIZE)) TH_LOG("%s", t);
+	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_END |
+					   DMA_BUF_SYNC_WRITE));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ((unsigned int)self->c.syncs,
+		  trace_count(t, "dma_sync_single_for_device", self->c.inst,
+			      "TO_DEVICE", CPU_SIZE)) TH_LOG("%s", t);
+}
+
+TEST_F_TIMEOUT(cpu_access, importer_mapping_takes_over, TIMEOUT)
+{
+	struct cmabuf_importer_release rel;
+	const char *t;
+
+	cpu_access_hold(_metadata, &self->c);
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_START |
+					   DMA_BUF_SYNC_READ));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+				  "FROM_DEVICE", 0)) TH_LOG("%s", t);
+	EXPECT_LE(1U, trace_count(t, "dma_sync_single_for_cpu", IMPORTER_NAME,
+				  "BIDIRECTIONAL", 0)) TH_LOG("%s", t);
+
+	rel.handle = self->c.hold;
+	rel.pad = 0;
+	ASSERT_EQ(0, edu_ioctl(self->c.imp, CMABUF_IMPORTER_IOC_RELEASE, &rel));
+	self->c.hold = 0;
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_START |
+					   DMA_BUF_SYNC_READ));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ((unsigned int)self->c.syncs,
+		  trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+			      "FROM_DEVICE", CPU_SIZE)) TH_LOG("%s", t);
+}
+
+/*
+ * CMABUF_IOC_SYNC syncs its bytes and no more: through the instance with
+ * no importer; through each segment of the importer's mapping that the
+ * range touches, cut at 256 KiB where swiotlb bounces.
+ */
+TEST_F_TIMEOUT(cpu_access, range_syncs_only_its_bytes, TIMEOUT)
+{
+	const __u64 off = PAGE_4K + 8, len = 10000, seg = 256 * 1024;
+	const char *t;
+
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, cmabuf_range_sync(self->c.st.dev[0], self->c.buf,
+				       DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ,
+				       off, len));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ((unsigned int)self->c.syncs,
+		  trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+			      "FROM_DEVICE", len)) TH_LOG("%s", t);
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+				  "FROM_DEVICE", CPU_SIZE));
+
+	cpu_access_hold(_metadata, &self->c);
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, cmabuf_range_sync(self->c.st.dev[0], self->c.buf,
+				       DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ,
+				       off, len));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ(1U, trace_count(t, "dma_sync_single_for_cpu", IMPORTER_NAME,
+				  "BIDIRECTIONAL", len)) TH_LOG("%s", t);
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+				  "FROM_DEVICE", 0));
+
+	/* 100 bytes either side of the first 256 KiB. */
+	ASSERT_EQ(0, cmabuf_range_sync(self->c.st.dev[0], self->c.buf,
+				       DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE,
+				       seg - 100, 200));
+	t = cpu_access_trace(_metadata, &self->c);
+	if (path_is_bounce()) {
+		EXPECT_EQ(2U, trace_count(t, "dma_sync_single_for_device",
+					  IMPORTER_NAME, "BIDIRECTIONAL", 100))
+			TH_LOG("%s", t);
+	} else {
+		EXPECT_EQ(1U, trace_count(t, "dma_sync_single_for_device",
+					  IMPORTER_NAME, "BIDIRECTIONAL", 200))
+			TH_LOG("%s", t);
+	}
+}
+
+/*
+ * A write-combined buffer's cacheable alias is cleaned and invalidated
+ * once, before ALLOC returns; after that its CPU access needs nothing.
+ */
+TEST_F_TIMEOUT(cpu_access, wc_buffer_cleaned_once_at_allocation, TIMEOUT)
+{
+	struct cmabuf_alloc_data data = {
+		.size = CPU_SIZE,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+		.flags = CMABUF_ALLOC_WRITECOMBINE,
+	};
+	unsigned int wc;
+	const char *t;
+
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, edu_ioctl(self->c.st.dev[0], CMABUF_IOC_ALLOC, &data));
+	wc = !!(data.buf_flags & CMABUF_BUF_WRITECOMBINE);
+	EXPECT_EQ((unsigned int)self->c.syncs, wc);
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ(wc, trace_count(t, "dma_sync_single_for_device", self->c.inst,
+				  "BIDIRECTIONAL", CPU_SIZE)) TH_LOG("%s", t);
+	EXPECT_EQ(wc, trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+				  "BIDIRECTIONAL", CPU_SIZE)) TH_LOG("%s", t);
+
+	EXPECT_EQ(0, sync_flags(data.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+	EXPECT_EQ(0, sync_flags(data.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ((unsigned int)(!wc && self->c.syncs),
+		  trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+			      "BIDIRECTIONAL", CPU_SIZE)) TH_LOG("%s", t);
+	EXPECT_EQ((unsigned int)(!wc && self->c.syncs),
+		  trace_count(t, "dma_sync_single_for_device", self->c.inst,
+			      "BIDIRECTIONAL", CPU_SIZE)) TH_LOG("%s", t);
+	close(data.fd);
+}
+
+/* ---- edu_bounce: CMABUF_IOC_SYNC ---- */
+
+/*
+ * The range: 4 KiB across the first 64 KiB boundary, where the edu
+ * device's mapping has two bounce buffers. Inside it 2 KiB, and outside
+ * it 512 bytes on each side, touching it.
+ */
+#define RANGE_OFF	(SZ_64K - 2048)
+#define RANGE_LEN	4096ULL
+#define IN_OFF		(SZ_64K - 1024)
+#define IN_LEN		2048U
+#define BEFORE_OFF	(RANGE_OFF - 512)
+#define AFTER_OFF	(RANGE_OFF + RANGE_LEN)
+#define SIDE_LEN	512U
+
+/* CMABUF_IOC_SYNC of the range of @buf, through instance @dev. */
+static int partial_sync(int dev, int buf, __u32 flags)
+{
+	return cmabuf_range_sync(dev, buf, flags, RANGE_OFF, RANGE_LEN);
+}
+
+/*
+ * The device writes inside the range and on both sides of it: syncing the
+ * range for the CPU copies the inside back, and nothing of the sides,
+ * which a sync of the whole buffer then brings.
+ */
+TEST_F_TIMEOUT(edu_bounce, device_writes_outside_the_range_stay_unsynced,
+	       TIMEOUT)
+{
+	unsigned char data[IN_LEN];
+
+	bytes_fill(data, IN_LEN, 31);
+	ASSERT_EQ(0, edu_write(self->edu.fd, self->handle, self->m.map, IN_OFF,
+			       data, IN_LEN));
+	bytes_fill(data, SIDE_LEN, 32);
+	ASSERT_EQ(0, edu_write(self->edu.fd, self->handle, self->m.map,
+			       BEFORE_OFF, data, SIDE_LEN));
+	bytes_fill(data, SIDE_LEN, 33);
+	ASSERT_EQ(0, edu_write(self->edu.fd, self->handle, self->m.map,
+			       AFTER_OFF, data, SIDE_LEN));
+
+	ASSERT_EQ(0, partial_sync(self->st.dev[0], self->buf,
+				  DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(0U, bytes_mismatch(self->map + IN_OFF, IN_LEN, 31));
+	EXPECT_TRUE(zeroed(self->map + BEFORE_OFF, SIDE_LEN))
+		TH_LOG("the device's write before the range was synced");
+	EXPECT_TRUE(zeroed(self->map + AFTER_OFF, SIDE_LEN))
+		TH_LOG("the device's write after the range was synced");
+	ASSERT_EQ(0, partial_sync(self->st.dev[0], self->buf,
+				  DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+
+	ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_START));
+	EXPECT_EQ(0U, bytes_mismatch(self->map + BEFORE_OFF, SIDE_LEN, 32));
+	EXPECT_EQ(0U, bytes_mismatch(self->map + AFTER_OFF, SIDE_LEN, 33));
+	ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_END));
+}
+
+/*
+ * The CPU writes inside the range and on both sides of it: syncing the
+ * range for the device brings the inside to the device, and nothing of
+ * the sides, which a sync of the whole buffer then brings.
+ */
+TEST_F_TIMEOUT(edu_bounce, cpu_writes_outside_the_range_stay_unsynced,
+	       TIMEOUT)
+{
+	unsigned char got[IN_LEN];
+
+	bytes_fill(self->map + IN_OFF, IN_LEN, 34);
+	bytes_fill(self->map + BEFORE_OFF, SIDE_LEN, 35);
+	bytes_fill(self->map + AFTER_OFF, SIDE_LEN, 36);
+	ASSERT_EQ(0, partial_sync(self->st.dev[0], self->buf,
+				  DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE));
+
+	ASSERT_EQ(0, edu_read(self->edu.fd, self->handle, self->m.map, IN_OFF,
+			      got, IN_LEN));
+	EXPECT_EQ(0U, bytes_mismatch(got, IN_LEN, 34));
+	ASSERT_EQ(0, edu_read(self->edu.fd, self->handle, self->m.map,
+			      BEFORE_OFF, got, SIDE_LEN));
+	EXPECT_TRUE(zeroed(got, SIDE_LEN))
+		TH_LOG("the CPU's write before the range reached the device");
+	ASSERT_EQ(0, edu_read(self->edu.fd, self->handle, self->m.map,
+			      AFTER_OFF, got, SIDE_LEN));
+	EXPECT_TRUE(zeroed(got, SIDE_LEN))
+		TH_LOG("the CPU's write after the range reached the device");
+
+	ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_END));
+	ASSERT_EQ(0, edu_read(self->edu.fd, self->handle, self->m.map,
+			      AFTER_OFF, got, SIDE_LEN));
+	EXPECT_EQ(0U, bytes_mismatch(got, SIDE_LEN, 36));
+}
+
+/* ---- partial_time: a range against the whole buffer ---- */
+
+/* A 1 MiB range of a 64 MiB buffer, both directions, nine times each. */
+#define TIME_SIZE	SZ_64M
+#define TIME_RANGE	SZ_1M
+#define TIME_ROUNDS	9
+/* What the range must at least save: a conservative quarter of 64. */
+#define TIME_MIN_RATIO	4
+
+FIXTURE(partial_time) {
+	struct dma_state st;
+	struct edu_dev edu;
+	int buf;
+	__u32 handle;
+	struct cmabuf_edu_map m;
+};
+
+FIXTURE_SETUP(partial_time)
+{
+	self->buf = -1;
+	self->edu.fd = -1;
+	self->st.dev[0] = -1;
+	self->st.dev[1] = -1;
+	if (!path_is_bounce())
+		SKIP(return, "the guest was not booted with swiotlb=force");
+	state_begin(_metadata, &self->st);
+	edu_pick(_metadata, false, &self->edu);
+	ASSERT_EQ(0, buffer_alloc(self->st.dev[0], NULL, CMABUF_STRATEGY_AUTO,
+				  TIME_SIZE, &self->buf));
+	ASSERT_EQ(0, edu_attach(self->edu.fd, self->buf, &self->handle));
+	ASSERT_EQ(0, edu_map(self->edu.fd, self->handle, &self->m));
+}
+
+FIXTURE_TEARDOWN(partial_time)
+{
+	if (self->handle)
+		EXPECT_EQ(0, edu_detach(self->edu.fd, self->handle, 0));
+	if (self->buf >= 0)
+		close(self->buf);
+	edu_close(&self->edu);
+	state_end(_metadata, &self->st);
+}
+
+/*
+ * Each round: a whole-buffer DMA_BUF_IOCTL_SYNC, START then END, and the
+ * same with CMABUF_IOC_SYNC on 1 MiB in the middle, alternately, so that
+ * whatever slows the guest down slows both. Under swiotlb each copies what
+ * it syncs, both ways; the range must take well under the whole's time.
+ */
+TEST_F_TIMEOUT(partial_time, range_sync_is_faster_than_whole, TIMEOUT)
+{
+	unsigned long long whole[TIME_ROUNDS], part[TIME_ROUNDS], t;
+	unsigned long long mw, mp;
+	int i;
+
+	for (i = 0; i < TIME_ROUNDS; i++) {
+		t = now_ns();
+		ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_START));
+		ASSERT_EQ(0, dmabuf_sync(self->buf, DMA_BUF_SYNC_END));
+		whole[i] = now_ns() - t;
+		t = now_ns();
+		ASSERT_EQ(0, cmabuf_range_sync(self->st.dev[0], self->buf,
+					       DMA_BUF_SYNC_START |
+					       DMA_BUF_SYNC_RW,
+					       TIME_SIZE / 2, TIME_RANGE));
+		ASSERT_EQ(0, cmabuf_range_sync(self->st.dev[0], self->buf,
+					       DMA_BUF_SYNC_END |
+					       DMA_BUF_SYNC_RW,
+					       TIME_SIZE / 2, TIME_RANGE));
+		part[i] = now_ns() - t;
+	}
+	mw = median_ull(whole, TIME_ROUNDS);
+	mp = median_ull(part, TIME_ROUNDS);
+	TH_LOG("START+END under swiotlb, median (min..max) of %d:",
+	       TIME_ROUNDS);
+	TH_LOG("whole 64 MiB %llu us (%llu..%llu), 1 MiB range %llu us (%llu..%llu)",
+	       mw / 1000, whole[0] / 1000, whole[TIME_ROUNDS - 1] / 1000,
+	       mp / 1000, part[0] / 1000, part[TIME_ROUNDS - 1] / 1000);
+	TH_LOG("whole / range: %.1f", mp ? (double)mw / mp : 0.0);
+	EXPECT_LE(TIME_MIN_RATIO * mp, mw);
+}
+
+/* ---- wc_dma: a write-combined buffer and real DMA ---- */
+
+FIXTURE(wc_dma) {
+	struct dma_state st;
+	struct edu_dev edu;
+	int buf;
+	unsigned char *map[2];
+	bool wc;
+	__u32 handle;
+	struct cmabuf_edu_map m;
+};
+
+#define WC_SIZE		SZ_16M
+
+FIXTURE_SETUP(wc_dma)
+{
+	struct cmabuf_alloc_data data = {
+		.size = WC_SIZE,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+		.flags = CMABUF_ALLOC_WRITECOMBINE,
+	};
+	struct cmabuf_info info;
+	int i;
+
+	self->buf = -1;
+	self->map[0] = MAP_FAILED;
+	self->map[1] = MAP_FAILED;
+	self->edu.fd = -1;
+	self->st.dev[0] = -1;
+	self->st.dev[1] = -1;
+	state_begin(_metadata, &self->st);
+	edu_pick(_metadata, false, &self->edu);
+	ASSERT_EQ(0, edu_ioctl(self->st.dev[0], CMABUF_IOC_ALLOC, &data));
+	self->buf = data.fd;
+	self->wc = data.buf_flags & CMABUF_BUF_WRITECOMBINE;
+	ASSERT_EQ(0, cmabuf_get_info(self->st.dev[0], &info, NULL, 0));
+	EXPECT_EQ(!!(info.flags & CMABUF_INFO_WRITECOMBINE), self->wc);
+	for (i = 0; i < 2; i++) {
+		self->map[i] = mmap(NULL, WC_SIZE, PROT_READ | PROT_WRITE,
+				    MAP_SHARED, self->buf, 0);
+		ASSERT_NE(MAP_FAILED, self->map[i]);
+	}
+	ASSERT_EQ(0, edu_attach(self->edu.fd, self->buf, &self->handle));
+	ASSERT_EQ(0, edu_map(self->edu.fd, self->handle, &self->m));
+	TH_LOG("write-combined: %s; %s", self->wc ? "yes" : "no",
+	       path_is_bounce() ? "bounced" : "through the SMMU");
+}
+
+FIXTURE_TEARDOWN(wc_dma)
+{
+	int i;
+
+	if (self->handle)
+		EXPECT_EQ(0, edu_detach(self->edu.fd, self->handle, 0));
+	for (i = 0; i < 2; i++)
+		if (self->map[i] != MAP_FAILED)
+			munmap(self->map[i], WC_SIZE);
+	if (self->buf >= 0)
+		close(self->buf);
+	edu_close(&self->edu);
+	state_end(_metadata, &self->st);
+}
+
+/*
+ * Syncs a write-combined buffer does not need for the CPU's sake; a buffer
+ * that did not get it (swiotlb bounces) needs them for the bounce buffers.
+ */
+static void wc_dma_sync(struct __test_metadata *_metadata, bool wc, int buf,
+			__u64 flags)
+{
+	if (!wc)
+		ASSERT_EQ(0, dmabuf_sync(buf, flags));
+}
+
+TEST_F_TIMEOUT(wc_dma, device_reads_what_the_wc_mapping_wrote, TIMEOUT)
+{
+	const __u64 off = 3 * SZ_1M + 5;
+	unsigned char got[LEN];
+
+	bytes_fill(self->map[0] + off, LEN, 41);
+	wc_dma_sync(_metadata, self->wc, self->buf, DMA_BUF_SYNC_END);
+	ASSERT_EQ(0, edu_read(self->edu.fd, self->handle, self->m.map, off, got,
+			      LEN));
+	EXPECT_EQ(0U, bytes_mismatch(got, LEN, 41));
+}
+
+TEST_F_TIMEOUT(wc_dma, wc_mappings_read_what_the_device_wrote, TIMEOUT)
+{
+	const __u64 off = 5 * SZ_1M - 7;
+	unsigned char data[LEN];
+
+	bytes_fill(data, LEN, 42);
+	ASSERT_EQ(0, edu_write(self->edu.fd, self->handle, self->m.map, off,
+			       data, LEN));
+	wc_dma_sync(_metadata, self->wc, self->buf, DMA_BUF_SYNC_START);
+	EXPECT_EQ(0U, bytes_mismatch(self->map[0] + off, LEN, 42));
+	EXPECT_EQ(0U, bytes_mismatch(self->map[1] + off, LEN, 42));
+}
+
+/* The importer's kernel mapping of the buffer (vmap) reads the CPU's writes. */
+TEST_F_TIMEOUT(wc_dma, importer_vmap_reads_what_the_wc_mapping_wrote, TIMEOUT)
+{
+	struct cmabuf_importer_check chk;
+	int imp;
+
+	imp = open(IMPORTER_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, imp) TH_LOG("%s absent: is the importer loaded?",
+				 IMPORTER_DEV);
+	importer_pattern_fill(self->map[0], WC_SIZE, 43);
+	wc_dma_sync(_metadata, self->wc, self->buf, DMA_BUF_SYNC_END);
+	ASSERT_EQ(0, importer_check(imp, self->buf, 43, &chk));
+	close(imp);
+	EXPECT_EQ((__u32)CMABUF_IMPORTER_STEP_NONE, chk.failed_step)
+		TH_LOG("step %u failed: %d", chk.failed_step, chk.error);
+	EXPECT_EQ(WC_SIZE / CMABUF_IMPORTER_PATTERN_STRIDE, chk.words_checked);
+	EXPECT_EQ(0ULL, chk.mismatches)
+		TH_LOG("first at %#llx: %#llx",
+		       (unsigned long long)chk.first_bad_offset,
+		       (unsigned long long)chk.first_bad_value);
 }
 
 TEST_HARNESS_MAIN

@@ -10,8 +10,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <linux/cmabuf.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 
@@ -203,31 +207,203 @@ size_t bytes_mismatch(const unsigned char *p, size_t len, __u64 seed)
 	return bad;
 }
 
-/* DMA_BUF_IOCTL_SYNC with @flags, read and write. */
-int dmabuf_sync(int buf, __u64 flags)
+/* CMABUF_IOC_SYNC of [@off, @off + @len) of @buf, through instance @dev. */
+int cmabuf_range_sync(int dev, int buf, __u32 flags, __u64 off, __u64 len)
 {
-	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_RW };
+	struct cmabuf_sync sync = {
+		.fd = buf,
+		.flags = flags,
+		.offset = off,
+		.length = len,
+	};
 
-	return edu_ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync);
+	return edu_ioctl(dev, CMABUF_IOC_SYNC, &sync);
 }
 
-/* A buffer of @size from /dev/dma_heap/@heap. */
-int heap_alloc(const char *heap, __u64 size, int *buf)
+/* Nanoseconds of CLOCK_MONOTONIC. */
+unsigned long long now_ns(void)
 {
-	struct dma_heap_allocation_data data = {
-		.len = size,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	char path[128];
-	int fd, ret;
+	struct timespec ts;
 
-	snprintf(path, sizeof(path), "/dev/dma_heap/%s", heap);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n samples, which it sorts. */
+unsigned long long median_ull(unsigned long long *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_ull);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* /dev/kmsg, positioned after the last record: only new ones are read. */
+int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Records of @fd since it was opened (or last read) that contain both @a
+ * and @b; the text of the first is copied to @first.
+ */
+unsigned int kmsg_count(int fd, const char *a, const char *b, char *first,
+			size_t len)
+{
+	unsigned int n = 0;
+	char rec[2048];
+	ssize_t got;
+
+	if (first && len)
+		first[0] = '\0';
+	for (;;) {
+		got = read(fd, rec, sizeof(rec) - 1);
+		if (got < 0 && errno == EPIPE)
+			continue;	/* overwritten records: go on */
+		if (got <= 0)
+			break;
+		rec[got] = '\0';
+		if (!strstr(rec, a) || !strstr(rec, b))
+			continue;
+		if (!n++ && first && len)
+			snprintf(first, len, "%s", rec);
+	}
+	return n;
+}
+
+/* Where tracefs is: its own mount, or debugfs's; "" when nowhere. */
+static const char *trace_dir(void)
+{
+	if (!access("/sys/kernel/tracing/trace", W_OK))
+		return "/sys/kernel/tracing";
+	if (!access("/sys/kernel/debug/tracing/trace", W_OK))
+		return "/sys/kernel/debug/tracing";
+	return "";
+}
+
+/* Can the DMA API's events be traced here? */
+bool trace_available(void)
+{
+	return *trace_dir();
+}
+
+static int trace_write(const char *file, const char *s)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", trace_dir(), file);
+	return rel_write_str(path, s);
+}
+
+/* Empty the trace buffer, as "echo > trace" does: by truncating it. */
+static int trace_clear(void)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/trace", trace_dir());
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* The DMA API's sync events of every device, in a cleared buffer. */
+int trace_start(void)
+{
+	int ret;
+
+	ret = trace_write("events/dma/dma_sync_single_for_cpu/enable", "1");
+	if (!ret)
+		ret = trace_write("events/dma/dma_sync_single_for_device/enable",
+				  "1");
+	if (!ret)
+		ret = trace_clear();
+	if (!ret)
+		ret = trace_write("tracing_on", "1");
+	return ret;
+}
+
+void trace_stop(void)
+{
+	trace_write("events/dma/dma_sync_single_for_cpu/enable", "0");
+	trace_write("events/dma/dma_sync_single_for_device/enable", "0");
+	trace_clear();
+}
+
+/* What was traced since trace_start(), cleared after. */
+int trace_take(char *buf, size_t len)
+{
+	char path[256];
+	size_t got = 0;
+	ssize_t n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/trace", trace_dir());
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
-	ret = edu_ioctl(fd, DMA_HEAP_IOCTL_ALLOC, &data);
+	while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	buf[got] = '\0';
 	close(fd);
-	if (!ret)
-		*buf = data.fd;
-	return ret;
+	return trace_clear();
+}
+
+/*
+ * Lines of @trace of @event ("dma_sync_single_for_cpu") for device @dev in
+ * direction @dir ("FROM_DEVICE"), of @size bytes, or of any size for 0.
+ */
+unsigned int trace_count(const char *trace, const char *event,
+			 const char *dev, const char *dir,
+			 unsigned long long size)
+{
+	char head[160], tail[64];
+	const char *line = trace, *end, *p;
+	unsigned int n = 0;
+
+	snprintf(head, sizeof(head), " %s: %s dir=%s ", event, dev, dir);
+	snprintf(tail, sizeof(tail), " size=%llu\n", size);
+	for (; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		if (!end)
+			break;
+		p = strstr(line, head);
+		if (!p || p > end)
+			continue;
+		if (!size || !strncmp(end - strlen(tail) + 1, tail, strlen(tail)))
+			n++;
+	}
+	return n;
+}
+
+/* The name of the device behind misc device @misc ("cmabuf-general"). */
+int misc_parent_name(const char *misc, char *name, size_t len)
+{
+	char path[256], target[256];
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/misc/%s/device", misc);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return errno;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	snprintf(name, len, "%s", base ? base + 1 : target);
+	return 0;
 }

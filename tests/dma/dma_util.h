@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers of the cmabuf DMA test: the edu devices and their ioctls, byte
- * patterns, PCI driver binding, dma-heaps. With those of the reliability
+ * patterns, PCI driver binding, dma-heaps, CMABUF_IOC_SYNC, timing, the
+ * kernel log and the DMA API's trace events. With those of the reliability
  * programs (tests/stress/reliability_util.h), linked in. Every function
  * that can fail returns 0 or a positive errno.
  */
@@ -56,7 +57,22 @@ int pci_driver_bind(const char *driver, const char *pci, bool bind);
 void bytes_fill(unsigned char *p, size_t len, __u64 seed);
 size_t bytes_mismatch(const unsigned char *p, size_t len, __u64 seed);
 
-int dmabuf_sync(int buf, __u64 flags);
-int heap_alloc(const char *heap, __u64 size, int *buf);
+int cmabuf_range_sync(int dev, int buf, __u32 flags, __u64 off, __u64 len);
+
+unsigned long long now_ns(void);
+unsigned long long median_ull(unsigned long long *v, size_t n);
+
+int kmsg_open(void);
+unsigned int kmsg_count(int fd, const char *a, const char *b, char *first,
+			size_t len);
+
+bool trace_available(void);
+int trace_start(void);
+void trace_stop(void);
+int trace_take(char *buf, size_t len);
+unsigned int trace_count(const char *trace, const char *event,
+			 const char *dev, const char *dir,
+			 unsigned long long size);
+int misc_parent_name(const char *misc, char *name, size_t len);
 
 #endif /* DMA_UTIL_H */

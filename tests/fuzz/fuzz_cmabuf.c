@@ -263,7 +263,8 @@ static void fz_model_alloc(struct fz *f, int inst, const struct fz_call *c,
 	memcpy(&d, c->arg, fz_min(c->in, ksize));
 	if (c->out < offsetof(struct cmabuf_alloc_data, pad))
 		fz_err(e, EINVAL, "structure too short for fd");
-	if (d.alloc_size || d.strategy || d.fd || d.pad)
+	if (d.alloc_size || d.strategy || d.fd || d.pad || d.buf_flags ||
+	    d.pad2)
 		fz_err(e, EINVAL, "output field or pad not zero");
 	if (d.flags & ~CMABUF_ALLOC_VALID_FLAGS)
 		fz_err(e, EINVAL, "unknown flag");
@@ -382,6 +383,12 @@ void fz_op_alloc(struct fz *f)
 	err = fz_call(f, f->inst[inst].fd, &c, &out, sizeof(out));
 	if (!fz_judge(f, FZ_IOCTL, &e, err) || err)
 		goto unexpected;
+	/* Write-combined only when asked; the instance may say no. */
+	if (c.out >= offsetof(struct cmabuf_alloc_data, pad2) &&
+	    out.buf_flags & ~(d.flags & CMABUF_ALLOC_WRITECOMBINE ?
+			      CMABUF_BUF_WRITECOMBINE : 0))
+		fz_fail(f, FZ_IOCTL, "buf_flags %#x for flags %#x",
+			out.buf_flags, d.flags);
 	fz_alloc_done(f, inst, &rq, &d, &out);
 	return;
 
@@ -594,13 +601,14 @@ void fz_op_phys(struct fz *f)
 		fz_phys_check(f, e_fd->buf, out.phys, out.size);
 }
 
-/* The numbers of cmabuf's ioctls: ALLOC, INFO, PHYS and PREPARE. */
+/* The numbers of cmabuf's ioctls: ALLOC, INFO, PHYS, PREPARE and SYNC. */
 static bool fz_known_nr(unsigned int nr)
 {
 	return nr == _IOC_NR(CMABUF_IOC_ALLOC) ||
 	       nr == _IOC_NR(CMABUF_IOC_INFO) ||
 	       nr == _IOC_NR(CMABUF_IOC_PHYS) ||
-	       nr == _IOC_NR(CMABUF_IOC_PREPARE);
+	       nr == _IOC_NR(CMABUF_IOC_PREPARE) ||
+	       nr == _IOC_NR(CMABUF_IOC_SYNC);
 }
 
 /*

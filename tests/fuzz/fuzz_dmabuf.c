@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <linux/dma-buf.h>
 
+#include "cmabuf_test_util.h"
 #include "fuzz.h"
 
 #define FZ_HUGE		BIT_ULL(47)	/* lengths the generator calls huge */
@@ -407,17 +408,10 @@ void fz_op_sync(struct fz *f)
 /* The name DMA_BUF_SET_NAME must have stored, as fdinfo shows it. */
 static void fz_check_name(struct fz *f, int fd, const char *want)
 {
-	char path[64], line[128], got[64] = "";
-	FILE *fp;
+	char got[64] = "";
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	fp = fopen(path, "re");
-	if (!fp)
-		return;
-	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "name: %63[^\n]", got) == 1)
-			break;
-	fclose(fp);
+	/* got stays "" when fdinfo shows no name. */
+	cmabuf_fdinfo(fd, "name", got, sizeof(got));
 	if (strcmp(got, want))
 		fz_fail(f, FZ_DMABUF, "fdinfo name \"%s\", expected \"%s\"",
 			got, want);

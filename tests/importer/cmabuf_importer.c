@@ -3,7 +3,9 @@
  * cmabuf_importer: a test driver that imports dma-bufs like a device does.
  *
  * It registers a platform device of its own, gives it a 64-bit DMA mask and
- * a misc device, /dev/cmabuf_importer. Through that, userspace hands it a
+ * a misc device, /dev/cmabuf_importer; and a second one with a 32-bit mask,
+ * /dev/cmabuf_importer32, as a device that only reaches the first 4 GiB
+ * (most camera and display engines). Through either, userspace hands it a
  * dma-buf fd and it attaches, maps, vmaps and accesses the buffer as a
  * device driver would, reporting every step (CMABUF_IMPORTER_IOC_CHECK); or
  * it keeps the buffer attached after userspace has let go
@@ -17,6 +19,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/iosys-map.h>
 #include <linux/miscdevice.h>
+#include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/scatterlist.h>
@@ -30,6 +33,7 @@
 #include "cmabuf_importer.h"
 
 #define CMABUF_IMPORTER_NAME	"cmabuf_importer"
+#define CMABUF_IMPORTER32_NAME	"cmabuf_importer32"
 
 /* Kernels without kzalloc_obj() (6.12) get it from kzalloc(). */
 #ifndef kzalloc_obj
@@ -64,6 +68,7 @@ struct cmabuf_importer_held {
 };
 
 static struct platform_device *cmabuf_importer_pdev;
+static struct platform_device *cmabuf_importer32_pdev;
 
 /* Record the outcome @err of @step in @chk; returns @err. */
 static int cmabuf_importer_step(struct cmabuf_importer_check *chk, u32 step,
@@ -432,8 +437,9 @@ static const struct file_operations cmabuf_importer_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-static int __init cmabuf_importer_probe(struct platform_device *pdev)
+static int cmabuf_importer_probe(struct platform_device *pdev)
 {
+	unsigned int bits = platform_get_device_id(pdev)->driver_data;
 	struct device *dev = &pdev->dev;
 	struct cmabuf_importer *imp;
 	int ret;
@@ -444,18 +450,19 @@ static int __init cmabuf_importer_probe(struct platform_device *pdev)
 
 	/*
 	 * No firmware node describes this device, so nothing set up its DMA:
-	 * it gets the direct mapping and says it can reach all of memory,
-	 * in one segment of any length.
+	 * it gets the direct mapping and says it can reach memory up to its
+	 * mask, in one segment of any length.
 	 */
-	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(bits));
 	if (ret)
-		return dev_err_probe(dev, ret, "cannot use a 64-bit DMA mask\n");
+		return dev_err_probe(dev, ret, "cannot use a %u-bit DMA mask\n",
+				     bits);
 	dma_set_max_seg_size(dev, UINT_MAX);
 
 	imp->dev = dev;
 	xa_init_flags(&imp->holds, XA_FLAGS_ALLOC1);
 	imp->misc.minor = MISC_DYNAMIC_MINOR;
-	imp->misc.name = CMABUF_IMPORTER_NAME;
+	imp->misc.name = dev_name(dev);
 	imp->misc.fops = &cmabuf_importer_fops;
 	imp->misc.parent = dev;
 	imp->misc.mode = 0600;
@@ -486,24 +493,67 @@ static void cmabuf_importer_remove(struct platform_device *pdev)
 	xa_destroy(&imp->holds);
 }
 
+/* The devices, by name, and the width of their DMA masks. */
+static const struct platform_device_id cmabuf_importer_ids[] = {
+	{ .name = CMABUF_IMPORTER_NAME, .driver_data = 64 },
+	{ .name = CMABUF_IMPORTER32_NAME, .driver_data = 32 },
+	{ }
+};
+
 static struct platform_driver cmabuf_importer_driver = {
 	.driver = {
 		.name = CMABUF_IMPORTER_NAME,
+		.suppress_bind_attrs = true,
 	},
+	.probe = cmabuf_importer_probe,
 	.remove = cmabuf_importer_remove,
+	.id_table = cmabuf_importer_ids,
 };
+
+/* Both devices must probe: a test that finds one missing would skip. */
+static struct platform_device *cmabuf_importer_add(const char *name)
+{
+	struct platform_device *pdev;
+
+	pdev = platform_device_register_simple(name, PLATFORM_DEVID_NONE,
+					       NULL, 0);
+	if (!IS_ERR(pdev) && !platform_get_drvdata(pdev)) {
+		platform_device_unregister(pdev);
+		return ERR_PTR(-ENODEV);
+	}
+	return pdev;
+}
 
 static int __init cmabuf_importer_init(void)
 {
-	cmabuf_importer_pdev = platform_create_bundle(&cmabuf_importer_driver,
-						      cmabuf_importer_probe,
-						      NULL, 0, NULL, 0);
-	return PTR_ERR_OR_ZERO(cmabuf_importer_pdev);
+	int ret;
+
+	ret = platform_driver_register(&cmabuf_importer_driver);
+	if (ret)
+		return ret;
+	cmabuf_importer_pdev = cmabuf_importer_add(CMABUF_IMPORTER_NAME);
+	if (IS_ERR(cmabuf_importer_pdev)) {
+		ret = PTR_ERR(cmabuf_importer_pdev);
+		goto unregister_driver;
+	}
+	cmabuf_importer32_pdev = cmabuf_importer_add(CMABUF_IMPORTER32_NAME);
+	if (IS_ERR(cmabuf_importer32_pdev)) {
+		ret = PTR_ERR(cmabuf_importer32_pdev);
+		goto unregister_pdev;
+	}
+	return 0;
+
+unregister_pdev:
+	platform_device_unregister(cmabuf_importer_pdev);
+unregister_driver:
+	platform_driver_unregister(&cmabuf_importer_driver);
+	return ret;
 }
 module_init(cmabuf_importer_init);
 
 static void __exit cmabuf_importer_exit(void)
 {
+	platform_device_unregister(cmabuf_importer32_pdev);
 	platform_device_unregister(cmabuf_importer_pdev);
 	platform_driver_unregister(&cmabuf_importer_driver);
 }

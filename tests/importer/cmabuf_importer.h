@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * cmabuf_importer: a test driver that imports dma-bufs the way a device
- * driver does, through its misc device /dev/cmabuf_importer.
+ * driver does, through its misc devices: /dev/cmabuf_importer, a device
+ * that reaches all of memory, and /dev/cmabuf_importer32, one whose DMA
+ * mask is 32 bits. Neither is behind an IOMMU.
  *
- * The ioctls below are issued on that device (mode 0600). The structures
+ * The ioctls below are issued on either device (mode 0600). The structures
  * have a fixed size: a command with any other size is unknown (ENOTTY).
  */
 #ifndef _UAPI_CMABUF_IMPORTER_H

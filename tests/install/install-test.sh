@@ -31,7 +31,7 @@ if [ ! -f "$kdir/Module.symvers" ]; then
 	echo "1..0 # SKIP kernel $kernel is not built"
 	exit 0
 fi
-echo "1..15"
+echo "1..16"
 
 # The sources as a checkout has them: tracked and new files, no build/.
 rm -rf "$work"
@@ -125,6 +125,16 @@ bin=$root/usr/bin/cmabufctl
 [ -x "$bin" ] && "$bin" --version | grep -qx "cmabufctl $version" &&
 	! grep -q /dev/cmabuf_importer "$bin"
 r=$?; ok $r "cmabufctl runs, says $version, holds no test importer code"
+
+# Test-bed machinery (share, bench's peers) is only in the TESTS=1 build.
+out=$("$bin" share 2>&1)
+rc=$?
+[ $rc -eq 2 ] && grep -q "unknown command 'share'" <<<"$out" &&
+	! "$bin" --help | grep -qw share &&
+	! "$bin" bench --help | grep -q 'cma-heap\|cma-debugfs\|--heap' &&
+	! grep -qw 'share\|cma\\-heap\|cma\\-debugfs' "$root/usr/share/man/man1/cmabufctl.1"
+r=$?; ok $r "the installed cmabufctl neither offers nor documents share or bench's peers"
+diag $r "$out"
 
 man=$root/usr/share/man/man1/cmabufctl.1
 out=$(MANWIDTH=80 man --warnings -l "$man" 2>&1 >/dev/null)

@@ -8,6 +8,9 @@
  *   cmabuf_probe     a platform device bound to the driver, and a buffer
  *                    that outlives the binding
  *   cmabuf_sg        scatterlists cut to an importer's segment limits
+ *   cmabuf_dma       DMA masks that reach an area, and the instance's own
+ *                    device: its mask, its cache maintenance, and the
+ *                    write-combined mappings it makes possible
  *   cmabuf_zero      clearing, alone and on every CPU, of dirtied ranges
  *
  * The arithmetic and strategy suites call the driver's pure helpers with
@@ -25,10 +28,17 @@
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/iosys-map.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/platform_device.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
+#include <linux/swiotlb.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include <uapi/linux/dma-buf.h>
 
 #include "cmabuf.h"
 
@@ -59,7 +69,7 @@ static const struct cmabuf_limits cmabuf_lim_legacy = {
 
 static void cmabuf_uapi_alloc_data(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, 40, sizeof(struct cmabuf_alloc_data));
+	KUNIT_EXPECT_EQ(test, 48, sizeof(struct cmabuf_alloc_data));
 	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_alloc_data, size));
 	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_alloc_data, alloc_size));
 	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_alloc_data, align));
@@ -68,11 +78,13 @@ static void cmabuf_uapi_alloc_data(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 28, offsetof(struct cmabuf_alloc_data, strategy));
 	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_alloc_data, fd));
 	KUNIT_EXPECT_EQ(test, 36, offsetof(struct cmabuf_alloc_data, pad));
+	KUNIT_EXPECT_EQ(test, 40, offsetof(struct cmabuf_alloc_data, buf_flags));
+	KUNIT_EXPECT_EQ(test, 44, offsetof(struct cmabuf_alloc_data, pad2));
 }
 
 static void cmabuf_uapi_info(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, 80, sizeof(struct cmabuf_info));
+	KUNIT_EXPECT_EQ(test, 88, sizeof(struct cmabuf_info));
 	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_info, area_name_ptr));
 	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_info, area_name_size));
 	KUNIT_EXPECT_EQ(test, 12, offsetof(struct cmabuf_info, area_name_len));
@@ -87,6 +99,8 @@ static void cmabuf_uapi_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 68, offsetof(struct cmabuf_info, flags));
 	KUNIT_EXPECT_EQ(test, 72, offsetof(struct cmabuf_info, min_compound_order));
 	KUNIT_EXPECT_EQ(test, 76, offsetof(struct cmabuf_info, version));
+	KUNIT_EXPECT_EQ(test, 80, offsetof(struct cmabuf_info, dma_bits));
+	KUNIT_EXPECT_EQ(test, 84, offsetof(struct cmabuf_info, pad));
 }
 
 static void cmabuf_uapi_phys(struct kunit *test)
@@ -110,6 +124,15 @@ static void cmabuf_uapi_prepare(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 28, offsetof(struct cmabuf_prepare, pad));
 }
 
+static void cmabuf_uapi_sync(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 24, sizeof(struct cmabuf_sync));
+	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_sync, fd));
+	KUNIT_EXPECT_EQ(test, 4, offsetof(struct cmabuf_sync, flags));
+	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_sync, offset));
+	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_sync, length));
+}
+
 static void cmabuf_uapi_check_cmd(struct kunit *test, unsigned int cmd,
 				  unsigned int nr, unsigned int size)
 {
@@ -130,6 +153,12 @@ static void cmabuf_uapi_ioctl_numbers(struct kunit *test)
 			      sizeof(struct cmabuf_phys));
 	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PREPARE, 4,
 			      sizeof(struct cmabuf_prepare));
+	/* SYNC has nothing to say back: write-only. */
+	KUNIT_EXPECT_EQ(test, 0xB9, _IOC_TYPE(CMABUF_IOC_SYNC));
+	KUNIT_EXPECT_EQ(test, 5, _IOC_NR(CMABUF_IOC_SYNC));
+	KUNIT_EXPECT_EQ(test, _IOC_WRITE, _IOC_DIR(CMABUF_IOC_SYNC));
+	KUNIT_EXPECT_EQ(test, sizeof(struct cmabuf_sync),
+			_IOC_SIZE(CMABUF_IOC_SYNC));
 }
 
 static void cmabuf_uapi_constants(struct kunit *test)
@@ -140,7 +169,11 @@ static void cmabuf_uapi_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 3, CMABUF_STRATEGY_LEGACY);
 	KUNIT_EXPECT_EQ(test, 4, CMABUF_STRATEGY_COUNT);
 	KUNIT_EXPECT_EQ(test, 0x8U, CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY));
-	KUNIT_EXPECT_EQ(test, 0xffU, CMABUF_ALLOC_VALID_FLAGS);
+	KUNIT_EXPECT_EQ(test, 0x1ffU, CMABUF_ALLOC_VALID_FLAGS);
+	KUNIT_EXPECT_EQ(test, 0x100U, CMABUF_ALLOC_WRITECOMBINE);
+	KUNIT_EXPECT_EQ(test, 0x1U, CMABUF_BUF_WRITECOMBINE);
+	KUNIT_EXPECT_EQ(test, DMA_BUF_SYNC_RW | DMA_BUF_SYNC_END,
+			CMABUF_SYNC_VALID_FLAGS);
 	KUNIT_EXPECT_EQ(test, O_CLOEXEC | O_ACCMODE, CMABUF_VALID_FD_FLAGS);
 	KUNIT_EXPECT_EQ(test, 40, CMABUF_ALIGN_MAX);
 	KUNIT_EXPECT_EQ(test, 0x1U, CMABUF_INFO_AREA_STATS);
@@ -148,6 +181,8 @@ static void cmabuf_uapi_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0x4U, CMABUF_INFO_MMAP_PMD);
 	KUNIT_EXPECT_EQ(test, 0x8U, CMABUF_INFO_MMAP_PLACED);
 	KUNIT_EXPECT_EQ(test, 0x10U, CMABUF_INFO_CLEARS_FROZEN);
+	KUNIT_EXPECT_EQ(test, 0x20U, CMABUF_INFO_CACHE_SYNC);
+	KUNIT_EXPECT_EQ(test, 0x40U, CMABUF_INFO_WRITECOMBINE);
 	/* PREPARE's flags: ALLOC's strategy byte, then its own bits. */
 	KUNIT_EXPECT_EQ(test, 0x100U, CMABUF_PREPARE_WAIT);
 	KUNIT_EXPECT_EQ(test, 0x1ffU, CMABUF_PREPARE_VALID_FLAGS);
@@ -159,6 +194,7 @@ static struct kunit_case cmabuf_uapi_cases[] = {
 	KUNIT_CASE(cmabuf_uapi_info),
 	KUNIT_CASE(cmabuf_uapi_phys),
 	KUNIT_CASE(cmabuf_uapi_prepare),
+	KUNIT_CASE(cmabuf_uapi_sync),
 	KUNIT_CASE(cmabuf_uapi_ioctl_numbers),
 	KUNIT_CASE(cmabuf_uapi_constants),
 	{}
@@ -549,9 +585,117 @@ static void cmabuf_probe_buffer_outlives_unbind(struct kunit *test)
 	cmabuf_dev_put(cdev);
 }
 
+/*
+ * The instance's own device maps buffers for cache maintenance: it gets a
+ * 64-bit mask. Without a node it has the architecture's default coherency,
+ * which on arm64 is none: its CPU access is maintained, and buffers may be
+ * write-combined, unless its mappings would bounce.
+ */
+static void cmabuf_probe_dma_setup(struct kunit *test)
+{
+	struct platform_device *pdev;
+	struct cmabuf_dev *cdev;
+	bool syncs;
+
+	cdev = cmabuf_probe_bind(test, &pdev);
+	KUNIT_ASSERT_NOT_NULL(test, pdev->dev.dma_mask);
+	KUNIT_EXPECT_EQ(test, DMA_BIT_MASK(64), *pdev->dev.dma_mask);
+	KUNIT_EXPECT_EQ(test, DMA_BIT_MASK(64), pdev->dev.coherent_dma_mask);
+	KUNIT_EXPECT_TRUE(test, cdev->dev_dma);
+	KUNIT_EXPECT_EQ(test, 0U, cmabuf_dma_bits(cdev->area_end));
+	if (IS_ENABLED(CONFIG_ARM64))
+		KUNIT_EXPECT_FALSE(test, dev_is_dma_coherent(&pdev->dev));
+	syncs = !dev_is_dma_coherent(&pdev->dev) &&
+		!is_swiotlb_force_bounce(&pdev->dev);
+	KUNIT_EXPECT_EQ(test, syncs ? CMABUF_INFO_CACHE_SYNC |
+				      CMABUF_INFO_WRITECOMBINE : 0,
+			cmabuf_dmabuf_cache_flags(cdev));
+
+	/* Without a buffer, nothing else keeps the instance past the unbind. */
+	cmabuf_dev_get(cdev);
+	device_release_driver(&pdev->dev);
+	KUNIT_EXPECT_FALSE(test, cdev->dev_dma);
+	cmabuf_dev_put(cdev);
+}
+
+/* Is the user mapping at @addr write-combined? */
+static bool cmabuf_probe_vma_wc(struct kunit *test, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	bool wc;
+
+	mmap_read_lock(current->mm);
+	vma = find_vma(current->mm, addr);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	wc = pgprot_val(vma->vm_page_prot) ==
+	     pgprot_val(pgprot_writecombine(vma->vm_page_prot));
+	mmap_read_unlock(current->mm);
+	return wc;
+}
+
+/*
+ * A write-combined buffer's kernel mapping is not the linear map's, and
+ * its user mappings are write-combined, and both see the same bytes; a
+ * buffer that did not ask keeps the linear map and cacheable mappings.
+ */
+static void cmabuf_probe_wc_mappings(struct kunit *test)
+{
+	const size_t size = 4 * PAGE_SIZE;
+	struct dma_buf *plain, *wc_buf;
+	struct platform_device *pdev;
+	struct iosys_map map = {};
+	struct cmabuf_dev *cdev;
+	unsigned long addr;
+	u32 word = 0;
+
+	cdev = cmabuf_probe_bind(test, &pdev);
+	if (!(cmabuf_dmabuf_cache_flags(cdev) & CMABUF_INFO_WRITECOMBINE))
+		kunit_skip(test, "the instance's device is coherent or bounces");
+
+	plain = cmabuf_dmabuf_alloc(cdev, size, 0, CMABUF_STRATEGY_AUTO,
+				    O_RDWR, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(plain));
+	wc_buf = cmabuf_dmabuf_alloc(cdev, size, 0, CMABUF_STRATEGY_AUTO,
+				     O_RDWR, NULL, NULL);
+	if (IS_ERR(wc_buf)) {
+		dma_buf_put(plain);
+		KUNIT_FAIL(test, "allocation failed: %pe", wc_buf);
+		return;
+	}
+	KUNIT_EXPECT_TRUE(test, cmabuf_dmabuf_writecombine(wc_buf));
+
+	KUNIT_EXPECT_EQ(test, 0, dma_buf_vmap_unlocked(wc_buf, &map));
+	if (!iosys_map_is_null(&map)) {
+		KUNIT_EXPECT_TRUE(test, is_vmalloc_addr(map.vaddr));
+		KUNIT_EXPECT_NULL(test, memchr_inv(map.vaddr, 0, size));
+		iosys_map_wr(&map, PAGE_SIZE, u32, 0xc0ffee);
+		dma_buf_vunmap_unlocked(wc_buf, &map);
+	}
+
+	addr = kunit_vm_mmap(test, wc_buf->file, 0, size,
+			     PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+	KUNIT_ASSERT_NE(test, 0UL, addr);
+	KUNIT_EXPECT_TRUE(test, cmabuf_probe_vma_wc(test, addr));
+	KUNIT_EXPECT_EQ(test, 0UL,
+			copy_from_user(&word, (void __user *)(addr + PAGE_SIZE),
+				       sizeof(word)));
+	KUNIT_EXPECT_EQ(test, 0xc0ffeeU, word);
+
+	addr = kunit_vm_mmap(test, plain->file, 0, size,
+			     PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+	KUNIT_ASSERT_NE(test, 0UL, addr);
+	KUNIT_EXPECT_FALSE(test, cmabuf_probe_vma_wc(test, addr));
+
+	dma_buf_put(wc_buf);
+	dma_buf_put(plain);
+	flush_delayed_fput();
+}
+
 static struct kunit_case cmabuf_probe_cases[] = {
 	KUNIT_CASE(cmabuf_probe_default_area),
 	KUNIT_CASE(cmabuf_probe_buffer_outlives_unbind),
+	KUNIT_CASE(cmabuf_probe_dma_setup),
+	KUNIT_CASE(cmabuf_probe_wc_mappings),
 	{}
 };
 
@@ -684,6 +828,63 @@ static struct kunit_suite cmabuf_sg_suite = {
 	.test_cases = cmabuf_sg_cases,
 };
 
+/* ---- cmabuf_dma ---- */
+
+static void cmabuf_dma_bits_of_ends(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 0U, cmabuf_dma_bits(0));
+	KUNIT_EXPECT_EQ(test, 32U, cmabuf_dma_bits(0xffffffffULL));
+	KUNIT_EXPECT_EQ(test, 31U, cmabuf_dma_bits(0x4fffffffULL));
+	/* The test bed's large-pool: the GiB at 4 GiB. */
+	KUNIT_EXPECT_EQ(test, 33U, cmabuf_dma_bits(0x13fffffffULL));
+	KUNIT_EXPECT_EQ(test, 36U, cmabuf_dma_bits(0xfffffffffULL));
+	KUNIT_EXPECT_EQ(test, 40U, cmabuf_dma_bits(0xffffffffffULL));
+}
+
+/*
+ * A platform device no driver binds: no IOMMU, no DMA ops, the direct
+ * mapping with the mask the test gives it.
+ */
+static struct device *cmabuf_dma_device(struct kunit *test, unsigned int bits)
+{
+	struct platform_device *pdev;
+
+	pdev = kunit_platform_device_alloc(test, "cmabuf-kunit-importer",
+					   PLATFORM_DEVID_AUTO);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pdev);
+	if (dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(bits)))
+		kunit_skip(test, "this system takes no %u-bit DMA mask", bits);
+	KUNIT_ASSERT_TRUE(test, cmabuf_dev_direct(&pdev->dev));
+	return &pdev->dev;
+}
+
+static void cmabuf_dma_reach_by_mask(struct kunit *test)
+{
+	struct device *dev32 = cmabuf_dma_device(test, 32);
+	struct device *dev64 = cmabuf_dma_device(test, 64);
+
+	KUNIT_EXPECT_TRUE(test, cmabuf_dev_reaches(dev32, 0x80000000, SZ_4K));
+	KUNIT_EXPECT_TRUE(test, cmabuf_dev_reaches(dev32, 0xfffff000, SZ_4K));
+	/* Its last byte one past the mask. */
+	KUNIT_EXPECT_FALSE(test, cmabuf_dev_reaches(dev32, 0xfffff000,
+						    2 * SZ_4K));
+	KUNIT_EXPECT_FALSE(test, cmabuf_dev_reaches(dev32, 0x100000000ULL,
+						    SZ_4K));
+	KUNIT_EXPECT_TRUE(test, cmabuf_dev_reaches(dev64, 0x100000000ULL,
+						   SZ_1G));
+}
+
+static struct kunit_case cmabuf_dma_cases[] = {
+	KUNIT_CASE(cmabuf_dma_bits_of_ends),
+	KUNIT_CASE(cmabuf_dma_reach_by_mask),
+	{}
+};
+
+static struct kunit_suite cmabuf_dma_suite = {
+	.name = "cmabuf_dma",
+	.test_cases = cmabuf_dma_cases,
+};
+
 /**
  * struct cmabuf_zero_case - one clearing: a size and the CPUs it may use
  * @name: for the KTAP output.
@@ -754,7 +955,7 @@ static struct kunit_suite cmabuf_zero_suite = {
 
 kunit_test_suites(&cmabuf_uapi_suite, &cmabuf_arith_suite,
 		  &cmabuf_strategy_suite, &cmabuf_probe_suite,
-		  &cmabuf_sg_suite, &cmabuf_zero_suite);
+		  &cmabuf_sg_suite, &cmabuf_dma_suite, &cmabuf_zero_suite);
 
 MODULE_DESCRIPTION("KUnit suites of cmabuf");
 MODULE_LICENSE("GPL");

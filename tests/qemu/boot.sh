@@ -127,7 +127,7 @@ elif [ -z "$cmdline" ]; then
 fi
 if [ -z "$timeout" ]; then
 	case $kernel in
-	*-debug) timeout=3000 ;;
+	*-debug) timeout=4200 ;;
 	*) timeout=1500 ;;
 	esac
 fi

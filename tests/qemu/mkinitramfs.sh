@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # mkinitramfs.sh KERNEL OUT: pack the guest's initramfs for KERNEL: busybox,
-# /init, the suites, every arm64 program in build/arm64/bin and every module
-# built for KERNEL. The kernel's own gen_init_cpio writes the archive, so no
+# /init, the suites with the kernel's ktap_helpers.sh, every arm64 program in
+# build/arm64/bin and every module built for KERNEL. The kernel's own gen_init_cpio writes the archive, so no
 # device node or ownership needs root on the host.
 
 set -euo pipefail
@@ -15,6 +15,9 @@ kernel=${1:?usage: mkinitramfs.sh KERNEL OUT}
 out=${2:?usage: mkinitramfs.sh KERNEL OUT}
 gen=$(kernel_out_dir "$kernel")/usr/gen_init_cpio
 [ -x "$gen" ] || die "$gen missing: build kernel $kernel first"
+
+ktap=$(kernel_src_dir 7.2)/tools/testing/selftests/kselftest/ktap_helpers.sh
+[ -f "$ktap" ] || die "$ktap missing: unpack the 7.2 tree (make kernels)"
 
 busybox=$CMABUF_BUILD/guest/busybox
 bash "$here/fetch-busybox.sh" "$busybox"
@@ -56,6 +59,8 @@ trap 'rm -f "$list"' EXIT
 	for f in "$top"/tests/suites/*; do
 		echo "file /suites/$(basename "$f") $f 0755 0 0"
 	done
+	# The kernel's KTAP helpers, which tap-lib.sh sources.
+	echo "file /suites/ktap_helpers.sh $ktap 0644 0 0"
 } >"$list"
 
 mkdir -p "$(dirname "$out")"

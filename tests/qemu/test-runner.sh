@@ -7,8 +7,9 @@
 # missing plan, a time-out and the other ways a run goes wrong must each
 # fail it; so must logs left by an earlier run, a boot.sh that failed, a
 # suite that plans no test, the suites that find nothing to run or scan
-# or cannot run what they are for, and speedup checks without their
-# kernel's results. boot.sh itself must
+# or cannot run what they are for, a suite without the kernel's KTAP
+# helpers, and speedup checks without their kernel's results. boot.sh
+# itself must
 # remove the old logs before anything can fail. With a built 7.2 kernel, a
 # real boot with a one-second limit is also checked to fail. Prints TAP.
 
@@ -103,7 +104,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..49"
+echo "1..52"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -291,6 +292,16 @@ host_expect kunit_module_missing_fails fail "was not built" \
 host_expect kmemleak_scan_refused_fails fail "not ok kmemleak scanned" \
 	env CMABUF_KMEMLEAK=/proc/version sh "$top/tests/suites/kmemleak.sh"
 
+# A suite that prints TAP through tap-lib.sh fails when the kernel's KTAP
+# helpers are missing (the guest's /suites/ktap_helpers.sh, the host's 7.2
+# tree), rather than print nothing and pass; and with them, it passes.
+printf '. "%s/tests/suites/tap-lib.sh"\necho "TAP version 13"\necho "1..1"\nok 0 "a * test"\n[ $fails -eq 0 ]\n' \
+	"$top" >"$work/ktap-suite.sh"
+host_expect ktap_helpers_missing_fails fail "no TAP output" \
+	env KTAP_HELPERS="$work/none" sh "$work/ktap-suite.sh"
+host_expect ktap_helpers_print_the_tap pass '^1 passed, 0 failed' \
+	env CMABUF_BUILD="${CMABUF_BUILD:-$top/build}" sh "$work/ktap-suite.sh"
+
 # The compat suite fails without its 32-bit program.
 host_expect compat_without_program_fails fail "the 32-bit uapi tests, is not installed" \
 	env CMABUF_COMPAT_TEST="$work/none" sh "$top/tests/suites/compat.sh"
@@ -311,7 +322,7 @@ host_expect lifecycle_heap_without_heaps_fails fail "heap-defaults must run firs
 	sh "$top/tests/suites/lifecycle-heap.sh"
 
 # The loaded suites, on the host with made-up programs: a cmabufctl whose
-# load-64m results are as FAKE_* say, and a cmabuf_load that starts
+# load-64m document has results as FAKE_* say, and a cmabuf_load that starts
 # unless FAKE_LOAD_FAILS. The suite fails when the load does not start, a
 # cmabuf strategy's loaded allocation fails, or COMPOUND's median falls
 # behind the heap's; the fuzzer and the stress test under load fail when
@@ -319,13 +330,18 @@ host_expect lifecycle_heap_without_heaps_fails fail "heap-defaults must run firs
 mkdir -p "$work/load/bin" "$work/load/tmp" "$work/load/nobin"
 cat >"$work/load/bin/cmabufctl" <<'FAKE'
 #!/bin/sh
+printf '{"format": 1, "kernel": "7.2", "workload": "load-64m", "results": ['
+sep=
 for p in cmabuf-compound cmabuf-frozen cmabuf-legacy cma-heap; do
 	f=0
 	[ "$p" = "$FAKE_FAIL" ] && f=1
 	ms=100
 	[ "$p" = cmabuf-compound ] && ms=${FAKE_COMPOUND_MS:-95}
-	echo "{\"format\": 1, \"kernel\": \"7.2\", \"path\": \"$p\", \"workload\": \"load-64m\", \"phase\": \"alloc\", \"median_ns\": ${ms}000000, \"n\": $((4 - f)), \"attempts\": 4, \"failures\": $f}"
+	printf '%s{"path": "%s", "phase": "alloc", "target": null, "median_ns": %s000000, "n": %s, "attempts": 4, "failures": %s, "counters": {"pgmigrate_success": [1, 2, 3, 4]}}' \
+		"$sep" "$p" "$ms" $((4 - f)) "$f"
+	sep=", "
 done
+echo ']}'
 FAKE
 cat >"$work/load/bin/cmabuf_load" <<'FAKE'
 #!/bin/sh
@@ -337,7 +353,7 @@ chmod +x "$work/load/bin/"* "$work/load/nobin/"*
 load_suite() {
 	env PATH="$work/load/bin:$PATH" TMPDIR="$work/load/tmp" \
 		CMABUF_SUITE_LIB="$top/tests/suites" CMABUF_TRACEFS="$work/none" \
-		CMABUF_DEBUGFS="$work/none" "$@"
+		CMABUF_DEBUGFS="$work/none" CMABUF_BUILD="${CMABUF_BUILD:-$top/build}" "$@"
 }
 host_expect load_suite_clean_passes pass '^[0-9]+ passed, 0 failed' \
 	load_suite sh "$top/tests/suites/load.sh"
@@ -350,7 +366,8 @@ host_expect load_suite_load_not_started_fails fail "not ok the load fills large-
 host_expect load_suite_without_load_program_fails fail "cmabuf_load (tests/load) is not installed" \
 	env PATH="$work/load/nobin:/usr/bin:/bin" TMPDIR="$work/load/tmp" \
 	CMABUF_SUITE_LIB="$top/tests/suites" CMABUF_TRACEFS="$work/none" \
-	CMABUF_DEBUGFS="$work/none" sh "$top/tests/suites/load.sh"
+	CMABUF_DEBUGFS="$work/none" CMABUF_BUILD="${CMABUF_BUILD:-$top/build}" \
+	sh "$top/tests/suites/load.sh"
 host_expect fuzz_load_without_load_fails fail "the memory load did not start" \
 	load_suite env FAKE_LOAD_FAILS=1 sh "$top/tests/suites/fuzz-load.sh"
 host_expect stress_load_without_load_fails fail "the memory load did not start" \
@@ -415,6 +432,27 @@ if [[ " $alone " == *" speedup "* && " $alone " != *" fuzz "* ]]; then
 	echo "ok $n speedup_runs_alone"
 else
 	echo "not ok $n speedup_runs_alone # '$alone'"
+	fails=$((fails + 1))
+fi
+
+# The kernel scripts apply and read a series' NNNN-*.patch files only: a
+# cover letter that `git format-patch --cover-letter` put beside them holds
+# no diff (patch(1) would fail the unpack) and is left out; a series
+# without patches lists none (both scripts stop then).
+n=$((n + 1))
+ptop=$work/patches-top
+mkdir -p "$ptop/kernel/patches/7.2" "$ptop/kernel/patches/6.12"
+for f in 0000-cover-letter.patch 0001-a.patch 0002-b.patch notes.txt; do
+	: >"$ptop/kernel/patches/7.2/$f"
+done
+listed=$( (. "$top/kernel/common.sh"
+	CMABUF_TOP=$ptop
+	series_patches 7.2 | xargs -n1 basename | tr '\n' ' '
+	series_patches 6.12 | wc -l) )
+if [ "$listed" = "0001-a.patch 0002-b.patch 0" ]; then
+	echo "ok $n series_patches_leave_out_the_cover_letter"
+else
+	echo "not ok $n series_patches_leave_out_the_cover_letter # '$listed'"
 	fails=$((fails + 1))
 fi
 

@@ -42,19 +42,13 @@
 
 #include "kselftest_harness.h"
 #include "kbench.h"
+#include "cmabuf_test_util.h"
 #include "reliability_util.h"
-#include "sharing_util.h"
-
-#define NOBODY		65534
+#include "vgem_util.h"
 
 /* sec_without(): become nobody, or keep uid 0 and drop every capability. */
 #define SEC_NOBODY	(-1)
 #define SEC_NO_CAPS	(-2)
-
-static int sec_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
 
 static int sec_alloc(int dev, __u64 size, __u32 strategy,
 		     __u32 fd_flags)
@@ -64,7 +58,7 @@ static int sec_alloc(int dev, __u64 size, __u32 strategy,
 		.fd_flags = fd_flags,
 		.flags = strategy,
 	};
-	int err = sec_ioctl(dev, CMABUF_IOC_ALLOC, &d);
+	int err = cmabuf_ioctl(dev, CMABUF_IOC_ALLOC, &d);
 
 	return err ? -err : (int)d.fd;
 }
@@ -184,17 +178,11 @@ static __u64 stale_cycle(const struct rel_instance *insts, unsigned int n,
 /* A buffer from the device @dev, or from the dma-heap @heap if >= 0. */
 static int stale_alloc(int dev, int heap, __u32 strategy, __u64 size, int *fd)
 {
-	struct dma_heap_allocation_data h = {
-		.len = size,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
 	int ret;
 
-	if (heap >= 0) {
-		ret = sec_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &h);
-		*fd = h.fd;
-		return ret;
-	}
+	if (heap >= 0)
+		return heap_alloc_sized(heap, size, O_RDWR | O_CLOEXEC, 0, 0,
+					sizeof(struct dma_heap_allocation_data), fd);
 	ret = sec_alloc(dev, size, strategy, O_RDWR | O_CLOEXEC);
 	*fd = ret;
 	return ret < 0 ? -ret : 0;
@@ -205,7 +193,7 @@ static __u64 stale_phys(int dev, int fd)
 {
 	struct cmabuf_phys phys = { .fd = fd };
 
-	return sec_ioctl(dev, CMABUF_IOC_PHYS, &phys) ? 0 : phys.phys;
+	return cmabuf_ioctl(dev, CMABUF_IOC_PHYS, &phys) ? 0 : phys.phys;
 }
 
 TEST_F_TIMEOUT(stale, no_stale_data, 1500)
@@ -326,20 +314,11 @@ static int sec_drop_all_caps(void)
 	return syscall(SYS_capset, &hdr, data) ? errno : 0;
 }
 
-/* Become nobody, which has no capability at all. */
-static int sec_become_nobody(void)
-{
-	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY))
-		return errno;
-	return 0;
-}
-
 /* Give up @cap, or become %SEC_NOBODY, or keep no capability at all. */
 static int sec_without(int cap)
 {
 	if (cap == SEC_NOBODY)
-		return sec_become_nobody();
+		return cmabuf_become_nobody();
 	if (cap == SEC_NO_CAPS)
 		return sec_drop_all_caps();
 	return sec_drop_cap(cap);
@@ -352,21 +331,7 @@ static int sec_without(int cap)
 static int sec_child_without(int cap, int (*act)(const void *arg),
 			     const void *arg)
 {
-	int status;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		if (sec_without(cap))
-			_exit(255);
-		_exit(act(arg));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) == 255)
-		return -1;
-	return WEXITSTATUS(status);
+	return cmabuf_in_child(sec_without, cap, act, arg);
 }
 
 /**
@@ -385,7 +350,7 @@ static int sec_ioctl_act(const void *p)
 {
 	const struct sec_ioctl_call *c = p;
 
-	return sec_ioctl(c->fd, c->cmd, c->arg);
+	return cmabuf_ioctl(c->fd, c->cmd, c->arg);
 }
 
 /* The errno of @cmd on @fd once @cap is given up; -1 if it could not be. */
@@ -493,7 +458,7 @@ TEST_F(sec, nobody_cannot_open_devices)
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (!pid) {
-			if (sec_become_nobody())
+			if (cmabuf_become_nobody())
 				_exit(255);
 			_exit(rel_instance_open(self->inst[i].name, O_RDWR) < 0 ?
 			      errno : 0);
@@ -597,7 +562,7 @@ TEST_F_TIMEOUT(sec, mode_parameter_sets_node_mode, 120)
 	if (!pid) {
 		int dev, fd;
 
-		if (sec_become_nobody())
+		if (cmabuf_become_nobody())
 			_exit(255);
 		dev = rel_instance_open(self->inst[0].name, O_RDWR);
 		if (dev < 0)
@@ -610,7 +575,7 @@ TEST_F_TIMEOUT(sec, mode_parameter_sets_node_mode, 120)
 		{
 			struct cmabuf_phys p = { .fd = fd };
 
-			if (sec_ioctl(dev, CMABUF_IOC_PHYS, &p) != EPERM)
+			if (cmabuf_ioctl(dev, CMABUF_IOC_PHYS, &p) != EPERM)
 				_exit(4);
 		}
 		_exit(0);
@@ -748,7 +713,7 @@ TEST_F(sec, phys_refuses_system_heap_buffer)
 				      0, sizeof(struct dma_heap_allocation_data),
 				      &buf));
 	p.fd = buf;
-	EXPECT_EQ(EINVAL, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	EXPECT_EQ(0ULL, p.phys);
 	close(buf);
 	close(heap);
@@ -768,13 +733,13 @@ TEST_F(sec, phys_refuses_vgem_buffer)
 	card = vgem_open();
 	if (card < 0)
 		SKIP(return, "no vgem card");
-	ASSERT_EQ(0, sec_ioctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &dumb));
+	ASSERT_EQ(0, cmabuf_ioctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &dumb));
 	prime.handle = dumb.handle;
 	prime.flags = DRM_CLOEXEC;
-	ASSERT_EQ(0, sec_ioctl(card, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime));
+	ASSERT_EQ(0, cmabuf_ioctl(card, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime));
 	buf = prime.fd;
 	p.fd = buf;
-	EXPECT_EQ(EINVAL, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	close(buf);
 	close(card);
 }
@@ -787,15 +752,15 @@ TEST_F(sec, phys_refuses_other_files)
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, null);
 	p.fd = null;
-	EXPECT_EQ(EINVAL, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	p.fd = self->dev;
-	EXPECT_EQ(EINVAL, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	close(null);
 	p.fd = null;
-	EXPECT_EQ(EBADF, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(EBADF, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	/* And its own buffers, of course, it does tell. */
 	p.fd = self->buf;
-	EXPECT_EQ(0, sec_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
+	EXPECT_EQ(0, cmabuf_ioctl(self->dev, CMABUF_IOC_PHYS, &p));
 	EXPECT_NE(0ULL, p.phys);
 }
 

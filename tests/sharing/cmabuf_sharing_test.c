@@ -81,7 +81,7 @@ static void area_used(struct __test_metadata *_metadata, int dev,
 {
 	ASSERT_EQ(0, cmabuf_area_name(dev, area, AREA_NAME_MAX));
 	ASSERT_EQ(0, cmabuf_settle_all());
-	ASSERT_EQ(0, cma_read(area, "used", used)) {
+	ASSERT_EQ(0, rel_cma_read(area, "used", used)) {
 		TH_LOG("no debugfs cma/%s/used", area);
 	}
 }
@@ -93,7 +93,7 @@ static unsigned long long used_now(struct __test_metadata *_metadata,
 	unsigned long long used = 0;
 
 	EXPECT_EQ(0, cmabuf_settle_all());
-	EXPECT_EQ(0, cma_read(area, "used", &used));
+	EXPECT_EQ(0, rel_cma_read(area, "used", &used));
 	return used;
 }
 
@@ -236,7 +236,7 @@ TEST_F(importer, dma_address_is_physical_address)
 	struct cmabuf_importer_check chk;
 	struct cmabuf_phys phys;
 
-	ASSERT_EQ(0, cmabuf_phys_of(self->t.dev, self->t.buf, &phys));
+	ASSERT_EQ(0, cmabuf_phys(self->t.dev, self->t.buf, &phys));
 	ASSERT_EQ(0, importer_check(self->t.imp, self->t.buf, 0, 0, 0, &chk));
 	EXPECT_EQ(phys.phys, chk.dma_addr);
 	EXPECT_EQ(phys.size, chk.dma_len);
@@ -300,7 +300,7 @@ static void held_until_release(struct __test_metadata *_metadata,
 	struct cmabuf_importer_hold hold;
 	struct cmabuf_phys phys;
 
-	ASSERT_EQ(0, cmabuf_phys_of(t->dev, t->buf, &phys));
+	ASSERT_EQ(0, cmabuf_phys(t->dev, t->buf, &phys));
 	ASSERT_EQ(t->start + pages, used_now(_metadata, t->area));
 	ASSERT_EQ(0, importer_hold(t->imp, t->buf, flags, &hold));
 	t->handle = hold.handle;
@@ -356,7 +356,7 @@ static int sync_exactly(int buf, __u64 flags)
 {
 	struct dma_buf_sync sync = { .flags = flags };
 
-	return sharing_ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync);
+	return cmabuf_ioctl_retry(buf, DMA_BUF_IOCTL_SYNC, &sync);
 }
 
 /*
@@ -496,13 +496,13 @@ TEST_F(importer_refusal, check_nonzero_output_refused)
 {
 	struct cmabuf_importer_check chk = { .fd = self->buf, .dma_addr = 1 };
 
-	EXPECT_EQ(EINVAL, sharing_ioctl(self->imp, CMABUF_IMPORTER_IOC_CHECK,
-					&chk));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_CHECK,
+					     &chk));
 	memset(&chk, 0, sizeof(chk));
 	chk.fd = self->buf;
 	chk.pad = 1;
-	EXPECT_EQ(EINVAL, sharing_ioctl(self->imp, CMABUF_IMPORTER_IOC_CHECK,
-					&chk));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_CHECK,
+					     &chk));
 }
 
 TEST_F(importer_refusal, hold_unknown_flag_refused)
@@ -531,8 +531,8 @@ TEST_F(importer_refusal, hold_nonzero_output_refused)
 {
 	struct cmabuf_importer_hold hold = { .fd = self->buf, .handle = 1 };
 
-	EXPECT_EQ(EINVAL, sharing_ioctl(self->imp, CMABUF_IMPORTER_IOC_HOLD,
-					&hold));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_HOLD,
+					     &hold));
 }
 
 TEST_F(importer_refusal, release_unknown_handle_refused)
@@ -549,8 +549,8 @@ TEST_F(importer_refusal, release_nonzero_pad_refused)
 
 	ASSERT_EQ(0, importer_hold(self->imp, self->buf, 0, &hold));
 	rel.handle = hold.handle;
-	EXPECT_EQ(EINVAL, sharing_ioctl(self->imp, CMABUF_IMPORTER_IOC_RELEASE,
-					&rel));
+	EXPECT_EQ(EINVAL, cmabuf_ioctl_retry(self->imp, CMABUF_IMPORTER_IOC_RELEASE,
+					     &rel));
 	EXPECT_EQ(0, importer_release(self->imp, hold.handle));
 }
 
@@ -561,11 +561,11 @@ TEST_F(importer_refusal, unknown_ioctl_refused)
 					 CMABUF_IMPORTER_IOC_MAGIC, 0x00,
 					 sizeof(chk) - 8);
 
-	EXPECT_EQ(ENOTTY, sharing_ioctl(self->imp,
-					_IOWR(CMABUF_IMPORTER_IOC_MAGIC, 0x03,
-					      struct cmabuf_importer_check),
-					&chk));
-	EXPECT_EQ(ENOTTY, sharing_ioctl(self->imp, short_check, &chk));
+	EXPECT_EQ(ENOTTY, cmabuf_ioctl_retry(self->imp,
+					     _IOWR(CMABUF_IMPORTER_IOC_MAGIC, 0x03,
+						   struct cmabuf_importer_check),
+					     &chk));
+	EXPECT_EQ(ENOTTY, cmabuf_ioctl_retry(self->imp, short_check, &chk));
 }
 
 TEST_F(importer_refusal, holds_are_bounded)
@@ -887,7 +887,7 @@ static int heap_exporter(int heap, char *exp, size_t size)
 	ret = heap_alloc(heap, SZ_4K, O_RDWR | O_CLOEXEC, &buf);
 	if (ret)
 		return ret;
-	ret = fdinfo_value(buf, "exp_name", exp, size);
+	ret = -cmabuf_fdinfo(buf, "exp_name", exp, size);
 	close(buf);
 	return ret;
 }
@@ -1014,9 +1014,9 @@ TEST_F(heap, buffer_comes_from_instance_area)
 				&self->buf));
 	EXPECT_EQ(self->start + SZ_1M / PAGE_SZ,
 		  used_now(_metadata, self->area));
-	ASSERT_EQ(0, cmabuf_phys_of(self->dev, self->buf, &phys));
-	ASSERT_EQ(0, cma_read(self->area, "base_pfn", &base));
-	ASSERT_EQ(0, cma_read(self->area, "count", &count));
+	ASSERT_EQ(0, cmabuf_phys(self->dev, self->buf, &phys));
+	ASSERT_EQ(0, rel_cma_read(self->area, "base_pfn", &base));
+	ASSERT_EQ(0, rel_cma_read(self->area, "count", &count));
 	EXPECT_LE(base * PAGE_SZ, phys.phys);
 	EXPECT_GE((base + count) * PAGE_SZ, phys.phys + phys.size);
 	close_fd(&self->buf);
@@ -1059,7 +1059,7 @@ TEST_F(heap, len_beyond_area_refused)
 	unsigned long long count;
 	int ret;
 
-	ASSERT_EQ(0, cma_read(self->area, "count", &count));
+	ASSERT_EQ(0, rel_cma_read(self->area, "count", &count));
 	ret = heap_alloc(self->heap, (count + 1) * PAGE_SZ, O_RDWR,
 			 &self->buf);
 	EXPECT_TRUE(ret == ENOMEM || ret == EINVAL) {
@@ -1099,7 +1099,7 @@ TEST_F(heap, heap_buffer_is_exported_by_its_instance)
 				&self->buf));
 	ASSERT_EQ(0, bufinfo_find(self->buf, &e));
 	EXPECT_STREQ(variant->name, e.exp_name);
-	ASSERT_EQ(0, fdinfo_value(self->buf, "exp_name", exp, sizeof(exp)));
+	ASSERT_EQ(0, cmabuf_fdinfo(self->buf, "exp_name", exp, sizeof(exp)));
 	EXPECT_STREQ(variant->name, exp);
 }
 
@@ -1136,7 +1136,7 @@ TEST_F(heap, importer_maps_heap_buffer)
 		  chk.steps_done);
 	EXPECT_EQ(1U, chk.dma_segments);
 	EXPECT_EQ(SZ_1M, chk.dma_len);
-	ASSERT_EQ(0, cmabuf_phys_of(self->dev, self->buf, &phys));
+	ASSERT_EQ(0, cmabuf_phys(self->dev, self->buf, &phys));
 	EXPECT_EQ(phys.phys, chk.dma_addr);
 	close(imp);
 }
@@ -1189,7 +1189,7 @@ TEST_F(bufinfo, set_name_shows_in_bufinfo)
 	char name[] = BUF_NAME;
 	struct bufinfo_entry e;
 
-	ASSERT_EQ(0, sharing_ioctl(self->buf, DMA_BUF_SET_NAME, name));
+	ASSERT_EQ(0, cmabuf_ioctl_retry(self->buf, DMA_BUF_SET_NAME, name));
 	ASSERT_EQ(0, bufinfo_find(self->buf, &e));
 	EXPECT_STREQ(BUF_NAME, e.name);
 }
@@ -1199,10 +1199,10 @@ TEST_F(bufinfo, set_name_shows_in_fdinfo)
 	char name[] = BUF_NAME;
 	char val[64];
 
-	ASSERT_EQ(0, sharing_ioctl(self->buf, DMA_BUF_SET_NAME, name));
-	ASSERT_EQ(0, fdinfo_value(self->buf, "name", val, sizeof(val)));
+	ASSERT_EQ(0, cmabuf_ioctl_retry(self->buf, DMA_BUF_SET_NAME, name));
+	ASSERT_EQ(0, cmabuf_fdinfo(self->buf, "name", val, sizeof(val)));
 	EXPECT_STREQ(BUF_NAME, val);
-	ASSERT_EQ(0, fdinfo_value(self->buf, "exp_name", val, sizeof(val)));
+	ASSERT_EQ(0, cmabuf_fdinfo(self->buf, "exp_name", val, sizeof(val)));
 	EXPECT_STREQ("cmabuf", val);
 }
 
@@ -1221,7 +1221,7 @@ TEST_F(bufinfo, importer_shows_as_attached_device)
 	EXPECT_EQ(0, bufinfo_find(self->buf, &e));
 	EXPECT_EQ(1, e.attached);
 	EXPECT_TRUE(bufinfo_attached(&e, IMPORTER_NAME));
-	ASSERT_EQ(0, sharing_ioctl(imp, CMABUF_IMPORTER_IOC_RELEASE, &rel));
+	ASSERT_EQ(0, cmabuf_ioctl_retry(imp, CMABUF_IMPORTER_IOC_RELEASE, &rel));
 	EXPECT_EQ(0, bufinfo_find(self->buf, &e));
 	EXPECT_EQ(0, e.attached);
 	close(imp);
@@ -1258,7 +1258,7 @@ FIXTURE_TEARDOWN(importer_unload)
 {
 	close_fd(&self->buf);
 	if (access(IMPORTER_DEV, F_OK) && self->ko[0])
-		EXPECT_EQ(0, module_load(self->ko));
+		EXPECT_EQ(0, rel_module_load(self->ko, NULL));
 	if (self->dev >= 0)
 		EXPECT_EQ(self->start, used_now(_metadata, self->area));
 	close_fd(&self->dev);
@@ -1279,11 +1279,11 @@ TEST_F(importer_unload, unload_releases_held_buffers)
 	EXPECT_EQ(self->start + SZ_1M / PAGE_SZ,
 		  used_now(_metadata, self->area));
 
-	ASSERT_EQ(0, module_unload(IMPORTER_NAME));
+	ASSERT_EQ(0, rel_module_unload(IMPORTER_NAME));
 	EXPECT_NE(0, access(IMPORTER_DEV, F_OK));
 	EXPECT_EQ(self->start, used_now(_metadata, self->area));
 
-	ASSERT_EQ(0, module_load(self->ko));
+	ASSERT_EQ(0, rel_module_load(self->ko, NULL));
 	EXPECT_EQ(0, access(IMPORTER_DEV, F_OK));
 }
 

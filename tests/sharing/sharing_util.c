@@ -16,28 +16,10 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
-
-#include <xf86drm.h>
 
 #include "sharing_util.h"
 
-#define CMA_DEBUGFS	"/sys/kernel/debug/cma"
 #define BUFINFO		"/sys/kernel/debug/dma_buf/bufinfo"
-#define DRI_DIR		"/dev/dri/card"
-#define DRI_MAX		16
-
-int sharing_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, cmd, arg);
-	} while (ret < 0 && (errno == EINTR || errno == EAGAIN));
-	return ret < 0 ? errno : 0;
-}
 
 /* A buffer of @size from the AUTO strategy, as an O_RDWR | O_CLOEXEC fd. */
 int cmabuf_alloc_fd(int dev, unsigned long long size, int *buf)
@@ -49,7 +31,7 @@ int cmabuf_alloc_fd(int dev, unsigned long long size, int *buf)
 	};
 	int ret;
 
-	ret = sharing_ioctl(dev, CMABUF_IOC_ALLOC, &data);
+	ret = cmabuf_ioctl_retry(dev, CMABUF_IOC_ALLOC, &data);
 	if (!ret)
 		*buf = data.fd;
 	return ret;
@@ -62,7 +44,7 @@ int cmabuf_area_name(int dev, char *name, size_t size)
 		.area_name_size = size,
 	};
 
-	return sharing_ioctl(dev, CMABUF_IOC_INFO, &info);
+	return cmabuf_ioctl_retry(dev, CMABUF_IOC_INFO, &info);
 }
 
 int cmabuf_live_buffers(int dev, unsigned long long *live)
@@ -70,17 +52,10 @@ int cmabuf_live_buffers(int dev, unsigned long long *live)
 	struct cmabuf_info info = { 0 };
 	int ret;
 
-	ret = sharing_ioctl(dev, CMABUF_IOC_INFO, &info);
+	ret = cmabuf_ioctl_retry(dev, CMABUF_IOC_INFO, &info);
 	if (!ret)
 		*live = info.live_buffers;
 	return ret;
-}
-
-int cmabuf_phys_of(int dev, int buf, struct cmabuf_phys *phys)
-{
-	memset(phys, 0, sizeof(*phys));
-	phys->fd = buf;
-	return sharing_ioctl(dev, CMABUF_IOC_PHYS, phys);
 }
 
 int importer_check(int imp, int buf, __u32 flags, __u64 seed_in,
@@ -91,7 +66,7 @@ int importer_check(int imp, int buf, __u32 flags, __u64 seed_in,
 	chk->flags = flags;
 	chk->seed_in = seed_in;
 	chk->seed_out = seed_out;
-	return sharing_ioctl(imp, CMABUF_IMPORTER_IOC_CHECK, chk);
+	return cmabuf_ioctl_retry(imp, CMABUF_IMPORTER_IOC_CHECK, chk);
 }
 
 int importer_hold(int imp, int buf, __u32 flags,
@@ -100,14 +75,14 @@ int importer_hold(int imp, int buf, __u32 flags,
 	memset(hold, 0, sizeof(*hold));
 	hold->fd = buf;
 	hold->flags = flags;
-	return sharing_ioctl(imp, CMABUF_IMPORTER_IOC_HOLD, hold);
+	return cmabuf_ioctl_retry(imp, CMABUF_IMPORTER_IOC_HOLD, hold);
 }
 
 int importer_release(int imp, __u32 handle)
 {
 	struct cmabuf_importer_release rel = { .handle = handle };
 
-	return sharing_ioctl(imp, CMABUF_IMPORTER_IOC_RELEASE, &rel);
+	return cmabuf_ioctl_retry(imp, CMABUF_IMPORTER_IOC_RELEASE, &rel);
 }
 
 void pattern_fill(void *map, size_t len, __u64 seed)
@@ -131,31 +106,6 @@ size_t pattern_mismatches(const void *map, size_t len, __u64 seed)
 		    cmabuf_importer_pattern(seed, off))
 			bad++;
 	return bad;
-}
-
-/* DMA_BUF_IOCTL_SYNC with @flags, read and write. */
-int dmabuf_sync(int buf, __u64 flags)
-{
-	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_RW };
-
-	return sharing_ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync);
-}
-
-/* A number from debugfs cma/<area>/<file>. */
-int cma_read(const char *area, const char *file, unsigned long long *val)
-{
-	char path[256];
-	FILE *f;
-	int ret = 0;
-
-	snprintf(path, sizeof(path), "%s/%s/%s", CMA_DEBUGFS, area, file);
-	f = fopen(path, "r");
-	if (!f)
-		return errno;
-	if (fscanf(f, "%llu", val) != 1)
-		ret = EIO;
-	fclose(f);
-	return ret;
 }
 
 /*
@@ -262,70 +212,6 @@ bool bufinfo_attached(const struct bufinfo_entry *e, const char *dev)
 	return false;
 }
 
-/* The value of "@key:" in /proc/self/fdinfo/@fd. */
-int fdinfo_value(int fd, const char *key, char *val, size_t size)
-{
-	char path[64], line[256];
-	size_t klen = strlen(key);
-	FILE *f;
-	int ret = ENOENT;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, klen) || line[klen] != ':')
-			continue;
-		snprintf(val, size, "%s", line + klen + 1 + strspn(line + klen + 1, " \t"));
-		val[strcspn(val, "\n")] = '\0';
-		ret = 0;
-		break;
-	}
-	fclose(f);
-	return ret;
-}
-
-static bool drm_driver_is(int card, const char *name)
-{
-	drmVersionPtr v = drmGetVersion(card);
-	bool match;
-
-	if (!v)
-		return false;
-	match = v->name && !strcmp(v->name, name);
-	drmFreeVersion(v);
-	return match;
-}
-
-/* A new file of the first DRM card driven by vgem, or -1. */
-int vgem_open(void)
-{
-	char path[64];
-	int i, card;
-
-	for (i = 0; i < DRI_MAX; i++) {
-		snprintf(path, sizeof(path), "%s%d", DRI_DIR, i);
-		card = open(path, O_RDWR | O_CLOEXEC);
-		if (card < 0)
-			continue;
-		if (drm_driver_is(card, "vgem"))
-			return card;
-		close(card);
-	}
-	return -1;
-}
-
-int drm_import(int card, int buf, __u32 *handle)
-{
-	return drmPrimeFDToHandle(card, buf, handle) ? errno : 0;
-}
-
-int drm_close_handle(int card, __u32 handle)
-{
-	return drmCloseBufferHandle(card, handle) ? errno : 0;
-}
-
 /**
  * struct fd_msg - a one-byte message that carries one fd
  * @byte: the payload, which nobody reads.
@@ -387,39 +273,6 @@ int recv_fd(int sock, int *fd)
 	return 0;
 }
 
-/*
- * DMA_HEAP_IOCTL_ALLOC with a structure of @size bytes (the real one is
- * 24): shorter ones lack the last fields, longer ones end in zeros.
- */
-int heap_alloc_sized(int heap, __u64 len, __u32 fd_flags, __u64 heap_flags,
-		     __u32 fd_in, size_t size, int *buf)
-{
-	struct {
-		struct dma_heap_allocation_data data;
-		__u64 tail[2];
-	} arg = {
-		.data = {
-			.len = len,
-			.fd = fd_in,
-			.fd_flags = fd_flags,
-			.heap_flags = heap_flags,
-		},
-	};
-	unsigned long cmd;
-	int ret;
-
-	if (size > sizeof(arg)) {
-		errno = E2BIG;
-		return errno;
-	}
-	cmd = _IOC(_IOC_READ | _IOC_WRITE, _IOC_TYPE(DMA_HEAP_IOCTL_ALLOC),
-		   _IOC_NR(DMA_HEAP_IOCTL_ALLOC), size);
-	ret = sharing_ioctl(heap, cmd, &arg);
-	if (!ret)
-		*buf = arg.data.fd;
-	return ret;
-}
-
 /* Does the file at @path hold the string @needle? */
 bool file_contains(const char *path, const char *needle)
 {
@@ -442,21 +295,4 @@ bool file_contains(const char *path, const char *needle)
 	found = memmem(map, st.st_size, needle, strlen(needle));
 	munmap(map, st.st_size);
 	return found;
-}
-
-int module_unload(const char *name)
-{
-	return syscall(SYS_delete_module, name, O_NONBLOCK) ? errno : 0;
-}
-
-int module_load(const char *path)
-{
-	int fd, ret;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? errno : 0;
-	close(fd);
-	return ret;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers of the cmabuf sharing test: cmabuf and importer ioctls that
- * return an errno, the pattern, CMA debugfs counters, debugfs bufinfo,
- * vgem lookup, fd passing and dma-heap allocation.
+ * return an errno, the importer's pattern, debugfs bufinfo and fd passing.
+ * The rest comes from the test library (tests/lib), which it includes.
  */
 #ifndef SHARING_UTIL_H
 #define SHARING_UTIL_H
@@ -14,11 +14,10 @@
 #include <linux/cmabuf.h>
 
 #include "cmabuf_importer.h"
+#include "cmabuf_test_util.h"
+#include "reliability_util.h"
+#include "vgem_util.h"
 
-/* Spelled as in cmabuf_test_util.h, so that both headers can be included. */
-#define SZ_4K	0x00001000ULL
-#define SZ_1M	0x00100000ULL
-#define SZ_64M	0x04000000ULL
 #define PAGE_SZ		SZ_4K
 
 #define IMPORTER_DEV	"/dev/cmabuf_importer"
@@ -33,13 +32,9 @@
 			 ~CMABUF_IMPORTER_STEP_BIT(CMABUF_IMPORTER_STEP_VERIFY) & \
 			 ~CMABUF_IMPORTER_STEP_BIT(CMABUF_IMPORTER_STEP_WRITE))
 
-/* ioctl() that returns 0 or the errno. */
-int sharing_ioctl(int fd, unsigned long cmd, void *arg);
-
 int cmabuf_alloc_fd(int dev, unsigned long long size, int *buf);
 int cmabuf_area_name(int dev, char *name, size_t size);
 int cmabuf_live_buffers(int dev, unsigned long long *live);
-int cmabuf_phys_of(int dev, int buf, struct cmabuf_phys *phys);
 
 int importer_check(int imp, int buf, __u32 flags, __u64 seed_in,
 		   __u64 seed_out, struct cmabuf_importer_check *chk);
@@ -49,9 +44,7 @@ int importer_release(int imp, __u32 handle);
 
 void pattern_fill(void *map, size_t len, __u64 seed);
 size_t pattern_mismatches(const void *map, size_t len, __u64 seed);
-int dmabuf_sync(int buf, __u64 flags);
 
-int cma_read(const char *area, const char *file, unsigned long long *val);
 int cmabuf_settle_all(void);
 
 /**
@@ -72,20 +65,10 @@ struct bufinfo_entry {
 
 int bufinfo_find(int buf, struct bufinfo_entry *e);
 bool bufinfo_attached(const struct bufinfo_entry *e, const char *dev);
-int fdinfo_value(int fd, const char *key, char *val, size_t size);
-
-int vgem_open(void);
-int drm_import(int card, int buf, __u32 *handle);
-int drm_close_handle(int card, __u32 handle);
 
 int send_fd(int sock, int fd);
 int recv_fd(int sock, int *fd);
 
-int heap_alloc_sized(int heap, __u64 len, __u32 fd_flags, __u64 heap_flags,
-		     __u32 fd_in, size_t size, int *buf);
-
 bool file_contains(const char *path, const char *needle);
-int module_unload(const char *name);
-int module_load(const char *path);
 
 #endif /* SHARING_UTIL_H */

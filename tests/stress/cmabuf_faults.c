@@ -54,6 +54,12 @@
 #define FI_DEVICES	"/sys/bus/platform/devices"
 #define FI_MAX_POINTS	4000
 #define SETTLE_MS	3000
+/*
+ * A test walks every injection point and compares the counters after each:
+ * hundreds of comparisons, each up to a second on the debug kernel under
+ * emulation. The harness's 30 s would end it half way; a hang still ends.
+ */
+#define FI_TIMEOUT	900
 
 /* What the whole run counted, shared with the harness's parent. */
 struct fi_record {
@@ -451,7 +457,7 @@ static int fi_sync(struct fi_ctx *ctx)
  */
 #define FI_ALLOC_ERRORS	{ ENOMEM, EFAULT, EMFILE, EBUSY }
 
-TEST_F(fi, open_device)
+TEST_F_TIMEOUT(fi, open_device, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"open /dev/cmabuf-general", fi_open, NULL, FI_ALLOC_ERRORS,
@@ -460,14 +466,14 @@ TEST_F(fi, open_device)
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, ioctl_info)
+TEST_F_TIMEOUT(fi, ioctl_info, FI_TIMEOUT)
 {
 	static const struct fi_op op = { "INFO", fi_info, NULL, { EFAULT } };
 
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, ioctl_alloc)
+TEST_F_TIMEOUT(fi, ioctl_alloc, FI_TIMEOUT)
 {
 	static const struct {
 		__u32 strategy;
@@ -494,7 +500,7 @@ TEST_F(fi, ioctl_alloc)
 			fi_run(_metadata, ctx, &ops[i].op);
 }
 
-TEST_F(fi, ioctl_phys)
+TEST_F_TIMEOUT(fi, ioctl_phys, FI_TIMEOUT)
 {
 	static const struct fi_op op = { "PHYS", fi_phys, NULL, { EFAULT } };
 
@@ -505,7 +511,7 @@ TEST_F(fi, ioctl_phys)
  * The file is opened first: the one call under injection is the write.
  * A run does not retry, so a range that could not be emptied is EBUSY.
  */
-TEST_F(fi, bench_file_write)
+TEST_F_TIMEOUT(fi, bench_file_write, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"bench file write", fi_bench, NULL, { ENOMEM, EFAULT, EBUSY },
@@ -519,7 +525,7 @@ TEST_F(fi, bench_file_write)
 	fi_run(_metadata, ctx, &op);
 }
 
-TEST_F(fi, mmap_buffer)
+TEST_F_TIMEOUT(fi, mmap_buffer, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"mmap 2 MiB", fi_mmap, fi_munmap, { ENOMEM },
@@ -528,7 +534,7 @@ TEST_F(fi, mmap_buffer)
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, dmabuf_sync)
+TEST_F_TIMEOUT(fi, dmabuf_sync, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"DMA_BUF_IOCTL_SYNC", fi_sync, NULL, { EFAULT },
@@ -579,7 +585,7 @@ static void fi_release(struct fi_ctx *ctx)
 	ctx->handle = 0;
 }
 
-TEST_F(fi, importer_attach_map_access)
+TEST_F_TIMEOUT(fi, importer_attach_map_access, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"importer CHECK", fi_check, NULL, { ENOMEM, EFAULT },
@@ -588,7 +594,7 @@ TEST_F(fi, importer_attach_map_access)
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, importer_hold_mapped)
+TEST_F_TIMEOUT(fi, importer_hold_mapped, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"importer HOLD with a mapping", fi_hold, fi_release,
@@ -618,7 +624,7 @@ static int fi_heap_alloc(struct fi_ctx *ctx)
 	return err;
 }
 
-TEST_F(fi, dma_heap_alloc_2m)
+TEST_F_TIMEOUT(fi, dma_heap_alloc_2m, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"dma-heap ALLOC 2 MiB", fi_heap_alloc, NULL, FI_ALLOC_ERRORS,
@@ -872,7 +878,7 @@ static void fi_prepare_drop(struct fi_ctx *ctx)
  * for the copies. With WAIT the buffers are made by a worker, whose own
  * failures fail_nth does not reach.
  */
-TEST_F(fi, ioctl_prepare)
+TEST_F_TIMEOUT(fi, ioctl_prepare, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"PREPARE 2 x 2 MiB", fi_prepare, fi_prepare_drop,
@@ -884,7 +890,7 @@ TEST_F(fi, ioctl_prepare)
 	fi_run(_metadata, &self->ctx, &op);
 }
 
-TEST_F(fi, ioctl_prepare_wait)
+TEST_F_TIMEOUT(fi, ioctl_prepare_wait, FI_TIMEOUT)
 {
 	static const struct fi_op op = {
 		"PREPARE 2 x 2 MiB, WAIT", fi_prepare_wait, fi_prepare_drop,
@@ -918,7 +924,7 @@ static int fi_reserve_set(const struct fi_ctx *ctx, const char *words)
  * write may have set part of the reserve (ENOMEM while adding its second
  * kind): it is dropped after every round, like a successful one.
  */
-TEST_F(fi, reserve_write)
+TEST_F_TIMEOUT(fi, reserve_write, FI_TIMEOUT)
 {
 	static const char words[] = "2Mx2 1Mx1";
 	struct fi_ctx *ctx = &self->ctx;
@@ -964,7 +970,7 @@ TEST_F(fi, reserve_write)
  * memory for the note, they are released right there. Either way the
  * close succeeds and the pages come back.
  */
-TEST_F(fi, close_last_reference)
+TEST_F_TIMEOUT(fi, close_last_reference, FI_TIMEOUT)
 {
 	struct fi_ctx *ctx = &self->ctx;
 	unsigned int nth;
@@ -1043,9 +1049,11 @@ static int fi_mark_kworkers(bool on)
  * nothing is lost, and the same want asked again is made. Another
  * kworker may take the one failure first: the round is tried again.
  */
-TEST_F_TIMEOUT(fi, pool_worker_allocation, 300)
+TEST_F_TIMEOUT(fi, pool_worker_allocation, 400)
 {
 	struct fi_ctx *ctx = &self->ctx;
+	/* Rounds stop after 150 s: each is seconds long on the debug kernel. */
+	__u64 end = rel_now_ns() + 150 * 1000000000ULL;
 	unsigned long long times, v;
 	int r, landed = 0, err;
 	char path[128];
@@ -1055,7 +1063,7 @@ TEST_F_TIMEOUT(fi, pool_worker_allocation, 300)
 	snprintf(path, sizeof(path), "/sys/class/misc/%s/prepared_bytes",
 		 ctx->general->name);
 	ASSERT_EQ(0, fi_write("failslab", "task-filter", "Y"));
-	for (r = 0; r < 20 && landed < 3; r++) {
+	for (r = 0; r < 20 && landed < 3 && rel_now_ns() < end; r++) {
 		ASSERT_LT(0, fi_mark_kworkers(true));
 		ASSERT_EQ(0, fi_write("failslab", "times", "1"));
 		ASSERT_EQ(0, fi_write("failslab", "probability", "100"));

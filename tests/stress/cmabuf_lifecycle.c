@@ -61,11 +61,10 @@
 
 #include "kselftest_harness.h"
 #include "cmabuf_importer.h"
+#include "cmabuf_test_util.h"
 #include "kbench.h"
 #include "reliability_util.h"
 
-#define SZ_1M		BIT_ULL(20)
-#define SZ_1G		BIT_ULL(30)
 #define SETTLE_MS	3000
 
 static unsigned long long *faults;
@@ -100,11 +99,6 @@ static int lc_repeat(int n)
 	int r = n * scale + 0.5;
 
 	return r > 0 ? r : 1;
-}
-
-static int lc_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
 }
 
 /**
@@ -170,7 +164,7 @@ static int lc_alloc(int dev, __u64 size, __u32 strategy)
 		.fd_flags = O_RDWR | O_CLOEXEC,
 		.flags = strategy,
 	};
-	int err = lc_ioctl(dev, CMABUF_IOC_ALLOC, &d);
+	int err = cmabuf_ioctl(dev, CMABUF_IOC_ALLOC, &d);
 
 	return err ? -err : (int)d.fd;
 }
@@ -441,7 +435,7 @@ TEST_F_TIMEOUT(lc, exhaust_then_recover, 600)
 		EXPECT_EQ(-ENOMEM, fd);
 		lc_fault_if(fd == -ENOMEM);
 		memset(&info, 0, sizeof(info));
-		ASSERT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
+		ASSERT_EQ(0, cmabuf_ioctl(dev, CMABUF_IOC_INFO, &info));
 		EXPECT_EQ((__u64)(n * 24 + small) * SZ_1M, info.live_bytes);
 		for (i = 0; i < n + small; i++)
 			close(fds[i]);
@@ -461,7 +455,7 @@ TEST_F_TIMEOUT(lc, exhaust_then_recover, 600)
 
 /* ---- last fd closed while mapped or attached ---- */
 
-TEST_F(lc, close_fd_while_mapped)
+TEST_F_TIMEOUT(lc, close_fd_while_mapped, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 	int i, dev, fd, n = lc_repeat(50);
@@ -496,6 +490,10 @@ TEST_F(lc, close_fd_while_mapped)
 }
 
 /*
+ * The tests that loop compare every instance's counters after each round:
+ * on the debug kernel under emulation one comparison has taken a second,
+ * so their time-outs are generous (a hang still ends them).
+ *
  * The importer keeps an attachment (and with @map a DMA mapping) after
  * every fd is gone; with @own_fd the hold is taken through an importer fd
  * of its own, closed before the release.
@@ -535,14 +533,14 @@ static void lc_close_while_held(struct __test_metadata *_metadata,
 		memset(&hold, 0, sizeof(hold));
 		hold.fd = fd;
 		hold.flags = flags;
-		ASSERT_EQ(0, lc_ioctl(imp, CMABUF_IMPORTER_IOC_HOLD, &hold));
+		ASSERT_EQ(0, cmabuf_ioctl(imp, CMABUF_IMPORTER_IOC_HOLD, &hold));
 		/* Still checkable while held, through another attachment. */
 		memset(&chk, 0, sizeof(chk));
 		chk.fd = fd;
 		chk.flags = CMABUF_IMPORTER_CHECK_VERIFY;
 		chk.seed_in = i + 7;
-		ASSERT_EQ(0, lc_ioctl(ctx->imp, CMABUF_IMPORTER_IOC_CHECK,
-				      &chk));
+		ASSERT_EQ(0, cmabuf_ioctl(ctx->imp, CMABUF_IMPORTER_IOC_CHECK,
+					  &chk));
 		EXPECT_EQ(0ULL, chk.mismatches);
 		ASSERT_EQ(0, close(fd));
 		if (own_fd)
@@ -553,27 +551,27 @@ static void lc_close_while_held(struct __test_metadata *_metadata,
 
 		memset(&rel, 0, sizeof(rel));
 		rel.handle = hold.handle;
-		ASSERT_EQ(0, lc_ioctl(ctx->imp, CMABUF_IMPORTER_IOC_RELEASE,
-				      &rel));
+		ASSERT_EQ(0, cmabuf_ioctl(ctx->imp, CMABUF_IMPORTER_IOC_RELEASE,
+					  &rel));
 		ASSERT_BASELINE();
 	}
 }
 
-TEST_F(lc, close_fd_while_importer_attached)
+TEST_F_TIMEOUT(lc, close_fd_while_importer_attached, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 
 	lc_close_while_held(_metadata, ctx, 0, false);
 }
 
-TEST_F(lc, close_fd_while_importer_mapped)
+TEST_F_TIMEOUT(lc, close_fd_while_importer_mapped, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 
 	lc_close_while_held(_metadata, ctx, CMABUF_IMPORTER_HOLD_MAP, false);
 }
 
-TEST_F(lc, close_fd_and_importer_fd_while_held)
+TEST_F_TIMEOUT(lc, close_fd_and_importer_fd_while_held, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 
@@ -612,8 +610,8 @@ static void lc_holder(struct lc_ctx *ctx, int pipe_w)
 				memset(&hold, 0, sizeof(hold));
 				hold.fd = fd;
 				hold.flags = CMABUF_IMPORTER_HOLD_MAP;
-				if (!lc_ioctl(ctx->imp,
-					      CMABUF_IMPORTER_IOC_HOLD, &hold))
+				if (!cmabuf_ioctl(ctx->imp,
+						  CMABUF_IMPORTER_IOC_HOLD, &hold))
 					handles[held++] = hold.handle;
 			}
 		}
@@ -626,7 +624,7 @@ static void lc_holder(struct lc_ctx *ctx, int pipe_w)
 	_exit(3);
 }
 
-TEST_F(lc, process_killed_holding_buffers)
+TEST_F_TIMEOUT(lc, process_killed_holding_buffers, 300)
 {
 	struct lc_ctx *ctx = &self->ctx;
 	struct cmabuf_importer_release rel = { 0 };
@@ -653,9 +651,9 @@ TEST_F(lc, process_killed_holding_buffers)
 		/* What the importer holds outlives the process. */
 		for (j = 0; j < held; j++) {
 			rel.handle = handles[j];
-			EXPECT_EQ(0, lc_ioctl(ctx->imp,
-					      CMABUF_IMPORTER_IOC_RELEASE,
-					      &rel));
+			EXPECT_EQ(0, cmabuf_ioctl(ctx->imp,
+						  CMABUF_IMPORTER_IOC_RELEASE,
+						  &rel));
 		}
 		ASSERT_BASELINE();
 	}
@@ -711,20 +709,10 @@ static int lc_bind(const char *pdev, const char *misc)
  */
 static int lc_heap_buf(const char *name, __u64 size)
 {
-	struct dma_heap_allocation_data h = {
-		.len = size,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	char path[128];
-	int heap, err;
+	int fd, err;
 
-	snprintf(path, sizeof(path), "/dev/dma_heap/%s", name);
-	heap = open(path, O_RDONLY | O_CLOEXEC);
-	if (heap < 0)
-		return -errno;
-	err = lc_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &h);
-	close(heap);
-	return err ? -err : (int)h.fd;
+	err = heap_alloc_named(name, size, &fd);
+	return err ? -err : fd;
 }
 
 /*
@@ -746,23 +734,12 @@ static int lc_heap_alloc_name(const char *name)
 /* The exporter of a buffer from the dma-heap @name, from its fdinfo. */
 static int lc_heap_exporter(const char *name, char exp[64])
 {
-	char path[64], line[128];
-	int fd, ret = ENOENT;
-	FILE *f;
+	int fd, ret;
 
 	fd = lc_heap_buf(name, 4096);
 	if (fd < 0)
 		return -fd;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "exp_name: %63s", exp) == 1) {
-			ret = 0;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
+	ret = -cmabuf_fdinfo(fd, "exp_name", exp, 64);
 	close(fd);
 	return ret;
 }
@@ -844,8 +821,8 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		hold.fd = fd[1];
 		hold.flags = CMABUF_IMPORTER_HOLD_MAP;
 		if (ctx->imp >= 0)
-			ASSERT_EQ(0, lc_ioctl(ctx->imp,
-					      CMABUF_IMPORTER_IOC_HOLD, &hold));
+			ASSERT_EQ(0, cmabuf_ioctl(ctx->imp,
+						  CMABUF_IMPORTER_IOC_HOLD, &hold));
 		ASSERT_EQ(0, kbench_path(in->name, bpath, sizeof(bpath)));
 		bench = lc_bench_open(bpath);
 		ASSERT_LE(0, bench) TH_LOG("%s: %s", bpath, strerror(-bench));
@@ -863,7 +840,7 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		EXPECT_EQ(-EIO, lc_bench_report(bench, report, sizeof(report)));
 		EXPECT_EQ(0, close(bench));
 		memset(&info, 0, sizeof(info));
-		EXPECT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
+		EXPECT_EQ(0, cmabuf_ioctl(dev, CMABUF_IOC_INFO, &info));
 		EXPECT_EQ(2ULL, info.live_buffers);
 		/* Its dma-heap stays, and refuses until it is bound again. */
 		err = lc_heap_alloc_name(in->name);
@@ -875,7 +852,7 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		if (other >= 0) {
 			struct cmabuf_phys phys = { .fd = fd[0] };
 
-			EXPECT_EQ(0, lc_ioctl(other, CMABUF_IOC_PHYS, &phys));
+			EXPECT_EQ(0, cmabuf_ioctl(other, CMABUF_IOC_PHYS, &phys));
 			EXPECT_EQ(size, phys.size);
 			close(other);
 		}
@@ -885,8 +862,8 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 		close(fd[1]);
 		if (ctx->imp >= 0) {
 			rel.handle = hold.handle;
-			EXPECT_EQ(0, lc_ioctl(ctx->imp,
-					      CMABUF_IMPORTER_IOC_RELEASE, &rel));
+			EXPECT_EQ(0, cmabuf_ioctl(ctx->imp,
+						  CMABUF_IMPORTER_IOC_RELEASE, &rel));
 		}
 		close(dev);
 		ASSERT_EQ(0, lc_bind(pdev, in->name));
@@ -1110,7 +1087,7 @@ TEST_F(lc, unlabelled_node_is_numbered)
 		memset(&info, 0, sizeof(info));
 		info.area_name_ptr = (uintptr_t)area;
 		info.area_name_size = sizeof(area);
-		EXPECT_EQ(0, lc_ioctl(dev, CMABUF_IOC_INFO, &info));
+		EXPECT_EQ(0, cmabuf_ioctl(dev, CMABUF_IOC_INFO, &info));
 		EXPECT_STREQ("general-pool", area);
 		fd = lc_alloc(dev, 16ULL * info.page_size, CMABUF_STRATEGY_AUTO);
 		EXPECT_LE(0, fd);
@@ -1333,8 +1310,8 @@ TEST_F_TIMEOUT(lc, rmmod_importer_while_holding, 300)
 			memset(&hold, 0, sizeof(hold));
 			hold.fd = fd;
 			hold.flags = k ? CMABUF_IMPORTER_HOLD_MAP : 0;
-			ASSERT_EQ(0, lc_ioctl(ctx->imp,
-					      CMABUF_IMPORTER_IOC_HOLD, &hold));
+			ASSERT_EQ(0, cmabuf_ioctl(ctx->imp,
+						  CMABUF_IMPORTER_IOC_HOLD, &hold));
 			close(fd);
 		}
 		close(ctx->imp);
@@ -1387,7 +1364,7 @@ static int lc_prepare(int dev, __u64 size, __u32 flags, __u32 count,
 		.count = count,
 		.timeout_ms = 60000,
 	};
-	int err = lc_ioctl(dev, CMABUF_IOC_PREPARE, &p);
+	int err = cmabuf_ioctl(dev, CMABUF_IOC_PREPARE, &p);
 
 	if (ready)
 		*ready = p.ready;

@@ -129,8 +129,8 @@ trace_emit() {
 	echo >$trace/trace
 }
 
-# json_get KEY PATH PHASE: KEY of the result of PATH and PHASE in $bench_out.
+# json_get KEY PATH PHASE: KEY of the last test's result of PATH and PHASE.
 json_get() {
-	grep "\"path\": \"$2\", " "$bench_out" | grep "\"phase\": \"$3\", " |
+	bench_results | grep "^{\"path\": \"$2\", \"phase\": \"$3\", " |
 		sed -n "s/.*\"$1\": \\([0-9][0-9]*\\).*/\\1/p" | head -n 1
 }

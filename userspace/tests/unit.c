@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <linux/cmabuf.h>
+#include "alloc.h"
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
@@ -17,7 +18,7 @@
 #include "parse.h"
 #include "prepare.h"
 #include "stats.h"
-#include "tap.h"
+#include "kselftest.h"
 #include "util.h"
 
 struct size_case {
@@ -84,9 +85,9 @@ static void test_sizes(void)
 		c = &size_cases[i];
 		v = 0;
 		ret = parse_size(c->text, &v);
-		tap_ok(ret == c->ret && (ret || v == c->value),
-		       "parse_size(\"%s\") = %d, %llu (want %d, %llu)", c->text, ret,
-		       v, c->ret, c->value);
+		ksft_test_result(ret == c->ret && (ret || v == c->value),
+				 "parse_size(\"%s\") = %d, %llu (want %d, %llu)\n", c->text, ret,
+				 v, c->ret, c->value);
 	}
 }
 
@@ -96,23 +97,23 @@ static void test_numbers(void)
 	__u8 byte = 0;
 	__u64 u64 = 0;
 
-	tap_ok(!parse_u64("20", &u64) && u64 == 20, "parse_u64 20");
-	tap_ok(parse_u64("20K", &u64) == -EINVAL, "parse_u64 rejects a suffix");
-	tap_ok(!parse_u32("4294967295", &u32) && u32 == 0xffffffffU,
-	       "parse_u32 takes 2^32 - 1");
-	tap_ok(parse_u32("4294967296", &u32) == -ERANGE, "parse_u32 rejects 2^32");
-	tap_ok(!parse_byte("0xab", &byte) && byte == 0xab, "parse_byte 0xab");
-	tap_ok(!parse_byte("255", &byte) && byte == 255, "parse_byte 255");
-	tap_ok(parse_byte("256", &byte) == -ERANGE, "parse_byte rejects 256");
-	tap_ok(parse_byte("0x100", &byte) == -ERANGE, "parse_byte rejects 0x100");
-	tap_ok(parse_byte("0x", &byte) == -EINVAL, "parse_byte rejects 0x");
-	tap_ok(parse_byte("0xg1", &byte) == -EINVAL, "parse_byte rejects 0xg1");
-	tap_ok(!parse_align("2M", &log2) && log2 == 21, "parse_align 2M is 2^21");
-	tap_ok(!parse_align("1", &log2) && log2 == 0, "parse_align 1 is 2^0");
-	tap_ok(parse_align("3K", &log2) == -EINVAL, "parse_align rejects 3K");
-	tap_ok(parse_align("0", &log2) == -EINVAL, "parse_align rejects 0");
-	tap_ok(parse_align("2T", &log2) == -ERANGE,
-	       "parse_align rejects 2^41 (above CMABUF_ALIGN_MAX)");
+	ksft_test_result(!parse_u64("20", &u64) && u64 == 20, "parse_u64 20\n");
+	ksft_test_result(parse_u64("20K", &u64) == -EINVAL, "parse_u64 rejects a suffix\n");
+	ksft_test_result(!parse_u32("4294967295", &u32) && u32 == 0xffffffffU,
+			 "parse_u32 takes 2^32 - 1\n");
+	ksft_test_result(parse_u32("4294967296", &u32) == -ERANGE, "parse_u32 rejects 2^32\n");
+	ksft_test_result(!parse_byte("0xab", &byte) && byte == 0xab, "parse_byte 0xab\n");
+	ksft_test_result(!parse_byte("255", &byte) && byte == 255, "parse_byte 255\n");
+	ksft_test_result(parse_byte("256", &byte) == -ERANGE, "parse_byte rejects 256\n");
+	ksft_test_result(parse_byte("0x100", &byte) == -ERANGE, "parse_byte rejects 0x100\n");
+	ksft_test_result(parse_byte("0x", &byte) == -EINVAL, "parse_byte rejects 0x\n");
+	ksft_test_result(parse_byte("0xg1", &byte) == -EINVAL, "parse_byte rejects 0xg1\n");
+	ksft_test_result(!parse_align("2M", &log2) && log2 == 21, "parse_align 2M is 2^21\n");
+	ksft_test_result(!parse_align("1", &log2) && log2 == 0, "parse_align 1 is 2^0\n");
+	ksft_test_result(parse_align("3K", &log2) == -EINVAL, "parse_align rejects 3K\n");
+	ksft_test_result(parse_align("0", &log2) == -EINVAL, "parse_align rejects 0\n");
+	ksft_test_result(parse_align("2T", &log2) == -ERANGE,
+			 "parse_align rejects 2^41 (above CMABUF_ALIGN_MAX)\n");
 }
 
 static void test_strategies(void)
@@ -127,18 +128,18 @@ static void test_strategies(void)
 
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		s = -2;
-		tap_ok(!parse_strategy(names[i], &s) && s == values[i] &&
-		       !strcmp(strategy_name(s), names[i]),
-		       "strategy %s round-trips", names[i]);
+		ksft_test_result(!parse_strategy(names[i], &s) && s == values[i] &&
+				 !strcmp(strategy_name(s), names[i]),
+				 "strategy %s round-trips\n", names[i]);
 	}
-	tap_ok(!parse_strategy("FROZEN", &s) && s == CMABUF_STRATEGY_FROZEN,
-	       "strategy names ignore case");
-	tap_ok(!parse_strategy("all", &s) && s == PARSE_STRATEGY_ALL,
-	       "strategy all");
-	tap_ok(parse_strategy("frozen2", &s) == -EINVAL, "strategy frozen2 rejected");
-	tap_ok(parse_strategy("", &s) == -EINVAL, "empty strategy rejected");
-	tap_ok(!strcmp(strategy_name(CMABUF_STRATEGY_COUNT), "unknown"),
-	       "strategy_name of an unknown value");
+	ksft_test_result(!parse_strategy("FROZEN", &s) && s == CMABUF_STRATEGY_FROZEN,
+			 "strategy names ignore case\n");
+	ksft_test_result(!parse_strategy("all", &s) && s == PARSE_STRATEGY_ALL,
+			 "strategy all\n");
+	ksft_test_result(parse_strategy("frozen2", &s) == -EINVAL, "strategy frozen2 rejected\n");
+	ksft_test_result(parse_strategy("", &s) == -EINVAL, "empty strategy rejected\n");
+	ksft_test_result(!strcmp(strategy_name(CMABUF_STRATEGY_COUNT), "unknown"),
+			 "strategy_name of an unknown value\n");
 }
 
 static void test_stats(void)
@@ -153,30 +154,30 @@ static void test_stats(void)
 
 	memcpy(copy, odd, sizeof(odd));
 	ret = stats_compute(odd, ARRAY_SIZE(odd), &st);
-	tap_ok(!ret && st.median == 5,
-	       "median of an odd count is the middle sample (%llu)", st.median);
-	tap_ok(st.min == 1 && st.max == 9 && st.n == 5,
-	       "min 1, max 9, n 5 (%llu, %llu, %llu)", st.min, st.max, st.n);
-	tap_ok(st.total == 25 && st.mean == 5, "total 25, mean 5");
-	tap_ok(!memcmp(copy, odd, sizeof(odd)), "samples left unsorted");
+	ksft_test_result(!ret && st.median == 5,
+			 "median of an odd count is the middle sample (%llu)\n", st.median);
+	ksft_test_result(st.min == 1 && st.max == 9 && st.n == 5,
+			 "min 1, max 9, n 5 (%llu, %llu, %llu)\n", st.min, st.max, st.n);
+	ksft_test_result(st.total == 25 && st.mean == 5, "total 25, mean 5\n");
+	ksft_test_result(!memcmp(copy, odd, sizeof(odd)), "samples left unsorted\n");
 	ret = stats_compute(even, ARRAY_SIZE(even), &st);
-	tap_ok(!ret && st.median == 25,
-	       "median of an even count is the mean of the middle two (%llu)",
-	       st.median);
-	tap_ok(st.min == 10 && st.max == 40 && st.mean == 25,
-	       "even count: min 10, max 40, mean 25");
+	ksft_test_result(!ret && st.median == 25,
+			 "median of an even count is the mean of the middle two (%llu)\n",
+			 st.median);
+	ksft_test_result(st.min == 10 && st.max == 40 && st.mean == 25,
+			 "even count: min 10, max 40, mean 25\n");
 	ret = stats_compute(big, ARRAY_SIZE(big), &st);
-	tap_ok(!ret && st.median == ~0ULL - 2,
-	       "median of two huge samples does not overflow");
+	ksft_test_result(!ret && st.median == ~0ULL - 2,
+			 "median of two huge samples does not overflow\n");
 	ret = stats_compute(one, 1, &st);
-	tap_ok(!ret && st.median == 42 && st.min == 42 && st.max == 42,
-	       "one sample is its own median, min and max");
-	tap_ok(stats_compute(one, 0, &st) == -EINVAL, "no samples is an error");
+	ksft_test_result(!ret && st.median == 42 && st.min == 42 && st.max == 42,
+			 "one sample is its own median, min and max\n");
+	ksft_test_result(stats_compute(one, 0, &st) == -EINVAL, "no samples is an error\n");
 	st.min = 90;
 	st.max = 110;
 	st.median = 100;
-	tap_ok(stats_spread_pct(&st) > 19.99 && stats_spread_pct(&st) < 20.01,
-	       "spread of 90..110 around 100 is 20%%");
+	ksft_test_result(stats_spread_pct(&st) > 19.99 && stats_spread_pct(&st) < 20.01,
+			 "spread of 90..110 around 100 is 20%%\n");
 }
 
 static void test_tail(void)
@@ -189,17 +190,22 @@ static void test_tail(void)
 
 	memcpy(copy, ten, sizeof(ten));
 	ret = stats_tail(ten, ARRAY_SIZE(ten), &t);
-	tap_ok(!ret && t.p90 == 9 && t.p99 == 10,
-	       "of 1..10, p90 is 9 and p99 the maximum (%llu, %llu)", t.p90, t.p99);
-	tap_ok(!memcmp(copy, ten, sizeof(ten)), "tail: samples left unsorted");
+	ksft_test_result(!ret && t.p90 == 9 && t.p99 == 10,
+			 "of 1..10, p90 is 9 and p99 the maximum (%llu, %llu)\n",
+			 t.p90, t.p99);
+	ksft_test_result(!memcmp(copy, ten, sizeof(ten)),
+			 "tail: samples left unsorted\n");
 	for (i = 0; i < ARRAY_SIZE(hundred); i++)
 		hundred[i] = 100 - i;
 	ret = stats_tail(hundred, ARRAY_SIZE(hundred), &t);
-	tap_ok(!ret && t.p90 == 90 && t.p99 == 99,
-	       "of 1..100, p90 is 90 and p99 is 99 (%llu, %llu)", t.p90, t.p99);
+	ksft_test_result(!ret && t.p90 == 90 && t.p99 == 99,
+			 "of 1..100, p90 is 90 and p99 is 99 (%llu, %llu)\n",
+			 t.p90, t.p99);
 	ret = stats_tail(ten, 1, &t);
-	tap_ok(!ret && t.p90 == 10 && t.p99 == 10, "one sample is its own tail");
-	tap_ok(stats_tail(ten, 0, &t) == -EINVAL, "tail of no samples is an error");
+	ksft_test_result(!ret && t.p90 == 10 && t.p99 == 10,
+			 "one sample is its own tail\n");
+	ksft_test_result(stats_tail(ten, 0, &t) == -EINVAL,
+			 "tail of no samples is an error\n");
 }
 
 /* Escape @in into a memory stream and compare with @want. */
@@ -211,19 +217,19 @@ static void json_case(const char *what, const char *in, const char *want)
 
 	fp = open_memstream(&out, &len);
 	if (!fp) {
-		tap_ok(false, "%s: open_memstream", what);
+		ksft_test_result(false, "%s: open_memstream\n", what);
 		return;
 	}
 	json_string(fp, in);
 	fclose(fp);
-	tap_ok(!strcmp(out, want), "json escape %s: %s", what, out);
+	ksft_test_result(!strcmp(out, want), "json escape %s: %s\n", what, out);
 	free(out);
 }
 
 /* Compare a document written to a memory stream, then free it. */
 static void json_expect(const char *what, char *out, const char *want)
 {
-	tap_ok(!strcmp(out, want), "%s: %.*s", what, (int)strcspn(out, "\n"), out);
+	ksft_test_result(!strcmp(out, want), "%s: %.*s\n", what, (int)strcspn(out, "\n"), out);
 	free(out);
 }
 
@@ -243,7 +249,7 @@ static void test_json(void)
 
 	fp = open_memstream(&out, &len);
 	if (!fp) {
-		tap_ok(false, "json object: open_memstream");
+		ksft_test_result(false, "json object: open_memstream\n");
 		return;
 	}
 	json_begin(&j, fp);
@@ -265,7 +271,7 @@ static void test_json_document(void)
 
 	fp = open_memstream(&out, &len);
 	if (!fp) {
-		tap_ok(false, "json document: open_memstream");
+		ksft_test_result(false, "json document: open_memstream\n");
 		return;
 	}
 	json_begin(&j, fp);
@@ -332,73 +338,74 @@ static void test_explain(void)
 		c = &einval_cases[i];
 		what = explain_einval(&info, c->size, c->align, c->strategy, buf,
 				      sizeof(buf));
-		tap_ok(what == c->what && strstr(buf, c->says),
-		       "explain_einval(%llu, 2^%u, %s): %d '%s'", c->size, c->align,
-		       strategy_name(c->strategy), what, buf);
+		ksft_test_result(what == c->what && strstr(buf, c->says),
+				 "explain_einval(%llu, 2^%u, %s): %d '%s'\n", c->size, c->align,
+				 strategy_name(c->strategy), what, buf);
 	}
 
 	info.max_compound_order = 0;
 	what = explain_einval(&info, 2 << 20, 0, CMABUF_STRATEGY_COMPOUND, buf,
 			      sizeof(buf));
-	tap_ok(what == EXPLAIN_STRATEGY && strstr(buf, "no COMPOUND buffer"),
-	       "explain_einval: an area too small for COMPOUND: '%s'", buf);
+	ksft_test_result(what == EXPLAIN_STRATEGY && strstr(buf, "no COMPOUND buffer"),
+			 "explain_einval: an area too small for COMPOUND: '%s'\n", buf);
 
 	info = explain_info;
 	explain_enomem(&info, 64ULL << 20, 8ULL << 20, buf, sizeof(buf));
-	tap_ok(strstr(buf, "40 MiB of 256 MiB free") &&
-	       strstr(buf, "can hold is 256 MiB") &&
-	       strstr(buf, "largest free range now is 8 MiB"),
-	       "explain_enomem: free bytes, largest buffer, largest range: '%s'", buf);
+	ksft_test_result(strstr(buf, "40 MiB of 256 MiB free") &&
+			 strstr(buf, "can hold is 256 MiB") &&
+			 strstr(buf, "largest free range now is 8 MiB"),
+			 "explain_enomem: free bytes, largest buffer, largest range: '%s'\n", buf);
 	explain_enomem(&info, 64ULL << 20, 0, buf, sizeof(buf));
-	tap_ok(strstr(buf, "maxchunk"),
-	       "explain_enomem without debugfs says where root looks: '%s'", buf);
+	ksft_test_result(strstr(buf, "maxchunk"),
+			 "explain_enomem without debugfs says where root looks: '%s'\n", buf);
 	explain_enomem(&info, 1ULL << 30, 0, buf, sizeof(buf));
-	tap_ok(strstr(buf, "more than the whole area (256 MiB)"),
-	       "explain_enomem: larger than the area: '%s'", buf);
+	ksft_test_result(strstr(buf, "more than the whole area (256 MiB)"),
+			 "explain_enomem: larger than the area: '%s'\n", buf);
 	info.flags = 0;
 	explain_enomem(&info, 64ULL << 20, 0, buf, sizeof(buf));
-	tap_ok(strstr(buf, "does not tell the area's free bytes"),
-	       "explain_enomem: a kernel without area statistics: '%s'", buf);
+	ksft_test_result(strstr(buf, "does not tell the area's free bytes"),
+			 "explain_enomem: a kernel without area statistics: '%s'\n", buf);
 
 	info = explain_info;
 	explain_ebusy(&info, 16ULL << 20, 2ULL << 20, buf, sizeof(buf));
-	tap_ok(strstr(buf, "40 MiB of the area is free") &&
-	       strstr(buf, "no range of 16 MiB could be emptied") &&
-	       strstr(buf, "try again later") &&
-	       strstr(buf, "largest free range now is 2 MiB"),
-	       "explain_ebusy: free bytes, why, what to do, largest range: '%s'",
-	       buf);
+	ksft_test_result(strstr(buf, "40 MiB of the area is free") &&
+			 strstr(buf, "no range of 16 MiB could be emptied") &&
+			 strstr(buf, "try again later") &&
+			 strstr(buf, "largest free range now is 2 MiB"),
+			 "explain_ebusy: free bytes, why, what to do, largest range: '%s'\n",
+			 buf);
 }
 
 static void test_fmt(void)
 {
 	char buf[FMT_LEN];
 
-	tap_ok(!strcmp(fmt_size(64ULL << 20, buf, sizeof(buf)), "64 MiB"), "fmt_size 64 MiB");
-	tap_ok(!strcmp(fmt_size(1536ULL << 20, buf, sizeof(buf)), "1.50 GiB"),
-	       "fmt_size 1.50 GiB");
-	tap_ok(!strcmp(fmt_size(1000, buf, sizeof(buf)), "1000 B"), "fmt_size 1000 B");
-	tap_ok(!strcmp(fmt_ns(1234567, buf, sizeof(buf)), "1.235 ms"),
-	       "fmt_ns 1234567 ns (%s)", buf);
-	tap_ok(!strcmp(fmt_ns(123456, buf, sizeof(buf)), "123.456 us"),
-	       "fmt_ns 123456 ns (%s)", buf);
-	tap_ok(!strcmp(fmt_ns(12345678, buf, sizeof(buf)), "12.346 ms"),
-	       "fmt_ns 12345678 ns (%s)", buf);
-	tap_ok(!strcmp(fmt_ns(999, buf, sizeof(buf)), "999 ns"), "fmt_ns 999 ns");
+	ksft_test_result(!strcmp(fmt_size(64ULL << 20, buf, sizeof(buf)), "64 MiB"),
+			 "fmt_size 64 MiB\n");
+	ksft_test_result(!strcmp(fmt_size(1536ULL << 20, buf, sizeof(buf)), "1.50 GiB"),
+			 "fmt_size 1.50 GiB\n");
+	ksft_test_result(!strcmp(fmt_size(1000, buf, sizeof(buf)), "1000 B"), "fmt_size 1000 B\n");
+	ksft_test_result(!strcmp(fmt_ns(1234567, buf, sizeof(buf)), "1.235 ms"),
+			 "fmt_ns 1234567 ns (%s)\n", buf);
+	ksft_test_result(!strcmp(fmt_ns(123456, buf, sizeof(buf)), "123.456 us"),
+			 "fmt_ns 123456 ns (%s)\n", buf);
+	ksft_test_result(!strcmp(fmt_ns(12345678, buf, sizeof(buf)), "12.346 ms"),
+			 "fmt_ns 12345678 ns (%s)\n", buf);
+	ksft_test_result(!strcmp(fmt_ns(999, buf, sizeof(buf)), "999 ns"), "fmt_ns 999 ns\n");
 }
 
 static void test_devices(void)
 {
 	char buf[PATH_MAX];
 
-	tap_ok(!strcmp(dev_resolve(NULL, buf, sizeof(buf)), "/dev/cmabuf"),
-	       "no --device is /dev/cmabuf");
-	tap_ok(!strcmp(dev_resolve("default", buf, sizeof(buf)), "/dev/cmabuf"),
-	       "--device default is /dev/cmabuf");
-	tap_ok(!strcmp(dev_resolve("large", buf, sizeof(buf)), "/dev/cmabuf-large"),
-	       "--device large is /dev/cmabuf-large");
-	tap_ok(!strcmp(dev_resolve("/tmp/node", buf, sizeof(buf)), "/tmp/node"),
-	       "a path is taken as it is");
+	ksft_test_result(!strcmp(dev_resolve(NULL, buf, sizeof(buf)), "/dev/cmabuf"),
+			 "no --device is /dev/cmabuf\n");
+	ksft_test_result(!strcmp(dev_resolve("default", buf, sizeof(buf)), "/dev/cmabuf"),
+			 "--device default is /dev/cmabuf\n");
+	ksft_test_result(!strcmp(dev_resolve("large", buf, sizeof(buf)), "/dev/cmabuf-large"),
+			 "--device large is /dev/cmabuf-large\n");
+	ksft_test_result(!strcmp(dev_resolve("/tmp/node", buf, sizeof(buf)), "/tmp/node"),
+			 "a path is taken as it is\n");
 }
 
 struct prepare_case {
@@ -422,6 +429,9 @@ static const struct prepare_case prepare_cases[] = {
 	{ { "12M", "1", "--hold", "1.5" }, EXIT_USAGE },
 	{ { "12M", "1", "--strategy", "all" }, EXIT_USAGE },
 	{ { "12M", "1", "--align", "3K" }, EXIT_USAGE },
+	/* -H is human-readable elsewhere: --hold alone. */
+	{ { "12M", "1", "-H", "30" }, EXIT_USAGE },
+	{ { "12M", "1", "--hold", "30" }, 0 },
 };
 
 /* prepare_parse() of "prepare" and @args. */
@@ -463,47 +473,85 @@ static void test_prepare(void)
 			off += snprintf(buf + off, sizeof(buf) - off, " %s",
 					a[k]);
 		ret = prepare_parse_args(a, &o);
-		tap_ok(ret == prepare_cases[i].ret, "prepare%s: %d (want %d)",
-		       buf, ret, prepare_cases[i].ret);
+		ksft_test_result(ret == prepare_cases[i].ret, "prepare%s: %d (want %d)\n",
+				 buf, ret, prepare_cases[i].ret);
 	}
 
 	ret = prepare_parse_args((const char *const[]){ "12M", "8", NULL }, &o);
-	tap_ok(!ret && o.size == 12ULL << 20 && o.count == 8 &&
-	       o.strategy == CMABUF_STRATEGY_AUTO && !o.align && !o.timeout_ms &&
-	       !o.wait && !o.hold && !o.json && !strcmp(o.device, "/dev/cmabuf"),
-	       "prepare 12M 8: AUTO, no wait, no hold, the default device");
+	ksft_test_result(!ret && o.size == 12ULL << 20 && o.count == 8 &&
+			 o.strategy == CMABUF_STRATEGY_AUTO && !o.align && !o.timeout_ms &&
+			 !o.wait && !o.hold && !o.json && !strcmp(o.device, "/dev/cmabuf"),
+			 "prepare 12M 8: AUTO, no wait, no hold, the default device\n");
 	ret = prepare_parse_args(all, &o);
-	tap_ok(!ret && o.size == 12ULL << 20 && o.count == 8 &&
-	       o.strategy == CMABUF_STRATEGY_FROZEN && o.align == 21 &&
-	       o.timeout_ms == 5000 && o.wait && o.hold == 30 && o.json &&
-	       !strcmp(o.device, "/dev/cmabuf-video"),
-	       "prepare with every option: each one taken");
+	ksft_test_result(!ret && o.size == 12ULL << 20 && o.count == 8 &&
+			 o.strategy == CMABUF_STRATEGY_FROZEN && o.align == 21 &&
+			 o.timeout_ms == 5000 && o.wait && o.hold == 30 && o.json &&
+			 !strcmp(o.device, "/dev/cmabuf-video"),
+			 "prepare with every option: each one taken\n");
 
 	prepare_explain_enospc(&l, 96ULL << 20, 2, buf, sizeof(buf));
-	tap_ok(strstr(buf, "2 x 96 MiB (192 MiB)") &&
-	       strstr(buf, "without CAP_SYS_ADMIN") && strstr(buf, "25%") &&
-	       strstr(buf, "50%"),
-	       "prepare ENOSPC, unprivileged: both limits: '%s'", buf);
+	ksft_test_result(strstr(buf, "2 x 96 MiB (192 MiB)") &&
+			 strstr(buf, "without CAP_SYS_ADMIN") && strstr(buf, "25%") &&
+			 strstr(buf, "50%"),
+			 "prepare ENOSPC, unprivileged: both limits: '%s'\n", buf);
 	l.privileged = true;
 	prepare_explain_enospc(&l, 96ULL << 20, 2, buf, sizeof(buf));
-	tap_ok(strstr(buf, "50% of the area") &&
-	       strstr(buf, "prepare_max_percent") &&
-	       !strstr(buf, "CAP_SYS_ADMIN"),
-	       "prepare ENOSPC, privileged: the limit of all files: '%s'", buf);
+	ksft_test_result(strstr(buf, "50% of the area") &&
+			 strstr(buf, "prepare_max_percent") &&
+			 !strstr(buf, "CAP_SYS_ADMIN"),
+			 "prepare ENOSPC, privileged: the limit of all files: '%s'\n", buf);
 	l.area_bytes = 0;
 	prepare_explain_enospc(&l, 4096, 1, buf, sizeof(buf));
-	tap_ok(strstr(buf, "50% of the area for all files") &&
-	       strstr(buf, "25% for one file"),
-	       "prepare ENOSPC, area size unknown: the shares: '%s'", buf);
+	ksft_test_result(strstr(buf, "50% of the area for all files") &&
+			 strstr(buf, "25% for one file"),
+			 "prepare ENOSPC, area size unknown: the shares: '%s'\n", buf);
+}
+
+/* alloc_parse() of "alloc" and @args (NULL-terminated). */
+static int alloc_parse_args(const char *const *args, struct alloc_opts *o)
+{
+	char *argv[18] = { "alloc" };
+	int argc = 1;
+
+	while (argc < 17 && args[argc - 1]) {
+		argv[argc] = (char *)args[argc - 1];
+		argc++;
+	}
+	return alloc_parse(argc, argv, o);
+}
+
+/*
+ * -v and -H mean verbose and human-readable to other tools: alloc refuses
+ * them rather than verify or hold, and the long options still work.
+ */
+static void test_alloc(void)
+{
+	struct alloc_opts o;
+	int ret;
+
+	ret = alloc_parse_args((const char *const[]){ "4M", NULL }, &o);
+	ksft_test_result(!ret && o.size == 4ULL << 20 && !o.verify && !o.hold &&
+			 o.strategy == CMABUF_STRATEGY_AUTO && !o.do_fill && !o.json,
+			 "alloc 4M: AUTO, no verify, no hold\n");
+	ret = alloc_parse_args((const char *const[]){
+		"4M", "--verify", "--hold", "3", "--fill", "0xa5", "-j", NULL,
+	}, &o);
+	ksft_test_result(!ret && o.verify && o.hold == 3 && o.do_fill && o.fill == 0xa5 &&
+			 o.json, "alloc 4M --verify --hold 3 --fill 0xa5 -j: each one taken\n");
+	ret = alloc_parse_args((const char *const[]){ "4M", "-v", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "alloc 4M -v: refused (%d), not --verify\n", ret);
+	ret = alloc_parse_args((const char *const[]){ "4M", "-H", "3", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "alloc 4M -H 3: refused (%d), not --hold\n", ret);
 }
 
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 5 + 7 + 1 + \
 		 ARRAY_SIZE(einval_cases) + 6 + 7 + 4 + \
-		 ARRAY_SIZE(prepare_cases) + 5)
+		 ARRAY_SIZE(prepare_cases) + 5 + 4)
 
 int main(void)
 {
-	tap_plan(PLAN);
+	ksft_print_header();
+	ksft_set_plan(PLAN);
 	test_sizes();
 	test_numbers();
 	test_strategies();
@@ -515,5 +563,6 @@ int main(void)
 	test_fmt();
 	test_devices();
 	test_prepare();
-	return tap_done(PLAN);
+	test_alloc();
+	ksft_finished();
 }

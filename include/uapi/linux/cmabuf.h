@@ -48,7 +48,19 @@
 
 /* &cmabuf_alloc_data.flags: the strategy lives in the low byte. */
 #define CMABUF_ALLOC_STRATEGY_MASK	0x000000ffU
-#define CMABUF_ALLOC_VALID_FLAGS	CMABUF_ALLOC_STRATEGY_MASK
+/*
+ * Write-combined CPU mappings (mmap, and the kernel's vmap for importers):
+ * CPU writes go to memory without cache maintenance. Granted where the
+ * instance's device is not cache-coherent (%CMABUF_INFO_WRITECOMBINE);
+ * elsewhere the buffer keeps cacheable mappings, as the DMA API gives a
+ * coherent device. &cmabuf_alloc_data.buf_flags says which it got.
+ */
+#define CMABUF_ALLOC_WRITECOMBINE	(1U << 8)
+#define CMABUF_ALLOC_VALID_FLAGS	(CMABUF_ALLOC_STRATEGY_MASK | \
+					 CMABUF_ALLOC_WRITECOMBINE)
+
+/* &cmabuf_alloc_data.buf_flags: what the buffer got. */
+#define CMABUF_BUF_WRITECOMBINE		(1U << 0)	/* CPU mappings are */
 
 /*
  * &cmabuf_alloc_data.fd_flags: as for DMA_HEAP_IOCTL_ALLOC. O_CLOEXEC and
@@ -82,7 +94,6 @@
  * the area has such a range free), so that is where their pages are.
  */
 #define CMABUF_INFO_MMAP_PLACED		(1U << 3)
-
 /*
  * cmabuf asks the page allocator not to clear FROZEN and COMPOUND buffers
  * and clears them itself, on every CPU of the area's node and outside the
@@ -91,6 +102,20 @@
  * %CMABUF_INFO_ALLOCATOR_ZEROES says.
  */
 #define CMABUF_INFO_CLEARS_FROZEN	(1U << 4)
+/*
+ * The instance's device is not cache-coherent (a device-tree node without
+ * dma-coherent; the default instance on arm64), and CPU access that no
+ * importer's mapping covers has the CPU caches cleaned and invalidated
+ * through it: see DOC: CPU access. Not set where that device is coherent,
+ * where nothing needs doing, nor where its mappings would bounce
+ * (swiotlb=force), where nothing can be done for it.
+ */
+#define CMABUF_INFO_CACHE_SYNC		(1U << 5)
+/* CMABUF_ALLOC_WRITECOMBINE is granted here (the same conditions). */
+#define CMABUF_INFO_WRITECOMBINE	(1U << 6)
+
+/* &cmabuf_sync.flags: DMA_BUF_SYNC_START or _END, with _READ, _WRITE or _RW. */
+#define CMABUF_SYNC_VALID_FLAGS		0x7U	/* DMA_BUF_SYNC_RW | DMA_BUF_SYNC_END */
 
 /* &cmabuf_prepare.flags: the strategy in the low byte, as for ALLOC. */
 #define CMABUF_PREPARE_WAIT		(1U << 8)
@@ -115,11 +140,13 @@
  *	choice (the page size, or the buffer size for COMPOUND). Alignments
  *	below the page size are raised to it.
  * @fd_flags: in: flags of the new file descriptor, %CMABUF_VALID_FD_FLAGS.
- * @flags: in: a %CMABUF_STRATEGY_* value in %CMABUF_ALLOC_STRATEGY_MASK;
- *	all other bits must be zero.
+ * @flags: in: a %CMABUF_STRATEGY_* value in %CMABUF_ALLOC_STRATEGY_MASK,
+ *	and %CMABUF_ALLOC_WRITECOMBINE; all other bits must be zero.
  * @strategy: out: the %CMABUF_STRATEGY_* that was used.
  * @fd: out: the dma-buf file descriptor.
  * @pad: must be zero.
+ * @buf_flags: out: %CMABUF_BUF_* bits: what the buffer got.
+ * @pad2: must be zero.
  */
 struct cmabuf_alloc_data {
 	__u64 size;
@@ -130,6 +157,8 @@ struct cmabuf_alloc_data {
 	__u32 strategy;
 	__u32 fd;
 	__u32 pad;
+	__u32 buf_flags;
+	__u32 pad2;
 };
 
 /**
@@ -153,6 +182,11 @@ struct cmabuf_alloc_data {
  *	COMPOUND is unavailable.
  * @version: out: the driver's version, CMABUF_VERSION_NUMBER(); 0 from
  *	drivers that predate this field (it was a pad).
+ * @dma_bits: out: the bits a device's DMA mask needs to reach every byte of
+ *	the area: 32 or less for an area below 4 GiB, which any 32-bit device
+ *	reaches. 0 when the kernel does not tell where the area is (the
+ *	default area), and from drivers that predate this field.
+ * @pad: must be zero.
  */
 struct cmabuf_info {
 	__u64 area_name_ptr;
@@ -169,6 +203,8 @@ struct cmabuf_info {
 	__u32 flags;
 	__u32 min_compound_order;
 	__u32 version;
+	__u32 dma_bits;
+	__u32 pad;
 };
 
 /**
@@ -209,6 +245,22 @@ struct cmabuf_prepare {
 	__u32 pad;
 };
 
+/**
+ * struct cmabuf_sync - CMABUF_IOC_SYNC argument
+ * @fd: in: a dma-buf file descriptor exported by cmabuf (any instance).
+ * @flags: in: DMA_BUF_SYNC_START or DMA_BUF_SYNC_END, with
+ *	DMA_BUF_SYNC_READ, DMA_BUF_SYNC_WRITE or DMA_BUF_SYNC_RW, as for
+ *	DMA_BUF_IOCTL_SYNC (<linux/dma-buf.h>).
+ * @offset: in: first byte of the range.
+ * @length: in: bytes in the range, at least 1.
+ */
+struct cmabuf_sync {
+	__u32 fd;
+	__u32 flags;
+	__u64 offset;
+	__u64 length;
+};
+
 #define CMABUF_IOC_MAGIC	0xB9
 
 /**
@@ -216,6 +268,13 @@ struct cmabuf_prepare {
  *
  * A buffer is one scatterlist entry, so @size may not exceed 4 GiB minus
  * one page.
+ *
+ * With %CMABUF_ALLOC_WRITECOMBINE, and where the instance grants it
+ * (%CMABUF_INFO_WRITECOMBINE), the buffer's cacheable alias in the kernel's
+ * linear map is cleaned and invalidated before the call returns, as the
+ * DMA API does for memory it remaps for a non-coherent device, and every
+ * CPU mapping of the buffer is write-combined. Buffers from the instance's
+ * dma-heap cannot ask for it: the dma-heap ABI has no flags to carry it.
  *
  * Errors: EINVAL for a zero or overflowing size, a size above 4 GiB minus
  * one page, an unknown flag, strategy or fd flag, an alignment above
@@ -289,5 +348,61 @@ struct cmabuf_prepare {
  * on a fatal signal.
  */
 #define CMABUF_IOC_PREPARE	_IOWR(CMABUF_IOC_MAGIC, 0x04, struct cmabuf_prepare)
+
+/**
+ * DOC: CPU access
+ *
+ * DMA_BUF_IOCTL_SYNC (and an importer's dma_buf_begin_cpu_access() and
+ * dma_buf_end_cpu_access()) syncs every live mapping of the buffer for the
+ * CPU or for its device, in the direction it was mapped with: under
+ * swiotlb that copies the bounce buffers, on a non-coherent importer it
+ * cleans or invalidates the CPU caches. While no importer has the buffer
+ * mapped, as when userspace drives a device from CMABUF_IOC_PHYS, the
+ * instance maps the buffer for its own device for the length of the call
+ * and syncs through that instead (as udmabuf does with its misc device):
+ * where that device is not cache-coherent (%CMABUF_INFO_CACHE_SYNC), the
+ * CPU caches are cleaned at DMA_BUF_SYNC_END and invalidated at
+ * DMA_BUF_SYNC_START, so the usual brackets around CPU access are all a
+ * user of a non-coherent device needs. Write-combined buffers need no CPU
+ * cache maintenance and get none of that.
+ *
+ * The instance's device is its "linux,cmabuf" node, coherent when the node
+ * (or a parent) says dma-coherent; the default instance's has no node and
+ * is as the architecture makes such devices (not coherent on arm64).
+ */
+
+/**
+ * DOC: CMABUF_IOC_SYNC - sync part of a buffer
+ *
+ * What DMA_BUF_IOCTL_SYNC does for the whole buffer (DOC: CPU access), for
+ * the bytes [@offset, @offset + @length) only: for every live mapping of
+ * the buffer, each of its DMA segments that overlaps the range is synced
+ * for the overlap. Under swiotlb only those bytes are copied; on a
+ * non-coherent device only their cache lines are maintained. Like
+ * DMA_BUF_IOCTL_SYNC, DMA_BUF_SYNC_START first waits for the fences that
+ * the access conflicts with. Issued on any cmabuf instance's device node.
+ *
+ * Errors: EBADF for an fd that is not open; EINVAL for an fd that is not
+ * a dma-buf exported by cmabuf, an unknown flag, no READ or WRITE, a zero
+ * @length or a range that does not lie within the buffer; EINTR or
+ * ERESTARTSYS when a signal arrived while waiting for fences; EFAULT for a
+ * bad pointer.
+ */
+#define CMABUF_IOC_SYNC		_IOW(CMABUF_IOC_MAGIC, 0x05, struct cmabuf_sync)
+
+/**
+ * DOC: DMA mask
+ *
+ * A device that maps buffers without an IOMMU's translation (the direct
+ * mapping, with or without swiotlb) must reach the buffer with its DMA
+ * mask: dma_buf_map_attachment() fails with ERANGE for a buffer that lies
+ * beyond it, rather than bouncing a contiguous buffer through swiotlb (the
+ * importer's errno may differ: V4L2's videobuf2 turns it into EINVAL).
+ * The kernel log names the device, the buffer's end and the mask, and the
+ * instance whose area the device reaches (one refusal every 5 seconds at
+ * most); sysfs counts every refusal in stats/unreachable_maps.
+ * &cmabuf_info.dma_bits says which masks reach an area. Through an IOMMU
+ * any buffer can be mapped.
+ */
 
 #endif /* _UAPI_LINUX_CMABUF_H */

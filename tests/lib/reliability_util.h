@@ -70,9 +70,6 @@ struct rel_instance {
  * @area: its CMA area.
  * @present: the instance's sysfs directory exists (it is bound).
  * @used_pages: pages of the area allocated by anyone (debugfs used).
- * @allocations: sysfs stats/allocations.
- * @frees: sysfs stats/frees.
- * @failures: sysfs stats/failures.
  * @live_buffers: sysfs stats/live_buffers.
  * @live_bytes: sysfs stats/live_bytes.
  * @prepared_bytes: sysfs prepared_bytes, buffers ready ahead (0 where the
@@ -85,9 +82,6 @@ struct rel_counts {
 	char area[REL_NAME_MAX];
 	bool present;
 	unsigned long long used_pages;
-	unsigned long long allocations;
-	unsigned long long frees;
-	unsigned long long failures;
 	unsigned long long live_buffers;
 	unsigned long long live_bytes;
 	unsigned long long prepared_bytes;

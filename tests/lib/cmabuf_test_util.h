@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers of the cmabuf selftest: ioctl wrappers that return an errno,
- * the CMA area's counters, fdinfo and unprivileged ioctls.
+ * The test library's cmabuf helpers (tests/lib), linked by every test
+ * program: ioctl wrappers that return an errno, the CMA area's counters,
+ * fdinfo, unprivileged ioctls, dma-buf syncs and dma-heap allocations.
  */
 #ifndef CMABUF_TEST_UTIL_H
 #define CMABUF_TEST_UTIL_H
@@ -43,7 +44,11 @@ struct cmabuf_counters {
 };
 
 int cmabuf_ioctl(int fd, unsigned long cmd, void *arg);
+int cmabuf_ioctl_retry(int fd, unsigned long cmd, void *arg);
 int cmabuf_ioctl_sized(int fd, unsigned int nr, void *arg, size_t size);
+int cmabuf_become_nobody(void);
+int cmabuf_in_child(int (*drop)(int how), int how,
+		    int (*act)(const void *arg), const void *arg);
 int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg);
 int cmabuf_open_unprivileged(const char *path, int flags);
 int cmabuf_read_file(const char *path, char *buf, size_t size);
@@ -88,5 +93,10 @@ size_t cmabuf_check_pages(const void *buf, size_t len,
 			  unsigned long long seed);
 
 int cmabuf_fdinfo(int fd, const char *key, char *val, size_t size);
+
+int dmabuf_sync(int buf, __u64 flags);
+int heap_alloc_sized(int heap, __u64 len, __u32 fd_flags, __u64 heap_flags,
+		     __u32 fd_in, size_t size, int *buf);
+int heap_alloc_named(const char *name, __u64 size, int *buf);
 
 #endif /* CMABUF_TEST_UTIL_H */

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers of the cmabuf selftest. Nothing here asserts: every helper
- * returns what it saw, and the tests decide.
+ * The test library's cmabuf helpers (tests/lib): the device's ioctls, its
+ * sysfs directory, CMA's debugfs and sysfs counters, page patterns,
+ * fdinfo, dma-buf syncs and dma-heap allocations, children without
+ * privileges. Nothing here asserts: every helper returns what it saw, and
+ * the tests decide.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,9 +23,12 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "cmabuf_test_util.h"
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
 
-#define CMA_DEBUGFS	"/sys/kernel/debug/cma"
+#include "cmabuf_test_util.h"
+#include "reliability_util.h"
+
 #define CMA_SYSFS	"/sys/kernel/mm/cma"
 
 /* The errno of an ioctl, 0 when it succeeded. */
@@ -39,11 +45,25 @@ int cmabuf_ioctl_sized(int fd, unsigned int nr, void *arg, size_t size)
 }
 
 /*
- * The errno an ioctl gets from a child that dropped every uid and gid to
- * nobody, and with them every capability, on the fd it inherited. Returns
- * -1 when the child could not be started or could not drop privileges.
+ * Drop every uid and gid to nobody, and with them every capability.
+ * Return: 0 or the errno.
  */
-int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg)
+int cmabuf_become_nobody(void)
+{
+	if (setgroups(0, NULL) ||
+	    setresgid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY) ||
+	    setresuid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY))
+		return errno;
+	return 0;
+}
+
+/*
+ * What @act(@arg) returns, below 255, in a child that called @drop(@how)
+ * first (gave up a privilege); -1 when the child could not be started or
+ * @drop failed.
+ */
+int cmabuf_in_child(int (*drop)(int how), int how,
+		    int (*act)(const void *arg), const void *arg)
 {
 	int status;
 	pid_t pid;
@@ -52,11 +72,9 @@ int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		if (setgroups(0, NULL) ||
-		    setresgid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY) ||
-		    setresuid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY))
+		if (drop(how))
 			_exit(255);
-		_exit(cmabuf_ioctl(fd, cmd, arg));
+		_exit(act(arg));
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) == 255)
@@ -64,27 +82,60 @@ int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg)
 	return WEXITSTATUS(status);
 }
 
+static int cmabuf_drop_to_nobody(int how __attribute__((unused)))
+{
+	return cmabuf_become_nobody();
+}
+
+static int cmabuf_as_nobody(int (*act)(const void *arg), const void *arg)
+{
+	return cmabuf_in_child(cmabuf_drop_to_nobody, 0, act, arg);
+}
+
+struct cmabuf_nobody_ioctl {
+	int fd;
+	unsigned long cmd;
+	void *arg;
+};
+
+static int cmabuf_nobody_ioctl(const void *arg)
+{
+	const struct cmabuf_nobody_ioctl *io = arg;
+
+	return cmabuf_ioctl(io->fd, io->cmd, io->arg);
+}
+
+/*
+ * The errno an ioctl gets from a child that dropped every uid and gid to
+ * nobody, and with them every capability, on the fd it inherited. Returns
+ * -1 when the child could not be started or could not drop privileges.
+ */
+int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg)
+{
+	struct cmabuf_nobody_ioctl io = { .fd = fd, .cmd = cmd, .arg = arg };
+
+	return cmabuf_as_nobody(cmabuf_nobody_ioctl, &io);
+}
+
+struct cmabuf_nobody_open {
+	const char *path;
+	int flags;
+};
+
+static int cmabuf_nobody_open(const void *arg)
+{
+	const struct cmabuf_nobody_open *o = arg;
+	int fd = open(o->path, o->flags | O_CLOEXEC);
+
+	return fd < 0 ? errno : 0;
+}
+
 /* The errno of open(@path, @flags) as nobody without capabilities, or 0. */
 int cmabuf_open_unprivileged(const char *path, int flags)
 {
-	int status, fd;
-	pid_t pid;
+	struct cmabuf_nobody_open o = { .path = path, .flags = flags };
 
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (setgroups(0, NULL) ||
-		    setresgid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY) ||
-		    setresuid(CMABUF_NOBODY, CMABUF_NOBODY, CMABUF_NOBODY))
-			_exit(255);
-		fd = open(path, flags | O_CLOEXEC);
-		_exit(fd < 0 ? errno : 0);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) == 255)
-		return -1;
-	return WEXITSTATUS(status);
+	return cmabuf_as_nobody(cmabuf_nobody_open, &o);
 }
 
 /* Read all of @path into @buf, NUL-terminated. Return: 0 or an errno. */
@@ -210,33 +261,19 @@ int cmabuf_kernel_strategies(__u32 *strategies)
 	return 0;
 }
 
+/* Like rel_read_ull(), but a negative errno. */
 static int read_ull(const char *path, unsigned long long *val)
 {
-	int ret = 0;
-	FILE *f;
-
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	if (fscanf(f, "%llu", val) != 1)
-		ret = -EIO;
-	fclose(f);
-	return ret;
+	return -rel_read_ull(path, val);
 }
 
 /* A file of debugfs cma/<area>/, mounting debugfs when nobody did. */
 int cmabuf_cma_read(const char *area, const char *file,
 		    unsigned long long *val)
 {
-	char path[256];
-	struct stat st;
+	int ret = rel_debugfs_mount();
 
-	if (stat(CMA_DEBUGFS, &st) &&
-	    mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
-	    errno != EBUSY)
-		return -errno;
-	snprintf(path, sizeof(path), CMA_DEBUGFS "/%s/%s", area, file);
-	return read_ull(path, val);
+	return ret ? -ret : -rel_cma_read(area, file, val);
 }
 
 /* Pages the area handed out and did not get back, from its sysfs stats. */
@@ -548,5 +585,74 @@ int cmabuf_fdinfo(int fd, const char *key, char *val, size_t size)
 		break;
 	}
 	fclose(f);
+	return ret;
+}
+
+/* ioctl() that returns 0 or the errno, tried again after EINTR or EAGAIN. */
+int cmabuf_ioctl_retry(int fd, unsigned long cmd, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, cmd, arg);
+	} while (ret < 0 && (errno == EINTR || errno == EAGAIN));
+	return ret < 0 ? errno : 0;
+}
+
+/* DMA_BUF_IOCTL_SYNC with @flags, read and write: 0 or the errno. */
+int dmabuf_sync(int buf, __u64 flags)
+{
+	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_RW };
+
+	return cmabuf_ioctl_retry(buf, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+/*
+ * DMA_HEAP_IOCTL_ALLOC with a structure of @size bytes (the real one is
+ * 24): shorter ones lack the last fields, longer ones end in zeros.
+ * Return: 0 and the new fd in @buf, or the errno.
+ */
+int heap_alloc_sized(int heap, __u64 len, __u32 fd_flags, __u64 heap_flags,
+		     __u32 fd_in, size_t size, int *buf)
+{
+	struct {
+		struct dma_heap_allocation_data data;
+		__u64 tail[2];
+	} arg = {
+		.data = {
+			.len = len,
+			.fd = fd_in,
+			.fd_flags = fd_flags,
+			.heap_flags = heap_flags,
+		},
+	};
+	unsigned long cmd;
+	int ret;
+
+	if (size > sizeof(arg)) {
+		errno = E2BIG;
+		return errno;
+	}
+	cmd = _IOC(_IOC_READ | _IOC_WRITE, _IOC_TYPE(DMA_HEAP_IOCTL_ALLOC),
+		   _IOC_NR(DMA_HEAP_IOCTL_ALLOC), size);
+	ret = cmabuf_ioctl_retry(heap, cmd, &arg);
+	if (!ret)
+		*buf = arg.data.fd;
+	return ret;
+}
+
+/* A buffer of @size from /dev/dma_heap/@name, O_RDWR: 0 or the errno. */
+int heap_alloc_named(const char *name, __u64 size, int *buf)
+{
+	char path[128];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/dev/dma_heap/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ret = heap_alloc_sized(fd, size, O_RDWR | O_CLOEXEC, 0, 0,
+			       sizeof(struct dma_heap_allocation_data), buf);
+	close(fd);
 	return ret;
 }

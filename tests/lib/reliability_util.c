@@ -295,9 +295,6 @@ static int rel_counts_take(const struct rel_instance *in, struct rel_counts *c)
 		const char *name;
 		size_t offset;
 	} files[] = {
-		{ "allocations", offsetof(struct rel_counts, allocations) },
-		{ "frees", offsetof(struct rel_counts, frees) },
-		{ "failures", offsetof(struct rel_counts, failures) },
 		{ "live_buffers", offsetof(struct rel_counts, live_buffers) },
 		{ "live_bytes", offsetof(struct rel_counts, live_bytes) },
 	};
