@@ -41,6 +41,9 @@ enum bench_phase {
 				 BIT(PHASE_MUNMAP) | BIT(PHASE_CLOSE) | \
 				 BIT(PHASE_CYCLE))
 
+/* How long a cycle waits for the frees before it to be released. */
+#define BENCH_RELEASE_WAIT_MS	10000
+
 /* cmabuf-<S>-4k: an end-to-end path mapped with 4 KiB entries only. */
 #define BENCH_SMALL_PAGES_SUFFIX	"-4k"
 
@@ -233,6 +236,7 @@ void bench_print_json(const struct bench_ctx *c, struct bench_path *paths, int n
 void bench_json_begin(struct json *j, const struct bench_ctx *c);
 void bench_json_result(struct json *j, const struct bench_path *p,
 		       const char *phase);
+int bench_wait_released(const struct bench_ctx *c);
 
 /* The loop workloads (bench_sampled.c, bench_concurrent.c, bench_fragment.c). */
 int bench_sampled_loop(struct bench_ctx *c, struct bench_path *paths, int n);

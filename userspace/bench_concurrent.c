@@ -323,7 +323,11 @@ static int conc_iteration(struct bench_ctx *c, struct bench_path *p,
 	int ret = 0;
 
 	for (s = 0; s < nsets && !ret; s++) {
-		ret = bench_hook(c, c->prepare, p, iter);
+		ret = bench_wait_released(c);
+		if (!ret && p2)
+			ret = bench_wait_released(c2);
+		if (!ret)
+			ret = bench_hook(c, c->prepare, p, iter);
 		if (ret)
 			break;
 		bench_counters_read(c, &before);

@@ -68,6 +68,9 @@ static __u64 frag_largest(struct bench_path *p, struct bench_ctx *c, __u64 max)
 
 	while (lo < hi) {
 		mid = (lo + hi + 1) / 2;
+		/* Not what a probe freed a moment ago, still releasing. */
+		if (bench_wait_released(c))
+			break;
 		if (!p->ops->alloc(p, c, mid * FRAG_MIB, &fd)) {
 			close(fd);
 			lo = mid;
@@ -86,6 +89,8 @@ static void frag_probe(struct bench_path *p, struct bench_ctx *c,
 
 	if (i == s->max)
 		return;
+	/* The steps' frees count as free once they are back in CMA. */
+	bench_wait_released(c);
 	frag_area(c, &free, &maxchunk);
 	s->step[i] = step;
 	s->held[i] = held;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the loop workloads share: the commands run around every sample
- * (--prepare, --conclude), the kernel counters read around it, the
+ * What the loop workloads share: the wait for released frees before every
+ * sample (every workload's cycles have it), the commands run around every
+ * sample (--prepare, --conclude), the kernel counters read around it, the
  * samples themselves, and their JSON.
  *
  * Under memory load an allocation may fail, and a slow one is the point:
@@ -36,6 +37,23 @@ static const char * const counter_names[BENCH_COUNTERS] = {
 	[BENCH_CMABUF_INTERRUPTED] = "cmabuf_interrupted",
 	[BENCH_CMABUF_BUSY_RETRIES] = "cmabuf_busy_retries",
 };
+
+/*
+ * Wait for the instance to release every buffer freed so far: freed pages
+ * go back to CMA in the background, and a cycle or a sample must neither
+ * run beside that nor find those pages taken. Every workload's cycles
+ * start with it. Return: 0, or -errno after saying so.
+ */
+int bench_wait_released(const struct bench_ctx *c)
+{
+	int ret;
+
+	ret = dev_wait_released(c->dev_path, BENCH_RELEASE_WAIT_MS);
+	if (ret)
+		msg_err("%s: freed buffers not released: %s", c->dev_path,
+			strerror(-ret));
+	return ret;
+}
 
 /*
  * Run @cmd through the shell for iteration @iter of path @p, with what it
@@ -91,10 +109,11 @@ int bench_hook(const struct bench_ctx *c, const char *cmd,
  * @arg: for @sample
  *
  * Path k goes (k + iteration) % n-th, so that each goes first in turn;
- * --prepare and --conclude run around every sample. Paths whose setup
- * failed are left out.
+ * every sample waits for the frees before it to be released, then
+ * --prepare and --conclude run around it. Paths whose setup failed are
+ * left out.
  *
- * Return: 0, or the first failure of a command or of @sample.
+ * Return: 0, or the first failure of the wait, a command or @sample.
  */
 int bench_turns(struct bench_ctx *c, struct bench_path *paths, int n,
 		bench_sample_fn sample, void *arg)
@@ -107,7 +126,9 @@ int bench_turns(struct bench_ctx *c, struct bench_path *paths, int n,
 			i = (k + iter) % n;
 			if (paths[i].error)
 				continue;
-			ret = bench_hook(c, c->prepare, &paths[i], iter);
+			ret = bench_wait_released(c);
+			if (!ret)
+				ret = bench_hook(c, c->prepare, &paths[i], iter);
 			if (!ret)
 				ret = sample(&paths[i], c, i, k, arg);
 			if (!ret)

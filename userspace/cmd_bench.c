@@ -456,11 +456,8 @@ static void bench_loop(struct bench_path *paths, int n, struct bench_ctx *c)
 			 * The previous cycle's pages go back to CMA in the
 			 * background: not during this one, nor taken from it.
 			 */
-			ret = dev_wait_released(c->dev_path, 10000);
-			if (ret)
-				msg_err("%s: freed buffers not released: %s",
-					c->dev_path, strerror(-ret));
-			else
+			ret = bench_wait_released(c);
+			if (!ret)
 				ret = paths[i].ops->run(&paths[i], c, iter);
 			if (ret)
 				paths[i].error = ret;
