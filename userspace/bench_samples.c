@@ -339,8 +339,8 @@ void bench_json_latency(struct json *j, const __u64 *ns, const int *err,
 }
 
 /*
- * When each sample started, its turn, what each counter did in it, and
- * CmaFree before and after it.
+ * When each sample started, its turn, what each counter did in it (null for
+ * a counter this kernel or driver lacks), and CmaFree before and after it.
  */
 void bench_json_counters(struct json *j, const struct bench_samples *r)
 {
@@ -357,8 +357,10 @@ void bench_json_counters(struct json *j, const struct bench_samples *r)
 	json_close(j);
 	json_object(j, "counters");
 	for (k = 0; k < BENCH_COUNTERS; k++) {
-		if (!(r->present & BIT(k)))
+		if (!(r->present & BIT(k))) {
+			json_null(j, counter_names[k]);
 			continue;
+		}
 		json_array(j, counter_names[k]);
 		for (i = 0; i < r->n; i++)
 			json_u64(j, NULL, r->delta[i][k]);

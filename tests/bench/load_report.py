@@ -127,7 +127,8 @@ def summarise(boot, result, loads, traces, copy_rate):
            "max_ns": max(good) if good else None,
            "fail_max_ns": max((t for t, e in zip(ns, err) if e), default=None),
            "samples_ns": ns, "errno": err}
-    counters = result.get("counters", {})
+    # A counter the kernel lacks is null.
+    counters = result.get("counters") or {}
     moved = counters.get("pgmigrate_success")
     if moved:
         row["moved_median"] = statistics.median(moved)
@@ -138,7 +139,7 @@ def summarise(boot, result, loads, traces, copy_rate):
             row["copy_pages_s"] = copy_rate
     for key in ("pgmigrate_fail", "cmabuf_failures", "cmabuf_busy_retries",
                 "cmabuf_interrupted", "area_alloc_pages_fail"):
-        if key in counters:
+        if counters.get(key) is not None:
             row[key] = sum(counters[key])
     if traces and "start_ns" in result:
         busy = busy_per_sample(result, traces)
