@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# boot.sh [--shell | --list | --list-apart] [--suites "A B" | --except "A B"]
-#         [--timeout SECONDS] [--env NAME=VALUE]... [--append "ARGS"]
-#         [--smp N] KERNEL
+# boot.sh [--shell | --list | --list-apart] [--second]
+#         [--suites "A B" | --except "A B"] [--timeout SECONDS]
+#         [--env NAME=VALUE]... [--append "ARGS"] [--smp N] KERNEL
 #
 # Boot the test-bed kernel KERNEL under QEMU with the generated device tree
 # and a fresh initramfs. Without --shell the guest runs the suites (by
@@ -25,6 +25,12 @@
 # in a guest booted with its ARGS unless --append says otherwise (check.sh
 # boots it apart; --list-apart prints the kernel's suites of that kind).
 #
+# A kernel whose default suites take too long for one guest splits them
+# ("@second KERNEL SUITE..." in SUITES): --second boots its second guest,
+# set up as the first, with those suites; the first runs the rest. A
+# suite named "+SUITE" there runs in both (setup, or a last check such
+# as kmemleak).
+#
 # Guests of different kernels may run at once, except where a suite that
 # SUITES marks "@alone" (it measures time) runs: that guest waits for the
 # machine to itself, and the others wait for it.
@@ -35,6 +41,7 @@ top=$(cd "$here/../.." && pwd)
 . "$top/kernel/common.sh"
 
 mode=run
+second=
 suites=
 except=
 timeout=
@@ -48,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--except) except=$2; shift ;;
 	--list) mode=list ;;
 	--list-apart) mode=list-apart ;;
+	--second) second=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--env) env="$env $2"; shift ;;
 	--append) cmdline="$cmdline $2"; shift ;;
@@ -79,9 +87,22 @@ suite_cmdline() {
 		"$top/tests/suites/SUITES"
 }
 
-# The suites a guest of the kernel runs by default.
+# The suites of the kernel's second guest, "+" marking those of both.
+second_list() {
+	awk -v k="$1" '$1 == "@second" && $2 == k { for (i = 3; i <= NF; i++) print $i }' \
+		"$top/tests/suites/SUITES"
+}
+
+# The suites a guest of the kernel runs by default: its first guest's, or
+# with --second its second's.
 default_suites() {
-	kernel_suites "$1" | { grep -vxF -f <(apart_suites) || true; }
+	local list
+	list=$(kernel_suites "$1" | { grep -vxF -f <(apart_suites) || true; })
+	if [ -n "$second" ]; then
+		grep -xF -f <(second_list "$1" | sed 's/^+//') <<<"$list" || true
+	else
+		grep -vxF -f <(second_list "$1" | grep -v '^+' || echo '@') <<<"$list" || true
+	fi
 }
 
 # The module parameters SUITES asks for: "@insmod ARG...".
@@ -105,6 +126,11 @@ alone_suites() {
 if [ "$mode" = list-apart ]; then
 	kernel_suites "$kernel" | { grep -xF -f <(apart_suites) || true; } | xargs
 	exit 0
+fi
+[ -z "$second" ] || [ -z "$suites" ] || die "--second runs the default suites of the second guest"
+if [ -n "$second" ] && [ -z "$(second_list "$kernel")" ]; then
+	[ "$mode" = list ] && exit 0
+	die "SUITES has no second guest for $kernel"
 fi
 if [ -z "$suites" ]; then
 	suites=$(default_suites "$kernel" |

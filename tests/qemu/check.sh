@@ -85,9 +85,11 @@ host_suite bench-report python3 "$top/tests/bench/test_report.py"
 # So: first each kernel's speedup suite in a guest of its own, one after
 # the other; then the debug kernel's guest beside the others, which run
 # one after the other and then the suites that need a kernel command line
-# of their own (boot.sh --list-apart), each in a short guest. The results
-# of a guest booted apart join their kernel's at the end: SUITE.tap and
-# guest-SUITE.tap.
+# of their own (boot.sh --list-apart), each in a short guest, and the
+# second guest of a kernel that has one (boot.sh --second). The results of
+# a guest booted apart join their kernel's at the end: SUITE.tap and
+# guest-SUITE.tap (a second guest's: guest-second.tap, and SUITE-second.tap
+# for a suite both guests ran).
 apart=()
 
 # guest RESULTS_DIR LOG_DIR BOOT_ARG...: boot.sh BOOT_ARG... with its logs
@@ -104,7 +106,7 @@ boot_apart() {
 	guest "$results/.$1-$2" "$logs/$1-$2" --suites "$2" "$1"
 }
 
-timed=()
+timed=() seconds=()
 for k in "${booted[@]}"; do
 	case " $(bash "$here/boot.sh" --list "$k") " in
 	*" speedup "*) timed+=("$k") ;;
@@ -112,6 +114,9 @@ for k in "${booted[@]}"; do
 	for s in $(bash "$here/boot.sh" --list-apart "$k"); do
 		apart+=("$k $s")
 	done
+	if [ -n "$(bash "$here/boot.sh" --list --second "$k")" ]; then
+		seconds+=("$k")
+	fi
 done
 for k in "${timed[@]}"; do
 	boot_apart "$k" speedup
@@ -145,6 +150,9 @@ boot_all "${others[@]}"
 for a in "${apart[@]}"; do
 	boot_apart $a
 done
+for k in "${seconds[@]}"; do
+	guest "$results/.$k-second" "$logs/$k-second" --second "$k"
+done
 wait $debug_pid
 
 for k in "${timed[@]}"; do
@@ -153,6 +161,9 @@ done
 for a in "${apart[@]}"; do
 	read -r k s <<<"$a"
 	python3 "$here/collect.py" join "$results/$k" "$results/.$k-$s" "$s"
+done
+for k in "${seconds[@]}"; do
+	python3 "$here/collect.py" join "$results/$k" "$results/.$k-second" second
 done
 
 # The speedup checks (tests/bench/speedup-checks) on this run's speedup

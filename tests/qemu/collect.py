@@ -319,6 +319,9 @@ def join_apart(results_dir, apart_dir, name):
     for fname in os.listdir(apart_dir):
         base, ext = os.path.splitext(fname)
         target = guest + ext if base == "guest" else os.path.join(results_dir, fname)
+        if os.path.exists(target):
+            # A suite both guests ran keeps the results of each.
+            target = os.path.join(results_dir, "%s-%s%s" % (base, name, ext))
         os.replace(os.path.join(apart_dir, fname), target)
     os.rmdir(apart_dir)
 

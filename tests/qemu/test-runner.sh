@@ -104,7 +104,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..52"
+echo "1..54"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -222,6 +222,34 @@ expect_apart apart_splat_fails fail "guest-dma-bounce: not ok console log" "$d"
 
 make_log apart_never_booted_fails >/dev/null
 expect_apart apart_never_booted_fails fail "guest of dma-bounce was booted"
+
+# A second guest's results join its kernel's: a suite both ran (same
+# name) keeps both results, and a failure in the second's fails the run.
+rm -rf "$work/results"
+python3 "$collect" guest "$work/results/7.2" "$work/apart_clean_passes" this-run 0
+d=$(make_log second_guest)
+sed -i 's/^not ok/ok/; s/^ok 2 second$/not ok 2 second/' "$d/results.log"
+python3 "$collect" guest "$work/results/.7.2-second" "$d" this-run 0
+python3 "$collect" join "$work/results/7.2" "$work/results/.7.2-second" second
+out=$(python3 "$collect" summary "$work/results")
+report second_guest_keeps_both_results fail "demo-second" "$out" $?
+
+# The debug kernel's second guest runs its fault injection, set up as the
+# first (heap-defaults) and scanned after (kmemleak), which the first runs
+# too; the first runs the rest, and other kernels have no second guest.
+n=$((n + 1))
+first=$(bash "$here/boot.sh" --list 7.2-debug)
+second=$(bash "$here/boot.sh" --list --second 7.2-debug)
+if [ "$second" = "heap-defaults faults kmemleak" ] &&
+   [[ " $first " != *" faults "* && " $first " == *" heap-defaults "* ]] &&
+   [[ " $first " == *" kmemleak "* && " $first " == *" cmabuf "* ]] &&
+   [ -z "$(bash "$here/boot.sh" --list --second 7.2)" ] &&
+   ! bash "$here/boot.sh" --list --second --suites faults 7.2-debug >/dev/null 2>&1; then
+	echo "ok $n second_guest_splits_the_suites"
+else
+	echo "not ok $n second_guest_splits_the_suites # '$first' / '$second'"
+	fails=$((fails + 1))
+fi
 
 # Suites with a kernel command line of their own are not in the default
 # guest, are listed apart, and cannot share a guest with the others.
