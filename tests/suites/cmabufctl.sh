@@ -237,15 +237,16 @@ run cmabufctl bench contig-64m --iterations 2 --json --strategy legacy,cma-debug
 r=$?; ok $r "bench contig-64m --json: one document, legacy and cma-debugfs, alloc and free, n=2"; diag $r
 
 run cmabufctl bench e2e-64m --iterations 1 --strategy legacy --json
-[ $rc -eq 0 ] && [ "$(count '"path": "cmabuf-legacy"')" -eq 6 ] &&
-	has '"phase": "touch"' && has '"phase": "munmap"' && has '"phase": "cycle"'
-r=$?; ok $r "bench e2e-64m: five phases and the whole cycle"; diag $r
+[ $rc -eq 0 ] && [ "$(count '"path": "cmabuf-legacy"')" -eq 7 ] &&
+	has '"phase": "sync"' && has '"phase": "touch"' &&
+	has '"phase": "munmap"' && has '"phase": "cycle"'
+r=$?; ok $r "bench e2e-64m: six phases (sync apart from touch) and the whole cycle"; diag $r
 
 # The same buffers mapped with 4 KiB entries only, beside the usual path.
 run cmabufctl bench e2e-64m --iterations 1 --strategy legacy,legacy-4k --json
-[ $rc -eq 0 ] && [ "$(count '"path": "cmabuf-legacy"')" -eq 6 ] &&
-	[ "$(count '"path": "cmabuf-legacy-4k"')" -eq 6 ]
-r=$?; ok $r "bench e2e-64m legacy and legacy-4k: six results each"; diag $r
+[ $rc -eq 0 ] && [ "$(count '"path": "cmabuf-legacy"')" -eq 7 ] &&
+	[ "$(count '"path": "cmabuf-legacy-4k"')" -eq 7 ]
+r=$?; ok $r "bench e2e-64m legacy and legacy-4k: seven results each"; diag $r
 
 run cmabufctl bench contig-64m --iterations 1 --strategy legacy-4k
 [ $rc -eq 2 ] && has "path legacy-4k maps the buffer: e2e-\* workloads only"
