@@ -21,6 +21,7 @@
 #   make shell KERNEL=7.2    interactive console of a test-bed guest
 #   make lint                checkpatch --strict, sparse and W=1 on both kernels
 #   make bench               before (6.12) / after (7.2) report in build/bench/
+#   make bench-load          allocation under memory load, build/bench/load/
 #   make demo                boot 7.2, allocate, share, short bench against 6.12
 #   make docs                rewrite docs/benchmarks.md's figures from the runs
 #   make soak                the fuzzer for 10 000 000 operations on 7.2-debug
@@ -50,7 +51,7 @@ kdir = $(if $(wildcard $(KDIR)/Makefile),$(KDIR),$(error cmabuf: no kernel \
 	linux-headers-$(shell uname -r)) or set KDIR to your board's kernel build tree))
 
 .PHONY: all modules modules_install install uninstall clean module kernels \
-	userspace check shell lint bench demo soak deps docs
+	userspace check shell lint bench bench-load demo soak deps docs
 
 all: modules
 
@@ -126,6 +127,9 @@ lint:
 
 bench:
 	bash tests/qemu/bench.sh
+
+bench-load:
+	bash tests/qemu/bench-load.sh
 
 demo:
 	bash tests/qemu/bench.sh --demo

@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 
 #include "dev.h"
+#include "json.h"
 #include "stats.h"
 #include "util.h"
 
@@ -40,8 +41,14 @@ enum bench_phase {
 				 BIT(PHASE_MUNMAP) | BIT(PHASE_CLOSE) | \
 				 BIT(PHASE_CYCLE))
 
+/* How long a cycle waits for the frees before it to be released. */
+#define BENCH_RELEASE_WAIT_MS	10000
+
 /* cmabuf-<S>-4k: an end-to-end path mapped with 4 KiB entries only. */
 #define BENCH_SMALL_PAGES_SUFFIX	"-4k"
+
+struct bench_ctx;
+struct bench_path;
 
 /**
  * struct bench_workload - what is allocated and how
@@ -53,6 +60,9 @@ enum bench_phase {
  * @e2e: timed from userspace through a dma-buf, not in the kernel
  * @zero: in the kernel, clearing timed too, on one CPU and on all
  * @help: one line for --help
+ * @loop: a workload that runs and reports its paths itself (every
+ *	allocation a sample that may fail, paths taking turns going first),
+ *	or NULL for bench_loop(); returns the exit status
  */
 struct bench_workload {
 	const char *name;
@@ -63,6 +73,7 @@ struct bench_workload {
 	bool e2e;
 	bool zero;
 	const char *help;
+	int (*loop)(struct bench_ctx *c, struct bench_path *paths, int n);
 };
 
 /**
@@ -76,6 +87,13 @@ struct bench_workload {
  * @page_size: the kernel's page size
  * @cpus: online CPUs
  * @uts: uname of the running kernel
+ * @json: --json
+ * @prepare: --prepare, a shell command run before every sample, or NULL
+ * @conclude: --conclude, run after every sample, or NULL
+ * @procs: --procs, the numbers of processes of "concurrent"
+ * @spread: --spread, the second instance of "concurrent", or NULL
+ * @steps: --steps of "fragment"
+ * @seed: --seed of "fragment"
  */
 struct bench_ctx {
 	const struct bench_workload *wl;
@@ -87,20 +105,84 @@ struct bench_ctx {
 	__u32 page_size;
 	long cpus;
 	struct utsname uts;
+	int json;
+	const char *prepare;
+	const char *conclude;
+	const char *procs;
+	const char *spread;
+	__u32 steps;
+	__u32 seed;
 };
-
-struct bench_path;
 
 /**
  * struct bench_path_ops - how a path runs
  * @setup: prepare (open files, find the heap); 0 or -errno, with a message
  * @run: one iteration; 0 or -errno, with a message
  * @teardown: undo @setup
+ * @alloc: end to end, one dma-buf of @size bytes into *@fd; 0 or -errno,
+ *	silently (under load a failure is a result)
  */
 struct bench_path_ops {
 	int (*setup)(struct bench_path *p, struct bench_ctx *c);
 	int (*run)(struct bench_path *p, struct bench_ctx *c, unsigned int iter);
 	void (*teardown)(struct bench_path *p);
+	int (*alloc)(struct bench_path *p, struct bench_ctx *c, __u64 size, int *fd);
+};
+
+/* Kernel counters read around every sample of a loop workload. */
+enum bench_counter {
+	BENCH_PGMIGRATE_SUCCESS,
+	BENCH_PGMIGRATE_FAIL,
+	BENCH_COMPACT_ISOLATED,
+	BENCH_COMPACT_MIGRATE_SCANNED,
+	BENCH_THP_MIGRATION_SUCCESS,
+	BENCH_THP_MIGRATION_SPLIT,
+	BENCH_CMA_ALLOC_SUCCESS,
+	BENCH_CMA_ALLOC_FAIL,
+	BENCH_AREA_ALLOC_PAGES_SUCCESS,
+	BENCH_AREA_ALLOC_PAGES_FAIL,
+	BENCH_CMABUF_FAILURES,
+	BENCH_CMABUF_INTERRUPTED,
+	BENCH_CMABUF_BUSY_RETRIES,
+	BENCH_COUNTERS
+};
+
+/**
+ * struct bench_counters - one reading of every counter
+ * @v: the values
+ * @present: BIT() of each counter this kernel and driver have
+ * @cma_free: CmaFree of /proc/meminfo, bytes (a level, not a count)
+ */
+struct bench_counters {
+	__u64 v[BENCH_COUNTERS];
+	unsigned int present;
+	__u64 cma_free;
+};
+
+/**
+ * struct bench_samples - the samples of one path of a loop workload
+ * @n: samples recorded
+ * @max: room for samples
+ * @blocks: buffers per sample
+ * @ns: per sample, the time to allocate its buffers (until the first failure)
+ * @free_ns: per sample, the time to close them
+ * @err: per sample, 0 or the -errno of the allocation that failed
+ * @start_ns: per sample, when it started (CLOCK_MONOTONIC, for traces)
+ * @turn: per sample, how many paths went before it in its iteration
+ * @block_ns: with @blocks > 1, per sample @blocks allocation times
+ * @delta: per sample, how much each counter moved
+ * @present: the counters that were read
+ * @cma_free: per sample, CmaFree before it and after it
+ */
+struct bench_samples {
+	unsigned int n, max, blocks;
+	__u64 *ns, *free_ns, *start_ns;
+	int *err;
+	unsigned int *turn;
+	__u64 *block_ns;
+	__u64 (*delta)[BENCH_COUNTERS];
+	unsigned int present;
+	__u64 (*cma_free)[2];
 };
 
 /**
@@ -117,6 +199,7 @@ struct bench_path_ops {
  * @error: the failure that stopped it, a negative errno
  * @implied: chosen by "all" rather than named: its absence is no error
  * @small_pages: end to end, map with 4 KiB entries only (THP off for it)
+ * @rec: the samples of a loop workload
  */
 struct bench_path {
 	char name[32];
@@ -131,6 +214,7 @@ struct bench_path {
 	int error;
 	bool implied;
 	bool small_pages;
+	struct bench_samples rec;
 };
 
 extern const struct bench_path_ops bench_cmabuf_kernel_ops;
@@ -142,11 +226,43 @@ extern const struct bench_path_ops bench_cma_heap_ops;
 #endif
 
 const char *bench_phase_name(enum bench_phase phase);
+const char *bench_path_strategy(const struct bench_path *p);
 void bench_record(struct bench_path *p, enum bench_phase phase,
 		  unsigned int iter, __u64 ns);
 void bench_record_blocks(struct bench_path *p, enum bench_phase phase,
 			 unsigned int iter, const struct stats *st);
 void bench_print_text(const struct bench_ctx *c, struct bench_path *paths, int n);
 void bench_print_json(const struct bench_ctx *c, struct bench_path *paths, int n);
+void bench_json_begin(struct json *j, const struct bench_ctx *c);
+void bench_json_result(struct json *j, const struct bench_path *p,
+		       const char *phase);
+int bench_wait_released(const struct bench_ctx *c);
+
+/* The loop workloads (bench_sampled.c, bench_concurrent.c, bench_fragment.c). */
+int bench_sampled_loop(struct bench_ctx *c, struct bench_path *paths, int n);
+int bench_concurrent_loop(struct bench_ctx *c, struct bench_path *paths, int n);
+int bench_fragment_loop(struct bench_ctx *c, struct bench_path *paths, int n);
+
+/* What they share (bench_samples.c). */
+typedef int (*bench_sample_fn)(struct bench_path *p, struct bench_ctx *c,
+			       int index, unsigned int turn, void *arg);
+
+int bench_hook(const struct bench_ctx *c, const char *cmd,
+	       const struct bench_path *p, unsigned int iter);
+int bench_turns(struct bench_ctx *c, struct bench_path *paths, int n,
+		bench_sample_fn sample, void *arg);
+void bench_counters_read(const struct bench_ctx *c, struct bench_counters *k);
+int bench_samples_init(struct bench_samples *r, unsigned int max,
+		       unsigned int blocks);
+void bench_samples_free(struct bench_samples *r);
+unsigned int bench_samples_add(struct bench_samples *r, __u64 start, __u64 ns,
+			       int err, unsigned int turn);
+void bench_samples_delta(struct bench_samples *r, unsigned int i,
+			 const struct bench_counters *before,
+			 const struct bench_counters *after);
+void bench_json_latency(struct json *j, const __u64 *ns, const int *err,
+			unsigned int n);
+void bench_json_counters(struct json *j, const struct bench_samples *r);
+void bench_samples_warn(const struct bench_path *p, const struct bench_samples *r);
 
 #endif /* CMABUFCTL_BENCH_H */

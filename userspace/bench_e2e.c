@@ -29,8 +29,6 @@
 #include "msg.h"
 #include "parse.h"
 
-typedef int (*e2e_alloc_fn)(struct bench_path *p, struct bench_ctx *c, int *fd);
-
 static int e2e_sync(int fd, __u64 flags)
 {
 	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_RW };
@@ -50,18 +48,35 @@ static void e2e_touch(unsigned char *map, __u64 size, __u32 page)
 		*(__u64 *)(map + off) = off | 1;
 }
 
+/* Why an allocation of the workload's size failed, in one line. */
+static void e2e_alloc_explain(const struct bench_path *p, const struct bench_ctx *c,
+			      int err)
+{
+	if (err == -EOPNOTSUPP)
+		msg_err("%s: strategy %s is not supported by this kernel", p->name,
+			strategy_name(p->strategy));
+	else if (p->ops != &bench_cmabuf_e2e_ops)	/* the CMA heap */
+		msg_err("%s: DMA_HEAP_IOCTL_ALLOC of %llu bytes on %s: %s", p->name,
+			c->wl->size, p->target, strerror(-err));
+	else
+		msg_err("%s: CMABUF_IOC_ALLOC of %llu bytes on %s: %s", p->name,
+			c->wl->size, c->dev_path, strerror(-err));
+}
+
 static int e2e_cycle_timed(struct bench_path *p, struct bench_ctx *c,
-			   unsigned int iter, e2e_alloc_fn alloc)
+			   unsigned int iter)
 {
 	__u64 size = c->wl->size, t[8] = { };
 	unsigned char *map;
 	int fd, ret;
 
 	t[0] = clock_ns();
-	ret = alloc(p, c, &fd);
+	ret = p->ops->alloc(p, c, size, &fd);
 	t[1] = clock_ns();
-	if (ret)
+	if (ret) {
+		e2e_alloc_explain(p, c, ret);
 		return ret;
+	}
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	t[2] = clock_ns();
 	if (map == MAP_FAILED) {
@@ -116,51 +131,39 @@ static int e2e_small_pages(struct bench_path *p, unsigned long off)
 
 /* One cycle; a -4k path's with THP off around it, outside every phase. */
 static int e2e_cycle(struct bench_path *p, struct bench_ctx *c,
-		     unsigned int iter, e2e_alloc_fn alloc)
+		     unsigned int iter)
 {
 	int ret, err;
 
 	if (!p->small_pages)
-		return e2e_cycle_timed(p, c, iter, alloc);
+		return e2e_cycle_timed(p, c, iter);
 	ret = e2e_small_pages(p, 1);
 	if (ret)
 		return ret;
-	ret = e2e_cycle_timed(p, c, iter, alloc);
+	ret = e2e_cycle_timed(p, c, iter);
 	err = e2e_small_pages(p, 0);
 	return ret ? ret : err;
 }
 
-static int cmabuf_e2e_alloc(struct bench_path *p, struct bench_ctx *c, int *fd)
+static int cmabuf_e2e_alloc(struct bench_path *p, struct bench_ctx *c,
+			    __u64 size, int *fd)
 {
 	struct cmabuf_alloc_data d = {
-		.size = c->wl->size,
+		.size = size,
 		.fd_flags = O_RDWR | O_CLOEXEC,
 		.flags = p->strategy,
 	};
 	int ret;
 
 	ret = dev_alloc(c->dev_fd, &d);
-	if (ret) {
-		if (ret == -EOPNOTSUPP)
-			msg_err("%s: strategy %s is not supported by this kernel",
-				p->name, strategy_name(p->strategy));
-		else
-			msg_err("%s: CMABUF_IOC_ALLOC of %llu bytes on %s: %s", p->name,
-				c->wl->size, c->dev_path, strerror(-ret));
-		return ret;
-	}
-	*fd = d.fd;
-	return 0;
-}
-
-static int cmabuf_e2e_run(struct bench_path *p, struct bench_ctx *c,
-			  unsigned int iter)
-{
-	return e2e_cycle(p, c, iter, cmabuf_e2e_alloc);
+	if (!ret)
+		*fd = d.fd;
+	return ret;
 }
 
 const struct bench_path_ops bench_cmabuf_e2e_ops = {
-	.run = cmabuf_e2e_run,
+	.run = e2e_cycle,
+	.alloc = cmabuf_e2e_alloc,
 };
 
 #ifdef CMABUFCTL_TESTS
@@ -178,21 +181,10 @@ static int cma_heap_setup(struct bench_path *p, struct bench_ctx *c)
 	return 0;
 }
 
-static int cma_heap_alloc(struct bench_path *p, struct bench_ctx *c, int *fd)
+static int cma_heap_alloc(struct bench_path *p, struct bench_ctx *c,
+			  __u64 size, int *fd)
 {
-	int ret;
-
-	ret = heap_alloc(p->fds[0], c->wl->size, fd);
-	if (ret)
-		msg_err("%s: DMA_HEAP_IOCTL_ALLOC of %llu bytes on %s: %s", p->name,
-			c->wl->size, p->target, strerror(-ret));
-	return ret;
-}
-
-static int cma_heap_run(struct bench_path *p, struct bench_ctx *c,
-			unsigned int iter)
-{
-	return e2e_cycle(p, c, iter, cma_heap_alloc);
+	return heap_alloc(p->fds[0], size, fd);
 }
 
 static void cma_heap_teardown(struct bench_path *p)
@@ -204,7 +196,8 @@ static void cma_heap_teardown(struct bench_path *p)
 
 const struct bench_path_ops bench_cma_heap_ops = {
 	.setup = cma_heap_setup,
-	.run = cma_heap_run,
+	.run = e2e_cycle,
 	.teardown = cma_heap_teardown,
+	.alloc = cma_heap_alloc,
 };
 #endif

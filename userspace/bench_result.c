@@ -80,7 +80,7 @@ static int blocks_merge(const struct bench_path *p, enum bench_phase phase,
 	return 0;
 }
 
-static const char *path_strategy(const struct bench_path *p)
+const char *bench_path_strategy(const struct bench_path *p)
 {
 	return p->ops == &bench_cmabuf_kernel_ops || p->ops == &bench_cmabuf_e2e_ops ?
 		strategy_name(p->strategy) : "cma_alloc";
@@ -175,44 +175,56 @@ static void json_blocks(struct json *j, const struct bench_path *p,
 
 /*
  * One document, like every command's --json: the run's settings once, then
- * a result per path and phase.
+ * "results", opened for bench_json_result().
  */
+void bench_json_begin(struct json *j, const struct bench_ctx *c)
+{
+	json_begin(j, stdout);
+	json_str(j, "kernel", c->uts.release);
+	json_str(j, "workload", c->wl->name);
+	json_u64(j, "size_bytes", c->wl->size);
+	json_u64(j, "blocks", c->wl->blocks);
+	json_u64(j, "iterations", c->iterations);
+	json_str(j, "device", c->dev_path);
+	json_str(j, "area", c->dev.area);
+	json_u64(j, "cpus", c->cpus);
+	json_u64(j, "allocator_zeroes",
+		 !!(c->dev.info.flags & CMABUF_INFO_ALLOCATOR_ZEROES));
+	json_array(j, "results");
+}
+
+/* One result of "results": what it is; the caller adds its figures, closes. */
+void bench_json_result(struct json *j, const struct bench_path *p,
+		       const char *phase)
+{
+	json_object(j, NULL);
+	json_str(j, "path", p->name);
+	json_str(j, "phase", phase);
+	json_str(j, "strategy", bench_path_strategy(p));
+	if (p->target[0])
+		json_str(j, "target", p->target);
+	else
+		json_null(j, "target");
+}
+
 void bench_print_json(const struct bench_ctx *c, struct bench_path *paths, int n)
 {
 	struct stats st;
 	struct json j;
 	int i, ph;
 
-	json_begin(&j, stdout);
-	json_str(&j, "kernel", c->uts.release);
-	json_str(&j, "workload", c->wl->name);
-	json_u64(&j, "size_bytes", c->wl->size);
-	json_u64(&j, "blocks", c->wl->blocks);
-	json_u64(&j, "iterations", c->iterations);
-	json_str(&j, "device", c->dev_path);
-	json_str(&j, "area", c->dev.area);
-	json_u64(&j, "cpus", c->cpus);
-	json_u64(&j, "allocator_zeroes",
-		 !!(c->dev.info.flags & CMABUF_INFO_ALLOCATOR_ZEROES));
-	json_array(&j, "results");
+	bench_json_begin(&j, c);
 	for (i = 0; i < n; i++) {
 		for (ph = 0; ph < PHASE_COUNT; ph++) {
 			if (!paths[i].done || !(paths[i].phases & BIT(ph)) ||
 			    stats_compute(paths[i].samples[ph], paths[i].done, &st))
 				continue;
-			json_object(&j, NULL);
-			json_str(&j, "path", paths[i].name);
-			json_str(&j, "phase", bench_phase_name(ph));
-			json_str(&j, "strategy", path_strategy(&paths[i]));
+			bench_json_result(&j, &paths[i], bench_phase_name(ph));
 			json_u64(&j, "median_ns", st.median);
 			json_u64(&j, "min_ns", st.min);
 			json_u64(&j, "max_ns", st.max);
 			json_u64(&j, "mean_ns", st.mean);
 			json_u64(&j, "n", st.n);
-			if (paths[i].target[0])
-				json_str(&j, "target", paths[i].target);
-			else
-				json_null(&j, "target");
 			json_blocks(&j, &paths[i], ph);
 			json_close(&j);
 		}

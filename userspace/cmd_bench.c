@@ -23,6 +23,15 @@
 /* Long options without a short one. */
 #define BENCH_OPT_SIZE		0x100
 #define BENCH_OPT_HEAP		0x101
+#define BENCH_OPT_PREPARE	0x102
+#define BENCH_OPT_CONCLUDE	0x103
+#define BENCH_OPT_PROCS		0x104
+#define BENCH_OPT_SPREAD	0x105
+#define BENCH_OPT_STEPS		0x106
+#define BENCH_OPT_SEED		0x107
+
+/* A 3840x2160 NV12 frame; ALLOC rounds it up to whole pages. */
+#define BENCH_CAMERA_FRAME	(3840ULL * 2160 * 3 / 2)
 
 /*
  * The peers cmabuf is compared with (the CMA heap, CMA's debugfs files)
@@ -36,19 +45,37 @@
 
 static const struct bench_workload workloads[] = {
 	{ "contig-64m", "general", 64ULL << 20, 1, 20, false, false,
-	  "64 MiB allocated and freed in the kernel" },
+	  "64 MiB allocated and freed in the kernel", NULL },
 	{ "gigantic-1g", "large", 1ULL << 30, 1, 10, false, false,
-	  "1 GiB allocated and freed in the kernel: compound vs frozen" },
+	  "1 GiB allocated and freed in the kernel: compound vs frozen", NULL },
 	{ "blocks-2m", "large", 2ULL << 20, 512, 3, false, false,
-	  "512 allocations of 2 MiB held at once, then 512 frees" },
+	  "512 allocations of 2 MiB held at once, then 512 frees", NULL },
 	{ "e2e-64m", "general", 64ULL << 20, 1, 20, true, false,
-	  "64 MiB: alloc, mmap, touch every page, munmap, close" },
+	  "64 MiB: alloc, mmap, touch every page, munmap, close", NULL },
 	{ "e2e-1g", "large", 1ULL << 30, 1, 3, true, false,
-	  "1 GiB: alloc, mmap, touch every page, munmap, close" },
+	  "1 GiB: alloc, mmap, touch every page, munmap, close", NULL },
 	{ "zero-64m", "general", 64ULL << 20, 1, 20, false, true,
-	  "64 MiB cleared in the kernel on one CPU, then on all" },
+	  "64 MiB cleared in the kernel on one CPU, then on all", NULL },
 	{ "zero-1g", "large", 1ULL << 30, 1, 5, false, true,
-	  "1 GiB cleared in the kernel on one CPU, then on all" },
+	  "1 GiB cleared in the kernel on one CPU, then on all", NULL },
+	{ "load-64m", "general", 64ULL << 20, 1, 20, true, false,
+	  "64 MiB allocated and closed, every call a sample (for memory load)",
+	  bench_sampled_loop },
+	{ "load-1g", "large", 1ULL << 30, 1, 5, true, false,
+	  "1 GiB allocated and closed, every call a sample (for memory load)",
+	  bench_sampled_loop },
+	{ "load-blocks-2m", "large", 2ULL << 20, 512, 5, true, false,
+	  "512 x 2 MiB allocated, then closed, per-block tail (for memory load)",
+	  bench_sampled_loop },
+	{ "camera", "general", BENCH_CAMERA_FRAME, 8, 10, true, false,
+	  "a stream's 8 buffers of 3840x2160 NV12 allocated, then closed",
+	  bench_sampled_loop },
+	{ "concurrent", "general", 64ULL << 20, 1, 10, true, false,
+	  "64 MiB allocated by --procs processes at once (--spread: 2 areas)",
+	  bench_concurrent_loop },
+	{ "fragment", "general", 1ULL << 20, 1, 1, true, false,
+	  "--steps allocations of 1 to 64 MiB and frees; largest buffer probed",
+	  bench_fragment_loop },
 };
 
 /**
@@ -102,7 +129,7 @@ static void bench_usage(FILE *fp)
 		"\nworkloads (preferred instance, iterations):\n",
 		BENCH_PEERS ? " [--heap NAME]" : "");
 	for (i = 0; i < ARRAY_SIZE(workloads); i++)
-		fprintf(fp, "  %-12s %s (%s, %u)\n", workloads[i].name, workloads[i].help,
+		fprintf(fp, "  %-14s %s (%s, %u)\n", workloads[i].name, workloads[i].help,
 			workloads[i].device, workloads[i].iterations);
 	fprintf(fp,
 		"\npaths (--strategy):\n"
@@ -121,6 +148,18 @@ static void bench_usage(FILE *fp)
 		"  -s, --strategy LIST  comma-separated paths, or all\n"
 		"  -n, --iterations N   iterations of every path\n"
 		"  -j, --json           one JSON document, a result per path and phase\n"
+		"      --prepare CMD    load-*, camera, concurrent, fragment: a shell\n"
+		"                       command run before every sample, untimed (its\n"
+		"                       environment names it: CMABUF_BENCH_WORKLOAD,\n"
+		"                       CMABUF_BENCH_PATH, CMABUF_BENCH_ITERATION; its\n"
+		"                       output goes to standard error); a failure stops\n"
+		"                       the run\n"
+		"      --conclude CMD   the same, after every sample\n"
+		"      --procs LIST     concurrent: numbers of processes (default 1,2,4)\n"
+		"      --spread DEV     concurrent: every other process allocates from\n"
+		"                       DEV, another area\n"
+		"      --steps N        fragment: allocations and frees (default 400)\n"
+		"      --seed N         fragment: the random sequence (default 1)\n"
 		"  -d, --device DEV     a path, a label or 'default' (default: the\n"
 		"                       workload's preferred instance when there is one,\n"
 		"                       else the instance with the largest area)\n"
@@ -132,7 +171,12 @@ static void bench_usage(FILE *fp)
 		"\nPhases: in-kernel alloc, free (and zero-1cpu, zero-all for the zero\n"
 		"workloads); end-to-end alloc, mmap, sync (the CPU access bracket\n"
 		"around the touch: cache maintenance where the device is not coherent),\n"
-		"touch, munmap, close, and cycle, all of them.\n"
+		"touch, munmap, close, and cycle, all of them. load-*, camera,\n"
+		"concurrent and fragment map nothing: they make every allocation a\n"
+		"sample that may fail (its errno kept), report the percentiles of\n"
+		"those that succeeded and the success rate, run the paths in turn\n"
+		"(each goes first in one iteration) and read the kernel's migration\n"
+		"and CMA counters around every sample.\n"
 		"In-kernel workloads need root and debugfs (/sys/kernel/debug).\n"
 		"Exits 1 when no path measured anything.\n");
 }
@@ -236,7 +280,8 @@ static void paths_all(struct bench_path *paths, int *n, const struct bench_ctx *
 		}
 		path_add_cmabuf(paths, n, c, s, false, true);
 		/* The same buffer with 4 KiB entries: what 2 MiB ones are worth. */
-		if (s == CMABUF_STRATEGY_COMPOUND && c->wl->e2e && thp_present())
+		if (s == CMABUF_STRATEGY_COMPOUND && c->wl->e2e && !c->wl->loop &&
+		    thp_present())
 			path_add_cmabuf(paths, n, c, s, true, true);
 	}
 #ifdef CMABUFCTL_TESTS
@@ -277,8 +322,8 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 	len = strlen(tok);
 	if (len > sfx && !strcmp(tok + len - sfx, BENCH_SMALL_PAGES_SUFFIX)) {
 		snprintf(name, sizeof(name), "%.*s", (int)(len - sfx), tok);
-		if (!c->wl->e2e) {
-			msg_err("bench: path %s maps the buffer: end-to-end workloads only",
+		if (!c->wl->e2e || c->wl->loop) {
+			msg_err("bench: path %s maps the buffer: e2e-* workloads only",
 				tok);
 			return EXIT_USAGE;
 		}
@@ -349,6 +394,29 @@ static void paths_free(struct bench_path *paths, int n)
 	}
 }
 
+#ifdef CMABUFCTL_TESTS
+/*
+ * A loop workload compares paths on one area: the CMA heap must be the
+ * device's area's (6.12 has only the default area's).
+ */
+static int path_same_area(const struct bench_path *p, const struct bench_ctx *c)
+{
+	const char *heap = strrchr(p->target, '/');
+
+	if (!c->wl->loop || p->ops != &bench_cma_heap_ops || !heap ||
+	    !strcmp(heap + 1, c->dev.area))
+		return 0;
+	msg_warn("%s: %s allocates from another area than %s's (%s)", p->name,
+		 p->target, c->dev_path, c->dev.area);
+	return -EXDEV;
+}
+#else
+static int path_same_area(const struct bench_path *p, const struct bench_ctx *c)
+{
+	return 0;
+}
+#endif
+
 /* Prepare every path; drop the implied ones that cannot run. */
 static int paths_setup(struct bench_path *paths, int *n, struct bench_ctx *c)
 {
@@ -358,6 +426,8 @@ static int paths_setup(struct bench_path *paths, int *n, struct bench_ctx *c)
 		ret = paths_alloc(&paths[i], c);
 		if (!ret && paths[i].ops->setup)
 			ret = paths[i].ops->setup(&paths[i], c);
+		if (!ret)
+			ret = path_same_area(&paths[i], c);
 		if (!ret)
 			continue;
 		if (!paths[i].implied)
@@ -386,11 +456,8 @@ static void bench_loop(struct bench_path *paths, int n, struct bench_ctx *c)
 			 * The previous cycle's pages go back to CMA in the
 			 * background: not during this one, nor taken from it.
 			 */
-			ret = dev_wait_released(c->dev_path, 10000);
-			if (ret)
-				msg_err("%s: freed buffers not released: %s",
-					c->dev_path, strerror(-ret));
-			else
+			ret = bench_wait_released(c);
+			if (!ret)
 				ret = paths[i].ops->run(&paths[i], c, iter);
 			if (ret)
 				paths[i].error = ret;
@@ -464,6 +531,9 @@ static void bench_pick_size(struct bench_opts *o, struct bench_ctx *c)
 			 fmt_size(size, b, sizeof(b)),
 			 fmt_size(o->wl->size, d, sizeof(d)));
 	}
+	/* End to end, as ALLOC would: whole pages (a camera frame is not). */
+	if (o->wl->loop)
+		size = (size + c->page_size - 1) / c->page_size * c->page_size;
 	if (size == o->wl->size)
 		return;
 	o->picked = *o->wl;
@@ -521,6 +591,10 @@ static int bench_run(struct bench_opts *o, struct bench_ctx *c)
 		status = 1;
 		goto free_paths;
 	}
+	if (c->wl->loop) {
+		status = c->wl->loop(c, paths, n);
+		goto free_paths;
+	}
 	bench_loop(paths, n, c);
 	if (o->json)
 		bench_print_json(c, paths, n);
@@ -569,6 +643,12 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 #ifdef CMABUFCTL_TESTS
 		{ "heap", required_argument, NULL, BENCH_OPT_HEAP },
 #endif
+		{ "prepare", required_argument, NULL, BENCH_OPT_PREPARE },
+		{ "conclude", required_argument, NULL, BENCH_OPT_CONCLUDE },
+		{ "procs", required_argument, NULL, BENCH_OPT_PROCS },
+		{ "spread", required_argument, NULL, BENCH_OPT_SPREAD },
+		{ "steps", required_argument, NULL, BENCH_OPT_STEPS },
+		{ "seed", required_argument, NULL, BENCH_OPT_SEED },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -589,6 +669,7 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 			break;
 		case 'j':
 			o->json = 1;
+			c->json = 1;
 			break;
 		case 'd':
 			o->device = optarg;
@@ -606,6 +687,27 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 			c->heap = optarg;
 			break;
 #endif
+		case BENCH_OPT_PREPARE:
+			c->prepare = optarg;
+			break;
+		case BENCH_OPT_CONCLUDE:
+			c->conclude = optarg;
+			break;
+		case BENCH_OPT_PROCS:
+			c->procs = optarg;
+			break;
+		case BENCH_OPT_SPREAD:
+			c->spread = optarg;
+			break;
+		case BENCH_OPT_STEPS:
+		case BENCH_OPT_SEED:
+			if (parse_u32(optarg, ch == BENCH_OPT_STEPS ? &c->steps : &c->seed) ||
+			    (ch == BENCH_OPT_STEPS && !c->steps)) {
+				msg_err("bench: bad --%s '%s'",
+					ch == BENCH_OPT_STEPS ? "steps" : "seed", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			bench_usage(stdout);
 			return -1;
@@ -630,7 +732,7 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 int cmd_bench(int argc, char **argv)
 {
 	struct bench_opts o = { .paths = "all" };
-	struct bench_ctx c = { .dev_fd = -1 };
+	struct bench_ctx c = { .dev_fd = -1, .steps = 400, .seed = 1 };
 	int ret;
 
 	ret = bench_parse(argc, argv, &o, &c);

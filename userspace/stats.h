@@ -26,7 +26,18 @@ struct stats {
 	__u64 total;
 };
 
+/**
+ * struct stats_tail - the tail of a set of samples, by nearest rank
+ * @p90: the smallest sample that 90% of the samples do not exceed
+ * @p99: the same for 99%
+ */
+struct stats_tail {
+	__u64 p90;
+	__u64 p99;
+};
+
 int stats_compute(const __u64 *samples, size_t n, struct stats *st);
+int stats_tail(const __u64 *samples, size_t n, struct stats_tail *t);
 double stats_spread_pct(const struct stats *st);
 
 #endif /* CMABUFCTL_STATS_H */

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host-side test of report.py on the fixtures beside it; prints TAP.
+"""Host-side test of report.py on the fixtures beside it, and of
+load_report.py and load_runs.py on results made up here; prints TAP.
 
 Run: python3 tests/bench/test_report.py (also part of make -C userspace test).
 """
@@ -293,6 +294,102 @@ def test_documents(tmp):
        "results of a document without the required keys are skipped, counted")
 
 
+def loaded(path, ms, errno, start=1000):
+    """A result of a load-64m document, one attempt per entry of @ms."""
+    n = len(ms)
+    return {"path": path, "phase": "alloc", "strategy": "frozen",
+            "target": None,
+            "samples_ns": [int(t * 1e6) for t in ms], "errno": errno,
+            "errors": {"ENOMEM": sum(1 for e in errno if e)},
+            "start_ns": [int((start + 10 * i) * 1e9) for i in range(n)],
+            "turn": [0] * n,
+            "counters": {"pgmigrate_success": [16384] * n,
+                         "cmabuf_busy_retries": None}}
+
+
+def bench_doc(results, load="fill", kernel="7.2.13"):
+    """`cmabufctl bench load-64m --json` as bench-lib.sh tags it: one
+    document, the load it ran under among the run's settings."""
+    return json.dumps({"format": 1, "load": load, "kernel": kernel,
+                       "workload": "load-64m", "size_bytes": 64 << 20,
+                       "blocks": 1, "iterations": 4, "device": "/dev/cmabuf-large",
+                       "area": "large-pool", "cpus": 2, "allocator_zeroes": 1,
+                       "results": results})
+
+
+def load_run(tmp, name, heap_ms, frozen_fail):
+    """One boot's JSON lines, and its report.json."""
+    lines = [json.dumps({"format": 1, "record": "copy", "pages_per_s": 400000}),
+             bench_doc([loaded("cma-heap", heap_ms, [0] * len(heap_ms)),
+                        loaded("cmabuf-frozen", [100, 200, 300, 400],
+                               [12 if frozen_fail else 0, 0, 0, 0])]),
+             json.dumps({"format": 1, "record": "trace", "load": "fill",
+                         "ts": "1010.100000", "event": "cma_alloc_busy_retry"}),
+             json.dumps({"format": 1, "load": "fill", "record": "load",
+                         "event": "refill", "bench_path": "cmabuf-frozen",
+                         "target": {"area": "general-pool", "area_bytes": 208 << 20},
+                         "fill": {"met": True, "area_free": 8 << 20}}),
+             json.dumps({"format": 1, "record": "kill", "path": "cmabuf-frozen",
+                         "size_bytes": 1 << 30, "after_ms": 1000,
+                         "call": "in the call", "exit_ns": 150000000,
+                         "before": {"cma_used_pages": 5, "interrupted": 0},
+                         "after": {"cma_used_pages": 5, "interrupted": 1}})]
+    out = os.path.join(tmp, name)
+    os.makedirs(out)
+    path = os.path.join(out, "7.2-shipped.jsonl")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "load_report.py"),
+                        "--in", path, "--out-dir", out, "--no-chart"],
+                       capture_output=True, text=True, check=False)
+    return p, os.path.join(out, "report.json"), os.path.join(out, "report.md")
+
+
+def test_load_report(tmp):
+    """load_report.py: percentiles of the attempts that succeeded."""
+    p, rep_path, md = load_run(tmp, "load-a", [50, 60, 70, 80], True)
+    ok(p.returncode == 0, f"load_report.py exits 0 ({p.stderr.strip()})")
+    with open(rep_path, encoding="utf-8") as f:
+        rep = json.load(f)
+    ok(sorted((x["path"], x["load"], x["kernel"]) for x in rep["rows"]) ==
+       [("cma-heap", "fill", "7.2.13"), ("cmabuf-frozen", "fill", "7.2.13")],
+       "a bench document's results, each with its load and kernel")
+    r = [x for x in rep["rows"] if x["path"] == "cmabuf-frozen"][0]
+    ok(r["ok"] == 3 and r["attempts"] == 4 and r["p50_ns"] == 300e6 and
+       r["p99_ns"] == 400e6 and r["fail_max_ns"] == 100e6,
+       "a failed attempt counts against success and stays out of p50/p99")
+    ok(r["busy_retries_median"] == 0 and r["busy_retries_max"] == 1,
+       "a busy-retry event is counted to the sample it falls in")
+    ok(abs(r["migration_pages_s"] - 16384 / 0.3) < 1,
+       "migration rate: moved pages over the allocation's time")
+    ok("cmabuf_busy_retries" not in r,
+       "a counter the kernel lacks (null) is left out of the row")
+    ok(r["area_movable"] == 200 << 20 and r["refills_met"] == 1,
+       "the area's movable pages before the samples, from the load's records")
+    with open(md, encoding="utf-8") as f:
+        text = f.read()
+    ok("| 7.2-shipped | cmabuf-frozen | 1024 MiB | 1000 ms | 1 of 1 | 150, 150 ms | 0 | 1 / — |"
+       in text, "the kill table: time to go, pages left, counters")
+
+
+def test_load_runs(tmp):
+    """load_runs.py: success over all runs, medians of the runs' values."""
+    reports = [load_run(tmp, f"runs-load-{i}", heap, fail)[1]
+               for i, (heap, fail) in enumerate((([100, 200, 300, 400], False),
+                                                 ([400, 500, 600, 700], True)))]
+    p = subprocess.run([sys.executable, os.path.join(HERE, "load_runs.py"),
+                        *reports], capture_output=True, text=True, check=False)
+    out = p.stdout.splitlines()
+    ok(p.returncode == 0 and "| load-64m, fill, 7.2 cmabuf-frozen: 100% of ≥ 50 | "
+       "7 / 8 | no |" in out, "load_runs.py: a failure anywhere misses the target")
+    line = [x for x in out if x.startswith("| fill | 7.2-shipped | cma-heap |")]
+    ok(line and "| 2 | 8 / 8 | 400 [250–550] |" in line[0],
+       "load_runs.py: p50 as the median of the runs' p50s, with their range")
+    line = [x for x in out if "heap p99 ÷ 7.2 cmabuf-frozen p99" in x]
+    ok(line and "1.38× [1.00–1.75] | 2 of 2 runs ≥ 1 |" in line[0],
+       "load_runs.py: p99 against the heap's, within each run")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
@@ -301,6 +398,8 @@ def main():
         test_zero_and_unavailable(tmp)
         test_runs(tmp)
         test_documents(tmp)
+        test_load_report(tmp)
+        test_load_runs(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0

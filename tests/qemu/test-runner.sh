@@ -104,7 +104,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..47"
+echo "1..54"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -348,6 +348,58 @@ echo N >"$work/heap-param"
 host_expect lifecycle_heap_without_heaps_fails fail "heap-defaults must run first" \
 	env CMABUF_HEAP_PARAM="$work/heap-param" \
 	sh "$top/tests/suites/lifecycle-heap.sh"
+
+# The loaded suites, on the host with made-up programs: a cmabufctl whose
+# load-64m document has results as FAKE_* say, and a cmabuf_load that starts
+# unless FAKE_LOAD_FAILS. The suite fails when the load does not start, a
+# cmabuf strategy's loaded allocation fails, or COMPOUND's median falls
+# behind the heap's; the fuzzer and the stress test under load fail when
+# the load does not start.
+mkdir -p "$work/load/bin" "$work/load/tmp" "$work/load/nobin"
+cat >"$work/load/bin/cmabufctl" <<'FAKE'
+#!/bin/sh
+printf '{"format": 1, "kernel": "7.2", "workload": "load-64m", "results": ['
+sep=
+for p in cmabuf-compound cmabuf-frozen cmabuf-legacy cma-heap; do
+	f=0
+	[ "$p" = "$FAKE_FAIL" ] && f=1
+	ms=100
+	[ "$p" = cmabuf-compound ] && ms=${FAKE_COMPOUND_MS:-95}
+	printf '%s{"path": "%s", "phase": "alloc", "target": null, "median_ns": %s000000, "n": %s, "attempts": 4, "failures": %s, "counters": {"pgmigrate_success": [1, 2, 3, 4]}}' \
+		"$sep" "$p" "$ms" $((4 - f)) "$f"
+	sep=", "
+done
+echo ']}'
+FAKE
+cat >"$work/load/bin/cmabuf_load" <<'FAKE'
+#!/bin/sh
+[ "$1" = start ] && [ -n "$FAKE_LOAD_FAILS" ] && exit 1
+echo "{\"format\": 1, \"record\": \"load\", \"event\": \"$1\"}"
+FAKE
+cp "$work/load/bin/cmabufctl" "$work/load/nobin/cmabufctl"
+chmod +x "$work/load/bin/"* "$work/load/nobin/"*
+load_suite() {
+	env PATH="$work/load/bin:$PATH" TMPDIR="$work/load/tmp" \
+		CMABUF_SUITE_LIB="$top/tests/suites" CMABUF_TRACEFS="$work/none" \
+		CMABUF_DEBUGFS="$work/none" CMABUF_BUILD="${CMABUF_BUILD:-$top/build}" "$@"
+}
+host_expect load_suite_clean_passes pass '^[0-9]+ passed, 0 failed' \
+	load_suite sh "$top/tests/suites/load.sh"
+host_expect load_suite_failed_sample_fails fail "cmabuf-frozen: 3 of 4 loaded allocations" \
+	load_suite env FAKE_FAIL=cmabuf-frozen sh "$top/tests/suites/load.sh"
+host_expect load_suite_slow_compound_fails fail "not ok loaded median" \
+	load_suite env FAKE_COMPOUND_MS=300 sh "$top/tests/suites/load.sh"
+host_expect load_suite_load_not_started_fails fail "not ok the load fills large-pool" \
+	load_suite env FAKE_LOAD_FAILS=1 sh "$top/tests/suites/load.sh"
+host_expect load_suite_without_load_program_fails fail "cmabuf_load (tests/load) is not installed" \
+	env PATH="$work/load/nobin:/usr/bin:/bin" TMPDIR="$work/load/tmp" \
+	CMABUF_SUITE_LIB="$top/tests/suites" CMABUF_TRACEFS="$work/none" \
+	CMABUF_DEBUGFS="$work/none" CMABUF_BUILD="${CMABUF_BUILD:-$top/build}" \
+	sh "$top/tests/suites/load.sh"
+host_expect fuzz_load_without_load_fails fail "the memory load did not start" \
+	load_suite env FAKE_LOAD_FAILS=1 sh "$top/tests/suites/fuzz-load.sh"
+host_expect stress_load_without_load_fails fail "the memory load did not start" \
+	load_suite env FAKE_LOAD_FAILS=1 sh "$top/tests/suites/stress-load.sh"
 
 # The speedup checks: a kernel that was not asked for makes its checks
 # skips that say so; one that was asked for but left no results fails.

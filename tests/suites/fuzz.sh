@@ -10,6 +10,9 @@
 #                        run (default: 600 on the debug kernel, 300
 #                        elsewhere, none when more than the default
 #                        operations are asked for)
+#   CMABUF_FUZZ_MIN_OPS  fewer operations than this fail the run (default:
+#                        CMABUF_FUZZ_OPS; fuzz-load asks for fewer, since
+#                        under load one operation can take seconds)
 #   CMABUF_FUZZ_SEED     replay a seed (default: a new one, printed)
 #
 # The program prints "# record: fuzz ops=N seed=S pages_lost=P".
@@ -28,6 +31,7 @@ then
 	exit 1
 fi
 
-set -- --ops "$ops" --min-ops "$ops" --seconds "${CMABUF_FUZZ_SECONDS:-$budget}"
+set -- --ops "$ops" --min-ops "${CMABUF_FUZZ_MIN_OPS:-$ops}" \
+	--seconds "${CMABUF_FUZZ_SECONDS:-$budget}"
 [ -n "$CMABUF_FUZZ_SEED" ] && set -- "$@" --seed "$CMABUF_FUZZ_SEED"
 exec cmabuf-run --importer --time fuzz cmabuf_fuzz "$@"

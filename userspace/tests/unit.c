@@ -180,6 +180,34 @@ static void test_stats(void)
 			 "spread of 90..110 around 100 is 20%%\n");
 }
 
+static void test_tail(void)
+{
+	static const __u64 ten[] = { 10, 1, 9, 2, 8, 3, 7, 4, 6, 5 };
+	__u64 hundred[100], copy[ARRAY_SIZE(ten)];
+	struct stats_tail t = { };
+	unsigned int i;
+	int ret;
+
+	memcpy(copy, ten, sizeof(ten));
+	ret = stats_tail(ten, ARRAY_SIZE(ten), &t);
+	ksft_test_result(!ret && t.p90 == 9 && t.p99 == 10,
+			 "of 1..10, p90 is 9 and p99 the maximum (%llu, %llu)\n",
+			 t.p90, t.p99);
+	ksft_test_result(!memcmp(copy, ten, sizeof(ten)),
+			 "tail: samples left unsorted\n");
+	for (i = 0; i < ARRAY_SIZE(hundred); i++)
+		hundred[i] = 100 - i;
+	ret = stats_tail(hundred, ARRAY_SIZE(hundred), &t);
+	ksft_test_result(!ret && t.p90 == 90 && t.p99 == 99,
+			 "of 1..100, p90 is 90 and p99 is 99 (%llu, %llu)\n",
+			 t.p90, t.p99);
+	ret = stats_tail(ten, 1, &t);
+	ksft_test_result(!ret && t.p90 == 10 && t.p99 == 10,
+			 "one sample is its own tail\n");
+	ksft_test_result(stats_tail(ten, 0, &t) == -EINVAL,
+			 "tail of no samples is an error\n");
+}
+
 /* Escape @in into a memory stream and compare with @want. */
 static void json_case(const char *what, const char *in, const char *want)
 {
@@ -516,7 +544,7 @@ static void test_alloc(void)
 	ksft_test_result(ret == EXIT_USAGE, "alloc 4M -H 3: refused (%d), not --hold\n", ret);
 }
 
-#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 7 + 1 + \
+#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 5 + 7 + 1 + \
 		 ARRAY_SIZE(einval_cases) + 6 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 5 + 4)
 
@@ -528,6 +556,7 @@ int main(void)
 	test_numbers();
 	test_strategies();
 	test_stats();
+	test_tail();
 	test_json();
 	test_json_document();
 	test_explain();

@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Allocation under memory load, the short run of "make check": 64 MiB from
+# large-pool, the area refilled with 4 KiB anonymous pages (cmabuf_load)
+# before every sample, every path in turn, then conservative checks on
+# this boot alone: every cmabuf strategy succeeds every time (the area's
+# movable pages fit elsewhere, so every allocation can succeed), COMPOUND's
+# median is no slower than the CMA heap's by more than a margin, and no
+# CMA page is lost. large-pool, the guest's ZONE_NORMAL, fills first and
+# fast; "make bench-load" also loads general-pool, which takes most of the
+# memory to fill.
+#
+#   CMABUF_LOAD_CHECK_N  samples per path (default 4: each path goes first once)
+#   CMABUF_SUITE_LIB     where the suites' libraries are (default /suites)
+
+lib=${CMABUF_SUITE_LIB:-/suites}
+. "$lib/tap-lib.sh"
+. "$lib/bench-lib.sh"
+. "$lib/load-lib.sh"
+
+samples=${CMABUF_LOAD_CHECK_N:-4}
+# The heap's median over COMPOUND's must be at least this: under load both
+# wait for the same migration (make bench-load: within a few per cent).
+margin=0.67
+
+# The pages CMA has handed out, per area: the same before and after.
+cma_used() {
+	cat "$debugfs"/cma/*/used 2>/dev/null | tr '\n' ' '
+}
+
+echo "TAP version 13"
+if ! command -v cmabuf_load >/dev/null; then
+	echo "Bail out! cmabuf_load (tests/load) is not installed"
+	exit 1
+fi
+used=$(cma_used)
+trace_on
+load_start check --area large-pool --free-below 16M --room 192M
+ok $? "the load fills large-pool (under 16 MiB free, 192 MiB room elsewhere)"
+load_bench "load-64m from large-pool, every path, $samples samples each" \
+	load-64m --device large --iterations "$samples"
+load_stop
+ok $? "the load stops and its memory is free"
+
+paths=$(bench_results | sed -n 's/^{"path": "\([^"]*\)", "phase": "alloc", .*/\1/p')
+for p in $paths; do
+	case $p in
+	cmabuf-*) ;;
+	*) continue ;;
+	esac
+	tried=$(json_get attempts "$p" alloc)
+	failed=$(json_get failures "$p" alloc)
+	[ "${tried:-0}" -eq "$samples" ] && [ "${failed:-1}" -eq 0 ]
+	ok $? "$p: $((${tried:-0} - ${failed:-0})) of $samples loaded allocations succeed"
+done
+heap=$(json_get median_ns cma-heap alloc)
+compound=$(json_get median_ns cmabuf-compound alloc)
+if [ -n "$heap" ] && [ -n "$compound" ]; then
+	awk -v h="$heap" -v c="$compound" -v m="$margin" 'BEGIN { exit !(c > 0 && h / c >= m) }'
+	ok $? "loaded median: heap $((heap / 1000000)) ms / COMPOUND $((compound / 1000000)) ms >= $margin"
+else
+	skip "loaded median, COMPOUND against the heap: no COMPOUND, or no CMA heap on large-pool, on this kernel"
+fi
+[ "$(cma_used)" = "$used" ]
+ok $? "no CMA page lost: pages in use per area $(cma_used)(before: $used)"
+echo "1..$n"
+[ $fails -eq 0 ]
