@@ -255,8 +255,11 @@ def limit_of(results, conf, workload, path):
     The in-kernel allocation is the BENCH ioctl's of the same size and
     strategy (the CMA heap allocates with cma_alloc(): LEGACY's). Where the
     allocator clears (init_on_alloc), that is in the in-kernel time already
-    and cmabuf clears nothing more; otherwise cmabuf's limit is clearing on
-    every CPU. The CMA heap clears again on one CPU in both settings.
+    and cmabuf clears nothing more, except for FROZEN and COMPOUND on a
+    kernel that hands them out uncleared (clears_frozen, patch 0004): there,
+    as without init_on_alloc, the limit is the allocation without clearing
+    plus clearing on every CPU. The CMA heap clears again on one CPU in both
+    settings.
     """
     kernel_wl, zero_wl = E2E_PARTS[workload]
     alloc = results.get((conf, workload, "alloc", path))
@@ -267,7 +270,9 @@ def limit_of(results, conf, workload, path):
     if path == "cma-heap":
         zero, what = results.get((conf, zero_wl, "zero-1cpu", "cmabuf-auto")), \
             "1 CPU"
-    elif alloc.get("allocator_zeroes"):
+    elif alloc.get("allocator_zeroes") and not (
+            alloc.get("clears_frozen") and
+            alloc.get("strategy") in ("compound", "frozen", "auto")):
         zero, what = {"median_ns": 0}, "by the allocator"
     else:
         zero, what = results.get((conf, zero_wl, "zero-all", "cmabuf-auto")), \

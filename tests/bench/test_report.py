@@ -174,6 +174,36 @@ def test_settings(tmp):
        "no limit where its in-kernel allocation was not measured")
 
 
+def test_limit_clears_frozen(tmp):
+    """With init_on_alloc and patch 0004, FROZEN's limit is its allocation
+    without clearing plus clearing on every CPU; LEGACY's stays the
+    allocator's."""
+    lines = []
+    for path, strategy, k_ms, e2e in (("cmabuf-frozen", "frozen", 1.0, 16.0),
+                                      ("cmabuf-legacy", "legacy", 30.0, 35.0)):
+        for wl, ms in (("contig-64m", k_ms), ("e2e-64m", e2e)):
+            r = json.loads(result("7.2", wl, "alloc", path, ms, 1))
+            r.update(strategy=strategy, clears_frozen=1)
+            lines.append(json.dumps(r))
+    lines.append(result("7.2", "zero-64m", "zero-all", "cmabuf-auto", 10.0, 1))
+    after = os.path.join(tmp, "clears-after.jsonl")
+    with open(after, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    out = os.path.join(tmp, "clears")
+    subprocess.run([sys.executable, REPORT, "--before", after, "--after", after,
+                    "--out-dir", out, "--no-chart"], capture_output=True,
+                   text=True, check=False)
+    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+        rep = json.load(f)
+    lim = {(r["side"], r["path"]): r for r in rep["limits"]}
+    r = lim.get(("after", "cmabuf-frozen"))
+    ok(r and r["zero"] == "all CPUs" and abs(r["ratio"] - 16 / 11) < 1e-9,
+       "clears_frozen: FROZEN's limit is the uncleared allocation + all-CPU clearing")
+    r = lim.get(("after", "cmabuf-legacy"))
+    ok(r and r["zero"] == "by the allocator" and abs(r["ratio"] - 35 / 30) < 1e-9,
+       "clears_frozen: LEGACY is still cleared by the allocator")
+
+
 def test_zero_and_unavailable(tmp):
     out = os.path.join(tmp, "zero")
     zero = os.path.join(tmp, "zero.jsonl")
@@ -243,7 +273,7 @@ def as_documents(flat_path, doc_path):
     document per run (kernel, workload, setting), a result per path and
     phase. Returns how many documents."""
     common_keys = ("kernel", "workload", "size_bytes", "blocks", "device",
-                   "area", "cpus", "allocator_zeroes")
+                   "area", "cpus", "allocator_zeroes", "clears_frozen")
     docs = {}
     with open(flat_path, encoding="utf-8") as f:
         for line in f:
@@ -395,6 +425,7 @@ def main():
         test_merge(tmp)
         test_failing_checks(tmp)
         test_settings(tmp)
+        test_limit_clears_frozen(tmp)
         test_zero_and_unavailable(tmp)
         test_runs(tmp)
         test_documents(tmp)
