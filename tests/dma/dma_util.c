@@ -322,15 +322,21 @@ static int trace_clear(void)
 	return 0;
 }
 
+static const char * const trace_events[] = {
+	"events/dma/dma_sync_single_for_cpu/enable",
+	"events/dma/dma_sync_single_for_device/enable",
+	"events/dma/dma_sync_sg_for_cpu/enable",
+	"events/dma/dma_sync_sg_for_device/enable",
+};
+
 /* The DMA API's sync events of every device, in a cleared buffer. */
 int trace_start(void)
 {
-	int ret;
+	unsigned int i;
+	int ret = 0;
 
-	ret = trace_write("events/dma/dma_sync_single_for_cpu/enable", "1");
-	if (!ret)
-		ret = trace_write("events/dma/dma_sync_single_for_device/enable",
-				  "1");
+	for (i = 0; !ret && i < ARRAY_SIZE(trace_events); i++)
+		ret = trace_write(trace_events[i], "1");
 	if (!ret)
 		ret = trace_clear();
 	if (!ret)
@@ -340,8 +346,10 @@ int trace_start(void)
 
 void trace_stop(void)
 {
-	trace_write("events/dma/dma_sync_single_for_cpu/enable", "0");
-	trace_write("events/dma/dma_sync_single_for_device/enable", "0");
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(trace_events); i++)
+		trace_write(trace_events[i], "0");
 	trace_clear();
 }
 
@@ -366,7 +374,8 @@ int trace_take(char *buf, size_t len)
 
 /*
  * Lines of @trace of @event ("dma_sync_single_for_cpu") for device @dev in
- * direction @dir ("FROM_DEVICE"), of @size bytes, or of any size for 0.
+ * direction @dir ("FROM_DEVICE"), of @size bytes, or of any size for 0
+ * (the only choice for a dma_sync_sg_* event, which lists its segments).
  */
 unsigned int trace_count(const char *trace, const char *event,
 			 const char *dev, const char *dir,
