@@ -401,10 +401,13 @@ static void paths_free(struct bench_path *paths, int n)
  */
 static int path_same_area(const struct bench_path *p, const struct bench_ctx *c)
 {
-	const char *heap = strrchr(p->target, '/');
+	const char *heap;
 
-	if (!c->wl->loop || p->ops != &bench_cma_heap_ops || !heap ||
-	    !strcmp(heap + 1, c->dev.area))
+	/* Only the CMA heap's paths have a target; cmabuf's have none. */
+	if (!c->wl->loop || p->ops != &bench_cma_heap_ops || !p->target)
+		return 0;
+	heap = strrchr(p->target, '/');
+	if (!heap || !strcmp(heap + 1, c->dev.area))
 		return 0;
 	msg_warn("%s: %s allocates from another area than %s's (%s)", p->name,
 		 p->target, c->dev_path, c->dev.area);
