@@ -403,8 +403,7 @@ static int path_same_area(const struct bench_path *p, const struct bench_ctx *c)
 {
 	const char *heap;
 
-	/* Only the CMA heap's paths have a target; cmabuf's have none. */
-	if (!c->wl->loop || p->ops != &bench_cma_heap_ops || !p->target)
+	if (!c->wl->loop || p->ops != &bench_cma_heap_ops)
 		return 0;
 	heap = strrchr(p->target, '/');
 	if (!heap || !strcmp(heap + 1, c->dev.area))
