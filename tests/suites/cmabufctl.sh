@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..46"
+echo "1..50"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -284,6 +284,28 @@ run cmabufctl bench blocks-2m --iterations 1 --strategy legacy --device default
 [ $rc -eq 0 ] && has "warning: bench: .* free on /dev/cmabuf: [0-9]* KiB per allocation instead of 2 MiB (--size to choose)" &&
 	has "^cmabuf-legacy *alloc *512 "
 r=$?; ok $r "bench blocks-2m on a small area: shrunk to fit, said, and run"; diag $r
+
+# The loaded workloads, idle and briefly: each runs and reports every
+# sample it took (make check loads memory in the "load" suite; "make
+# bench-load" measures them).
+run cmabufctl bench camera --iterations 2 --strategy legacy --json
+[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has '"workload": "camera"' && has '"failures": 0' &&
+	! has '"failures": [1-9]'
+r=$?; ok $r "bench camera: 8 frames of 3840x2160 NV12 twice, every allocation succeeded"; diag $r
+
+run cmabufctl bench load-blocks-2m --iterations 1 --strategy legacy --json
+[ $rc -eq 0 ] && has '"workload": "load-blocks-2m"' && has '"failures": 0' &&
+	! has '"failures": [1-9]'
+r=$?; ok $r "bench load-blocks-2m: 512 x 2 MiB, every allocation succeeded"; diag $r
+
+run cmabufctl bench concurrent --procs 1,2 --iterations 1 --strategy legacy --json
+[ $rc -eq 0 ] && has '"workload": "concurrent"' && ! has '"failures": [1-9]'
+r=$?; ok $r "bench concurrent: 1 and 2 processes at once, nothing failed"; diag $r
+
+run cmabufctl bench fragment --steps 20 --strategy legacy --json
+[ $rc -eq 0 ] && has '"workload": "fragment"'
+r=$?; ok $r "bench fragment: 20 steps of a random mix"; diag $r
 
 # A board without the test bed's labelled instances: they are unbound,
 # and the workloads made for them run on what is left, at sizes it holds.
