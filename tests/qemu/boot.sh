@@ -101,7 +101,7 @@ default_suites() {
 	if [ -n "$second" ]; then
 		grep -xF -f <(second_list "$1" | sed 's/^+//') <<<"$list" || true
 	else
-		grep -vxF -f <(second_list "$1" | grep -v '^+' || echo '@') <<<"$list" || true
+		grep -vxF -f <(second_list "$1" | grep -v '^+') <<<"$list" || true
 	fi
 }
 
