@@ -15,8 +15,9 @@
  * again; failing again while both reads show such a range fails the run.
  * Then the thread lets something go and carries on. Should no area have
  * filled up by half time, the threads turn to the smallest area with big
- * buffers until one does: a run always goes through exhaustion and
- * recovery. Every buffer is checked zero when it arrives and its pattern
+ * buffers until one does, past the end if need be (up to twice the time
+ * again: a slow kernel under memory load may need it): a run always goes
+ * through exhaustion and recovery. Every buffer is checked zero when it arrives and its pattern
  * is checked by userspace, by the importer (which writes a new one
  * that userspace checks in turn) and by the next process, which receives
  * it over a unix socket. When everything has exited, each CMA area's used
@@ -120,7 +121,8 @@ struct st_msg {
  * @index: its number.
  * @threads: workers.
  * @holds: importer holds each worker may take.
- * @deadline: CLOCK_MONOTONIC ns at which to stop.
+ * @deadline: CLOCK_MONOTONIC ns at which to stop once an area has filled.
+ * @overtime: CLOCK_MONOTONIC ns at which to stop in any case.
  * @squeeze: CLOCK_MONOTONIC ns from which, while no allocation has found
  *	an area full, allocations aim to fill the smallest area.
  * @seed: seed of the run.
@@ -136,6 +138,7 @@ struct st_proc {
 	int threads;
 	int holds;
 	__u64 deadline;
+	__u64 overtime;
 	__u64 squeeze;
 	__u64 seed;
 	const struct rel_instance *inst;
@@ -591,11 +594,22 @@ static void st_step(struct st_worker *w)
 		st_drop(w, rel_below(&w->rng, w->nbufs));
 }
 
+/* Past the deadline only while no allocation has found an area full. */
+static bool st_running(const struct st_proc *p)
+{
+	__u64 now = rel_now_ns();
+
+	if (now < p->deadline)
+		return true;
+	return now < p->overtime &&
+	       !__atomic_load_n(&st->n[ST_ENOMEM], __ATOMIC_RELAXED);
+}
+
 static void *st_worker_main(void *arg)
 {
 	struct st_worker *w = arg;
 
-	while (rel_now_ns() < w->p->deadline)
+	while (st_running(w->p))
 		st_step(w);
 	while (w->nbufs)
 		st_drop(w, 0);
@@ -846,6 +860,7 @@ int main(int argc, char **argv)
 
 	start = rel_now_ns();
 	p.deadline = start + o.seconds * 1000000000ULL;
+	p.overtime = start + o.seconds * 3000000000ULL;
 	p.squeeze = start + o.seconds * 500000000ULL;
 	ret = st_spawn(&p, o.procs, pids);
 	if (ret)
