@@ -314,8 +314,8 @@ unsigned int cmabuf_sg_count(const struct cmabuf_sg_limits *lim,
 int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 		    const struct cmabuf_sg_limits *lim);
 void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
-			  enum dma_data_direction dir, u64 offset, u64 length,
-			  bool for_cpu);
+			  enum dma_data_direction dir, u64 size, u64 offset,
+			  u64 length, bool for_cpu);
 bool cmabuf_dev_direct(struct device *dev);
 bool cmabuf_dev_reaches(struct device *dev, phys_addr_t phys, u64 size);
 void cmabuf_reach_add(struct cmabuf_dev *cdev);

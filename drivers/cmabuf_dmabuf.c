@@ -315,7 +315,8 @@ static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, u64 offset,
 	mutex_lock(&buffer->lock);
 	list_for_each_entry(a, &buffer->attachments, node) {
 		list_for_each_entry(m, &a->mappings, node) {
-			cmabuf_sg_sync_range(a->dev, &m->table, m->dir, offset,
+			cmabuf_sg_sync_range(a->dev, &m->table, m->dir,
+					     cmabuf_buffer_size(buffer), offset,
 					     length, for_cpu);
 			mapped = true;
 		}

@@ -137,6 +137,7 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_build);
  * @dev: the device @table is mapped for.
  * @table: the mapping; its DMA segments cover the buffer in order.
  * @dir: the direction @table was mapped with.
+ * @size: bytes of the buffer, which @table covers.
  * @offset: first byte of the range in the buffer.
  * @length: bytes in the range.
  * @for_cpu: sync for the CPU, else for the device.
@@ -149,16 +150,14 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_build);
  * followed too.
  */
 void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
-			  enum dma_data_direction dir, u64 offset, u64 length,
-			  bool for_cpu)
+			  enum dma_data_direction dir, u64 size, u64 offset,
+			  u64 length, bool for_cpu)
 {
-	u64 start = 0, end = offset + length, from, to, total = 0;
+	u64 start = 0, end = offset + length, from, to;
 	struct scatterlist *sg;
 	unsigned int i;
 
-	for_each_sgtable_dma_sg(table, sg, i)
-		total += sg_dma_len(sg);
-	if (!offset && length >= total) {
+	if (!offset && length >= size) {
 		if (for_cpu)
 			dma_sync_sgtable_for_cpu(dev, table, dir);
 		else
