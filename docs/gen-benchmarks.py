@@ -15,8 +15,9 @@ that computes it:
                                              one cell, inline
 
 RUNS is a directory under docs/bench/ holding run*.json, the report.json
-of each run; tests/bench/runs.py sums them up, and CAPTION is the start of
-the line above one of its tables. ROW is "A; B; ...": the row that has a
+of each run: of "make bench", which tests/bench/runs.py sums up, or of
+"make bench-load" (a "rows" list), which tests/bench/load_runs.py does.
+CAPTION is the start of the line above one of its tables. ROW is "A; B; ...": the row that has a
 cell equal to each; COLUMN a heading of that table. "median" keeps the
 median and drops the [lowest–highest] after it.
 
@@ -30,6 +31,7 @@ exits 1, with a diff, when a file is not what the runs give.
 
 import difflib
 import glob
+import json
 import os
 import re
 import subprocess
@@ -37,7 +39,8 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(TOP, "docs", "bench")
-FILES = ("README.md", os.path.join("docs", "benchmarks.md"))
+FILES = ("README.md", os.path.join("docs", "benchmarks.md"),
+         os.path.join("docs", "benchmarks-load.md"))
 MARK = re.compile(r"<!-- bench: (.*?) -->(.*?)<!-- /bench -->", re.S)
 SIDES = {"before": "6.12", "after": "7.2"}
 
@@ -55,8 +58,10 @@ def summary(runs):
         files = sorted(glob.glob(os.path.join(BENCH, runs, "run*.json")))
         if not files:
             raise GenError(f"no run*.json in docs/bench/{runs}")
+        with open(files[0], encoding="utf-8") as f:
+            tool = "load_runs.py" if "rows" in json.load(f) else "runs.py"
         out = subprocess.run(
-            [sys.executable, os.path.join(TOP, "tests", "bench", "runs.py")] +
+            [sys.executable, os.path.join(TOP, "tests", "bench", tool)] +
             files, check=True, capture_output=True, text=True).stdout
         _summaries[runs] = out.splitlines()
     return _summaries[runs]

@@ -633,11 +633,11 @@ static bool cmabuf_pool_over(struct cmabuf_pool *pool, const void *owner,
 	if (!owner)
 		return false;
 	if (cmabuf_pool_wanted(pool, NULL) + more >
-	    area / 100 * READ_ONCE(cmabuf_prepare_max_percent))
+	    mult_frac(area, READ_ONCE(cmabuf_prepare_max_percent), 100))
 		return true;
 	return !privileged &&
 	       cmabuf_pool_wanted(pool, owner) + more >
-	       area / 100 * READ_ONCE(cmabuf_prepare_file_percent);
+	       mult_frac(area, READ_ONCE(cmabuf_prepare_file_percent), 100);
 }
 
 static struct cmabuf_want *cmabuf_pool_find(struct cmabuf_pool *pool,

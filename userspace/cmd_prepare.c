@@ -178,9 +178,9 @@ void prepare_explain_enospc(const struct prepare_limits *l, __u64 size,
 			 count, sz, want, l->max_percent, l->file_percent);
 		return;
 	}
-	/* As the driver counts: whole percents of the area's pages. */
-	fmt_size(pages / 100 * l->max_percent * page, all, sizeof(all));
-	fmt_size(pages / 100 * l->file_percent * page, file, sizeof(file));
+	/* As the driver counts: whole pages, rounded down. */
+	fmt_size(pages * l->max_percent / 100 * page, all, sizeof(all));
+	fmt_size(pages * l->file_percent / 100 * page, file, sizeof(file));
 	if (l->privileged)
 		snprintf(buf, len,
 			 "%u x %s (%s) and what other files prepare are more than prepared buffers may hold: %s, %u%% of the area (module parameter prepare_max_percent)",

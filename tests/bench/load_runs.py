@@ -144,7 +144,8 @@ def main(argv):
           "of each run's value.")
     print("\n### Targets (issue 17)")
     target_success(runs, groups)
-    print("\n| ratio within a run | measured | met |")
+    print("\nRatios within a run\n")
+    print("| ratio within a run | measured | met |")
     print("|---|---|---|")
     for path in ("cmabuf-compound", "cmabuf-frozen", "cmabuf-legacy"):
         ratio_target(runs, f"heap p99 ÷ 7.2 {path} p99", ("cma-heap", "7.2"),

@@ -3563,12 +3563,32 @@ static unsigned int prep_param(const char *name, unsigned int dflt)
 	return atoi(buf);
 }
 
-/* The most bytes wants may hold: @percent of the area, as the driver does. */
+/*
+ * The most bytes wants may hold: @percent of the area's pages, rounded
+ * down, as the driver counts.
+ */
 static __u64 prep_limit(const struct cmabuf_dev *dev, unsigned int percent)
 {
 	__u64 pages = dev->info.total_bytes / PAGE;
 
-	return pages / 100 * percent * PAGE;
+	return pages * percent / 100 * PAGE;
+}
+
+/*
+ * A want of exactly the limit fits: 50% of a 256 MiB area is 128 MiB,
+ * which the driver refused while it rounded the area down to whole
+ * percents first.
+ */
+TEST_F_TIMEOUT(prepare, exactly_instance_limit_fits, 60)
+{
+	__u64 limit = prep_limit(&self->dev,
+				 prep_param("prepare_max_percent", 50));
+	struct cmabuf_prepare p;
+
+	if (!(self->dev.info.flags & CMABUF_INFO_AREA_STATS))
+		SKIP(return, "the area's size is not known here");
+	EXPECT_EQ(0, cmabuf_prepare(self->owner, limit, 0, 1, 0, &p));
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, limit, 0, 0, 0, &p));
 }
 
 /* Over prepare_max_percent for all files: ENOSPC, and a want kept. */
