@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/utsname.h>
 
 #include "dev.h"
@@ -46,6 +47,15 @@ enum bench_phase {
 
 /* cmabuf-<S>-4k: an end-to-end path mapped with 4 KiB entries only. */
 #define BENCH_SMALL_PAGES_SUFFIX	"-4k"
+/* cmabuf-<S>-prepared: every sample's buffers prepared ahead, untimed. */
+#define BENCH_PREPARED_SUFFIX		"-prepared"
+
+/* What a cmabuf path is besides its strategy (bench_path.c). */
+enum bench_variant {
+	BENCH_COLD,
+	BENCH_SMALL_PAGES,
+	BENCH_PREPARED,
+};
 
 struct bench_ctx;
 struct bench_path;
@@ -144,6 +154,7 @@ enum bench_counter {
 	BENCH_CMABUF_FAILURES,
 	BENCH_CMABUF_INTERRUPTED,
 	BENCH_CMABUF_BUSY_RETRIES,
+	BENCH_CMABUF_PREPARE_HITS,
 	BENCH_COUNTERS
 };
 
@@ -166,7 +177,9 @@ struct bench_counters {
  * @blocks: buffers per sample
  * @ns: per sample, the time to allocate its buffers (until the first failure)
  * @free_ns: per sample, the time to close them
- * @err: per sample, 0 or the -errno of the allocation that failed
+ * @err: per sample, 0 or the -errno of the allocation that failed (or of
+ *	the PREPARE before it, which failed the sample)
+ * @prep_err: per sample of a prepared path, 0 or the -errno of its PREPARE
  * @start_ns: per sample, when it started (CLOCK_MONOTONIC, for traces)
  * @turn: per sample, how many paths went before it in its iteration
  * @block_ns: with @blocks > 1, per sample @blocks allocation times
@@ -177,7 +190,7 @@ struct bench_counters {
 struct bench_samples {
 	unsigned int n, max, blocks;
 	__u64 *ns, *free_ns, *start_ns;
-	int *err;
+	int *err, *prep_err;
 	unsigned int *turn;
 	__u64 *block_ns;
 	__u64 (*delta)[BENCH_COUNTERS];
@@ -197,8 +210,15 @@ struct bench_samples {
  * @blocks: per phase, per-block statistics of each iteration
  * @done: iterations recorded
  * @error: the failure that stopped it, a negative errno
- * @implied: chosen by "all" rather than named: its absence is no error
+ * @implied: chosen by "all" rather than named, or a prepared path the
+ *	driver or kernel cannot serve: its absence is no error
  * @small_pages: end to end, map with 4 KiB entries only (THP off for it)
+ * @prepared: every sample's buffers prepared ahead on its own file of the
+ *	instance (@fds[0]), untimed; the timed calls are cmabuf-<S>'s
+ * @prepare_hits: allocations of its samples that took a ready buffer, as
+ *	the instance's stats/prepare_hits counted them
+ * @hits_mark: that counter when its current sample started
+ * @hits_unknown: the counter could not be read (an older driver)
  * @rec: the samples of a loop workload
  */
 struct bench_path {
@@ -214,6 +234,10 @@ struct bench_path {
 	int error;
 	bool implied;
 	bool small_pages;
+	bool prepared;
+	__u64 prepare_hits;
+	__u64 hits_mark;
+	bool hits_unknown;
 	struct bench_samples rec;
 };
 
@@ -225,6 +249,19 @@ extern const struct bench_path_ops bench_cma_debugfs_ops;
 extern const struct bench_path_ops bench_cma_heap_ops;
 #endif
 
+int bench_path_parse(const char *tok, int *strategy,
+		     enum bench_variant *variant);
+void bench_path_name(char *buf, size_t len, unsigned int strategy,
+		     enum bench_variant variant);
+
+/* The prepared paths (bench_prepared.c). */
+int bench_prepared_setup(struct bench_path *p, struct bench_ctx *c);
+void bench_prepared_teardown(struct bench_path *p);
+int bench_prepared_fill(struct bench_path *p, const struct bench_ctx *c,
+			__u32 count);
+int bench_prepared_empty(struct bench_path *p, const struct bench_ctx *c,
+			 __u32 count);
+
 const char *bench_phase_name(enum bench_phase phase);
 const char *bench_path_strategy(const struct bench_path *p);
 void bench_record(struct bench_path *p, enum bench_phase phase,
@@ -233,6 +270,7 @@ void bench_record_blocks(struct bench_path *p, enum bench_phase phase,
 			 unsigned int iter, const struct stats *st);
 void bench_print_text(const struct bench_ctx *c, struct bench_path *paths, int n);
 void bench_print_json(const struct bench_ctx *c, struct bench_path *paths, int n);
+void bench_print_prepared(const struct bench_path *paths, int n);
 void bench_json_begin(struct json *j, const struct bench_ctx *c);
 void bench_json_result(struct json *j, const struct bench_path *p,
 		       const char *phase);
@@ -263,6 +301,7 @@ void bench_samples_delta(struct bench_samples *r, unsigned int i,
 void bench_json_latency(struct json *j, const __u64 *ns, const int *err,
 			unsigned int n);
 void bench_json_counters(struct json *j, const struct bench_samples *r);
+void bench_json_prepare_errors(struct json *j, const struct bench_samples *r);
 void bench_samples_warn(const struct bench_path *p, const struct bench_samples *r);
 
 #endif /* CMABUFCTL_BENCH_H */

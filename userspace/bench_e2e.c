@@ -8,7 +8,8 @@
  * THP disabled for the process (PR_SET_THP_DISABLE, for that path's cycle
  * alone) the kernel never calls cmabuf's huge_fault. MADV_NOHUGEPAGE would
  * do it per mapping, but kernels without CONFIG_ADVISE_SYSCALLS (the test
- * bed's) have no madvise().
+ * bed's) have no madvise(). A "-prepared" path has its buffer made ready
+ * before each cycle (CMABUF_IOC_PREPARE, untimed): its ALLOC takes it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -129,12 +130,40 @@ static int e2e_small_pages(struct bench_path *p, unsigned long off)
 	return ret;
 }
 
-/* One cycle; a -4k path's with THP off around it, outside every phase. */
+/*
+ * A prepared path's cycle: its buffer made ready before it and given back
+ * after it, outside every phase (bench_prepared.c).
+ */
+static int e2e_cycle_prepared(struct bench_path *p, struct bench_ctx *c,
+			      unsigned int iter)
+{
+	int ret, err;
+
+	ret = bench_prepared_fill(p, c, 1);
+	if (ret) {
+		msg_err("%s: CMABUF_IOC_PREPARE of %llu bytes on %s, before iteration %u: %s",
+			p->name, c->wl->size, c->dev_path, iter, strerror(-ret));
+		return ret;
+	}
+	ret = e2e_cycle_timed(p, c, iter);
+	err = bench_prepared_empty(p, c, 1);
+	if (err)
+		msg_err("%s: CMABUF_IOC_PREPARE giving the buffer back on %s: %s",
+			p->name, c->dev_path, strerror(-err));
+	return ret ? ret : err;
+}
+
+/*
+ * One cycle; a -4k path's with THP off around it, a prepared path's with
+ * its buffer made ready before it, both outside every phase.
+ */
 static int e2e_cycle(struct bench_path *p, struct bench_ctx *c,
 		     unsigned int iter)
 {
 	int ret, err;
 
+	if (p->prepared)
+		return e2e_cycle_prepared(p, c, iter);
 	if (!p->small_pages)
 		return e2e_cycle_timed(p, c, iter);
 	ret = e2e_small_pages(p, 1);
@@ -161,8 +190,16 @@ static int cmabuf_e2e_alloc(struct bench_path *p, struct bench_ctx *c,
 	return ret;
 }
 
+/* A prepared path has a file of its own to prepare on. */
+static int cmabuf_e2e_setup(struct bench_path *p, struct bench_ctx *c)
+{
+	return p->prepared ? bench_prepared_setup(p, c) : 0;
+}
+
 const struct bench_path_ops bench_cmabuf_e2e_ops = {
+	.setup = cmabuf_e2e_setup,
 	.run = e2e_cycle,
+	.teardown = bench_prepared_teardown,
 	.alloc = cmabuf_e2e_alloc,
 };
 

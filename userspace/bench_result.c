@@ -104,7 +104,7 @@ static void print_row(const char *path, const char *phase, const struct stats *s
 {
 	char med[FMT_LEN], min[FMT_LEN], max[FMT_LEN], mean[FMT_LEN];
 
-	printf("%-16s %-7s %5llu %13s %13s %13s %13s %6.1f%%\n", path, phase, st->n,
+	printf("%-24s %-7s %5llu %13s %13s %13s %13s %6.1f%%\n", path, phase, st->n,
 	       fmt_ns(st->median, med, sizeof(med)), fmt_ns(st->min, min, sizeof(min)),
 	       fmt_ns(st->max, max, sizeof(max)), fmt_ns(st->mean, mean, sizeof(mean)),
 	       stats_spread_pct(st));
@@ -120,7 +120,7 @@ static void print_blocks(const struct bench_ctx *c, struct bench_path *paths, in
 	printf("\nper block: %u blocks of %s per iteration; total is the median over iterations,\n"
 	       "median per block the median of the iterations' medians\n",
 	       c->wl->blocks, fmt_size(c->wl->size, sz, sizeof(sz)));
-	printf("%-16s %-7s %6s %13s %13s %13s %13s %13s\n", "path", "phase", "blocks",
+	printf("%-24s %-7s %6s %13s %13s %13s %13s %13s\n", "path", "phase", "blocks",
 	       "total", "avg/block", "min", "median", "max");
 	for (i = 0; i < n; i++) {
 		for (ph = 0; ph < PHASE_COUNT; ph++) {
@@ -128,7 +128,7 @@ static void print_blocks(const struct bench_ctx *c, struct bench_path *paths, in
 			    stats_compute(paths[i].samples[ph], paths[i].done, &it) ||
 			    blocks_merge(&paths[i], ph, &bl))
 				continue;
-			printf("%-16s %-7s %6u %13s %13s %13s %13s %13s\n", paths[i].name,
+			printf("%-24s %-7s %6u %13s %13s %13s %13s %13s\n", paths[i].name,
 			       bench_phase_name(ph), c->wl->blocks,
 			       fmt_ns(it.median, tot, sizeof(tot)),
 			       fmt_ns(bl.mean, avg, sizeof(avg)),
@@ -145,7 +145,7 @@ void bench_print_text(const struct bench_ctx *c, struct bench_path *paths, int n
 	int i, ph;
 
 	print_header(c, paths, n);
-	printf("%-16s %-7s %5s %13s %13s %13s %13s %7s\n", "path", "phase", "n",
+	printf("%-24s %-7s %5s %13s %13s %13s %13s %7s\n", "path", "phase", "n",
 	       "median", "min", "max", "mean", "spread");
 	for (i = 0; i < n; i++) {
 		for (ph = 0; ph < PHASE_COUNT; ph++) {
@@ -157,6 +157,7 @@ void bench_print_text(const struct bench_ctx *c, struct bench_path *paths, int n
 	}
 	if (c->wl->blocks > 1)
 		print_blocks(c, paths, n);
+	bench_print_prepared(paths, n);
 }
 
 static void json_blocks(struct json *j, const struct bench_path *p,
@@ -195,7 +196,11 @@ void bench_json_begin(struct json *j, const struct bench_ctx *c)
 	json_array(j, "results");
 }
 
-/* One result of "results": what it is; the caller adds its figures, closes. */
+/*
+ * One result of "results": what it is; the caller adds its figures, closes.
+ * A prepared path's say so, and how many of its allocations took a ready
+ * buffer (null where the driver does not count them).
+ */
 void bench_json_result(struct json *j, const struct bench_path *p,
 		       const char *phase)
 {
@@ -207,6 +212,31 @@ void bench_json_result(struct json *j, const struct bench_path *p,
 		json_str(j, "target", p->target);
 	else
 		json_null(j, "target");
+	json_bool(j, "prepared", p->prepared);
+	if (!p->prepared)
+		return;
+	if (p->hits_unknown)
+		json_null(j, "prepare_hits");
+	else
+		json_u64(j, "prepare_hits", p->prepare_hits);
+}
+
+/* Under a table: what a prepared path's rows are not (cold ALLOCs). */
+void bench_print_prepared(const struct bench_path *paths, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!paths[i].prepared || (!paths[i].done && !paths[i].rec.n))
+			continue;
+		printf("%s: prepared ahead of every sample, untimed (not ALLOC's cold time): ",
+		       paths[i].name);
+		if (paths[i].hits_unknown)
+			printf("allocations that took a ready buffer not counted\n");
+		else
+			printf("%llu allocations took a ready buffer\n",
+			       paths[i].prepare_hits);
+	}
 }
 
 void bench_print_json(const struct bench_ctx *c, struct bench_path *paths, int n)

@@ -10,7 +10,9 @@
  * paths take turns going first: the first allocation after the memory was
  * filled pays the migration, a later one may find a range an earlier
  * path emptied. --prepare (refill the area) and --conclude run around
- * every sample, and the kernel's counters are read around it.
+ * every sample, and the kernel's counters are read around it. A
+ * "-prepared" path has each sample's set made ready after --prepare and
+ * given back after the closes, both untimed (bench_prepared.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,7 +25,11 @@
 #include "fmt.h"
 #include "msg.h"
 
-/* Allocate the set, then close it; the sample whatever the outcome. */
+/*
+ * Allocate the set, then close it; the sample whatever the outcome. A
+ * prepared path has the set made ready first and gives it back after,
+ * both untimed; a PREPARE that fails is the sample's failure.
+ */
 static int sample_set(struct bench_path *p, struct bench_ctx *c, int index,
 		      unsigned int turn, void *arg)
 {
@@ -33,8 +39,11 @@ static int sample_set(struct bench_path *p, struct bench_ctx *c, int index,
 	__u64 start, t, ns, freed;
 	struct bench_counters before, after;
 	unsigned int i = r->n;
-	int err = 0;
+	int err, prep = 0, ret = 0;
 
+	if (p->prepared)
+		prep = bench_prepared_fill(p, c, blocks);
+	err = prep;
 	bench_counters_read(c, &before);
 	start = clock_ns();
 	for (b = 0; b < blocks && !err; b++) {
@@ -50,10 +59,17 @@ static int sample_set(struct bench_path *p, struct bench_ctx *c, int index,
 		close(fds[b]);
 	freed = clock_ns() - t;
 	bench_counters_read(c, &after);
+	if (p->prepared && !prep)
+		ret = bench_prepared_empty(p, c, blocks);
 	i = bench_samples_add(r, start, ns, err, turn);
 	r->free_ns[i] = freed;
+	r->prep_err[i] = prep;
 	bench_samples_delta(r, i, &before, &after);
-	return 0;
+	/* A want left standing would serve the next path's samples. */
+	if (ret)
+		msg_err("%s: CMABUF_IOC_PREPARE giving %u buffers back on %s: %s; stopping",
+			p->name, blocks, c->dev_path, strerror(-ret));
+	return ret;
 }
 
 /* One path's results in the run's document @j. */
@@ -67,6 +83,8 @@ static void print_json(struct json *j, const struct bench_path *p)
 	bench_json_result(j, p, "alloc");
 	bench_json_latency(j, r->ns, r->err, r->n);
 	bench_json_counters(j, r);
+	if (p->prepared)
+		bench_json_prepare_errors(j, r);
 	json_close(j);
 	bench_json_result(j, p, "free");
 	bench_json_latency(j, r->free_ns, r->err, r->n);
@@ -106,7 +124,7 @@ static void print_text(const struct bench_ctx *c, const struct bench_path *p)
 	if (ok && !stats_compute(good, ok, &st))
 		stats_tail(good, ok, &t);
 	free(good);
-	printf("%-16s %3u/%-3u %13s %13s %13s %10s\n", p->name, ok, r->n,
+	printf("%-24s %3u/%-3u %13s %13s %13s %10s\n", p->name, ok, r->n,
 	       fmt_ns(st.median, p50, sizeof(p50)), fmt_ns(t.p99, p99, sizeof(p99)),
 	       fmt_ns(st.max, max, sizeof(max)),
 	       r->present & BIT(BENCH_PGMIGRATE_SUCCESS) && r->n ?
@@ -130,7 +148,7 @@ int bench_sampled_loop(struct bench_ctx *c, struct bench_path *paths, int n)
 		bench_json_begin(&j, c);
 	else
 		printf("%s: %u x %llu bytes from %s (area %s), kernel %s\n"
-		       "%-16s %7s %13s %13s %13s %10s\n", c->wl->name, c->wl->blocks,
+		       "%-24s %7s %13s %13s %13s %10s\n", c->wl->name, c->wl->blocks,
 		       c->wl->size, c->dev_path, c->dev.area, c->uts.release,
 		       "path", "ok/n", "p50", "p99", "max", "moved/smp");
 	for (i = 0; i < n; i++) {
@@ -145,6 +163,8 @@ int bench_sampled_loop(struct bench_ctx *c, struct bench_path *paths, int n)
 	}
 	if (c->json)
 		json_end(&j);
+	else
+		bench_print_prepared(paths, n);
 	fflush(stdout);
 	for (i = 0; i < n; i++)
 		bench_samples_free(&paths[i].rec);

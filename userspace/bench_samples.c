@@ -10,7 +10,7 @@
  * those that succeeded, beside the success rate. The counters say what
  * the sample cost the kernel: pages migrated, CMA allocations that failed,
  * cmabuf's own failures (and, where the driver has them, its interrupted
- * calls and busy retries).
+ * calls, busy retries and allocations that took a prepared buffer).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +36,7 @@ static const char * const counter_names[BENCH_COUNTERS] = {
 	[BENCH_CMABUF_FAILURES] = "cmabuf_failures",
 	[BENCH_CMABUF_INTERRUPTED] = "cmabuf_interrupted",
 	[BENCH_CMABUF_BUSY_RETRIES] = "cmabuf_busy_retries",
+	[BENCH_CMABUF_PREPARE_HITS] = "cmabuf_prepare_hits",
 };
 
 /*
@@ -208,6 +209,7 @@ void bench_counters_read(const struct bench_ctx *c, struct bench_counters *k)
 	cmabuf_stat_read(c, "stats/failures", BENCH_CMABUF_FAILURES, k);
 	cmabuf_stat_read(c, "stats/interrupted", BENCH_CMABUF_INTERRUPTED, k);
 	cmabuf_stat_read(c, "stats/busy_retries", BENCH_CMABUF_BUSY_RETRIES, k);
+	cmabuf_stat_read(c, "stats/prepare_hits", BENCH_CMABUF_PREPARE_HITS, k);
 }
 
 int bench_samples_init(struct bench_samples *r, unsigned int max,
@@ -220,13 +222,15 @@ int bench_samples_init(struct bench_samples *r, unsigned int max,
 	r->free_ns = calloc(max, sizeof(*r->free_ns));
 	r->start_ns = calloc(max, sizeof(*r->start_ns));
 	r->err = calloc(max, sizeof(*r->err));
+	r->prep_err = calloc(max, sizeof(*r->prep_err));
 	r->turn = calloc(max, sizeof(*r->turn));
 	r->delta = calloc(max, sizeof(*r->delta));
 	r->cma_free = calloc(max, sizeof(*r->cma_free));
 	if (blocks > 1)
 		r->block_ns = calloc((size_t)max * blocks, sizeof(*r->block_ns));
-	if (!r->ns || !r->free_ns || !r->start_ns || !r->err || !r->turn ||
-	    !r->delta || !r->cma_free || (blocks > 1 && !r->block_ns)) {
+	if (!r->ns || !r->free_ns || !r->start_ns || !r->err || !r->prep_err ||
+	    !r->turn || !r->delta || !r->cma_free ||
+	    (blocks > 1 && !r->block_ns)) {
 		bench_samples_free(r);
 		return -ENOMEM;
 	}
@@ -239,6 +243,7 @@ void bench_samples_free(struct bench_samples *r)
 	free(r->free_ns);
 	free(r->start_ns);
 	free(r->err);
+	free(r->prep_err);
 	free(r->turn);
 	free(r->delta);
 	free(r->cma_free);
@@ -276,12 +281,13 @@ void bench_samples_delta(struct bench_samples *r, unsigned int i,
 }
 
 /* How many attempts failed with each errno: {"ENOMEM": 2, ...}. */
-static void json_errors(struct json *j, const int *err, unsigned int n)
+static void json_errors(struct json *j, const char *key, const int *err,
+			unsigned int n)
 {
 	unsigned int i, k, count;
 	const char *name;
 
-	json_object(j, "errors");
+	json_object(j, key);
 	for (i = 0; i < n; i++) {
 		if (!err[i])
 			continue;
@@ -327,7 +333,7 @@ void bench_json_latency(struct json *j, const __u64 *ns, const int *err,
 	json_u64(j, "p99_ns", t.p99);
 	json_u64(j, "attempts", n);
 	json_u64(j, "failures", n - ok);
-	json_errors(j, err, n);
+	json_errors(j, "errors", err, n);
 	json_array(j, "samples_ns");
 	for (i = 0; i < n; i++)
 		json_u64(j, NULL, ns[i]);
@@ -375,19 +381,53 @@ void bench_json_counters(struct json *j, const struct bench_samples *r)
 	}
 }
 
-/* A warning that says how many samples of @p failed, and how. */
-void bench_samples_warn(const struct bench_path *p, const struct bench_samples *r)
+/*
+ * A prepared path's PREPAREs that failed their samples: how many, with
+ * each errno, and every sample's (0 where it succeeded).
+ */
+void bench_json_prepare_errors(struct json *j, const struct bench_samples *r)
 {
 	unsigned int i, failed = 0;
-	int last = 0;
 
-	for (i = 0; i < r->n; i++) {
-		if (r->err[i]) {
+	for (i = 0; i < r->n; i++)
+		failed += !!r->prep_err[i];
+	json_u64(j, "prepare_failures", failed);
+	json_errors(j, "prepare_errors", r->prep_err, r->n);
+	json_array(j, "prepare_errno");
+	for (i = 0; i < r->n; i++)
+		json_u64(j, NULL, -r->prep_err[i]);
+	json_close(j);
+}
+
+/* How many of @err's @n are failures, and the last one's errno. */
+static unsigned int samples_failed(const int *err, unsigned int n, int *last)
+{
+	unsigned int i, failed = 0;
+
+	for (i = 0; i < n; i++) {
+		if (err[i]) {
 			failed++;
-			last = r->err[i];
+			*last = err[i];
 		}
 	}
+	return failed;
+}
+
+/*
+ * A warning that says how many samples of @p failed, and how; for a
+ * prepared path, another for those whose PREPARE failed.
+ */
+void bench_samples_warn(const struct bench_path *p, const struct bench_samples *r)
+{
+	unsigned int failed;
+	int last = 0;
+
+	failed = samples_failed(r->err, r->n, &last);
 	if (failed)
 		msg_warn("%s: %u of %u samples failed (the last: %s)", p->name,
 			 failed, r->n, strerror(-last));
+	failed = samples_failed(r->prep_err, r->n, &last);
+	if (failed)
+		msg_warn("%s: %u of them before their allocations, in CMABUF_IOC_PREPARE (the last: %s)",
+			 p->name, failed, strerror(-last));
 }

@@ -17,7 +17,7 @@
 #include "msg.h"
 #include "parse.h"
 
-#define BENCH_MAX_PATHS		8
+#define BENCH_MAX_PATHS		12
 #define BENCH_MAX_ITERATIONS	100000
 
 /* Long options without a short one. */
@@ -135,11 +135,17 @@ static void bench_usage(FILE *fp)
 		"\npaths (--strategy):\n"
 		"  compound, frozen, legacy, auto  cmabuf with that strategy (cmabuf-<S>)\n"
 		"  <S>-4k        end-to-end workloads: cmabuf-<S> mapped with 4 KiB\n"
-		"                entries only (THP off for it), to compare with 2 MiB\n");
+		"                entries only (THP off for it), to compare with 2 MiB\n"
+		"  <S>-prepared  e2e-*, load-64m, load-1g, camera: cmabuf-<S>, every\n"
+		"                sample's buffers prepared ahead on a file of its own\n"
+		"                (CMABUF_IOC_PREPARE, waited for, after --prepare) and\n"
+		"                given back after it, untimed: a prepared ALLOC, not\n"
+		"                ALLOC's cold time; skipped where the driver cannot\n");
 	bench_usage_peers(fp, "paths");
 	fprintf(fp,
 		"  all           (default) every strategy the device supports\n"
-		"                (end to end, with THP, compound-4k too);\n");
+		"                (end to end, with THP, compound-4k too; never a\n"
+		"                prepared path: name them beside it, all,auto-prepared);\n");
 	bench_usage_peers(fp, "all");
 	fprintf(fp,
 		"                for the zero workloads, cmabuf-auto alone: clearing\n"
@@ -153,7 +159,8 @@ static void bench_usage(FILE *fp)
 		"                       environment names it: CMABUF_BENCH_WORKLOAD,\n"
 		"                       CMABUF_BENCH_PATH, CMABUF_BENCH_ITERATION; its\n"
 		"                       output goes to standard error); a failure stops\n"
-		"                       the run\n"
+		"                       the run. A prepared path's PREPARE comes after\n"
+		"                       it\n"
 		"      --conclude CMD   the same, after every sample\n"
 		"      --procs LIST     concurrent: numbers of processes (default 1,2,4)\n"
 		"      --spread DEV     concurrent: every other process allocates from\n"
@@ -192,8 +199,11 @@ static struct bench_path *path_add(struct bench_path *paths, int *n,
 		if (!strcmp(paths[i].name, name))
 			return NULL;
 	}
-	if (*n == BENCH_MAX_PATHS)
+	if (*n == BENCH_MAX_PATHS) {
+		msg_warn("bench: %s left out: at most %d paths in one run", name,
+			 BENCH_MAX_PATHS);
 		return NULL;
+	}
 	p = &paths[(*n)++];
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "%s", name);
@@ -204,24 +214,27 @@ static struct bench_path *path_add(struct bench_path *paths, int *n,
 	return p;
 }
 
-/* cmabuf-<S>, or cmabuf-<S>-4k: mapped with 4 KiB entries (end to end). */
+/*
+ * cmabuf-<S>; cmabuf-<S>-4k, mapped with 4 KiB entries (end to end);
+ * cmabuf-<S>-prepared, every sample's buffers prepared ahead.
+ */
 static void path_add_cmabuf(struct bench_path *paths, int *n,
-			    const struct bench_ctx *c, unsigned int s, bool small_pages,
-			    bool implied)
+			    const struct bench_ctx *c, unsigned int s,
+			    enum bench_variant v, bool implied)
 {
 	const struct bench_workload *wl = c->wl;
 	struct bench_path *p;
 	char name[32];
 
-	snprintf(name, sizeof(name), "cmabuf-%s%s", strategy_name(s),
-		 small_pages ? BENCH_SMALL_PAGES_SUFFIX : "");
+	bench_path_name(name, sizeof(name), s, v);
 	p = path_add(paths, n, name, wl->e2e ? &bench_cmabuf_e2e_ops :
 		     &bench_cmabuf_kernel_ops,
 		     wl->e2e ? BENCH_E2E_PHASES :
 		     wl->zero ? BENCH_ZERO_PHASES : BENCH_KERNEL_PHASES);
 	if (p) {
 		p->strategy = s;
-		p->small_pages = small_pages;
+		p->small_pages = v == BENCH_SMALL_PAGES;
+		p->prepared = v == BENCH_PREPARED;
 		p->implied = implied;
 	}
 }
@@ -265,7 +278,7 @@ static void paths_all(struct bench_path *paths, int *n, const struct bench_ctx *
 	unsigned int s;
 
 	if (c->wl->zero) {
-		path_add_cmabuf(paths, n, c, CMABUF_STRATEGY_AUTO, false, true);
+		path_add_cmabuf(paths, n, c, CMABUF_STRATEGY_AUTO, BENCH_COLD, true);
 		return;
 	}
 	for (s = CMABUF_STRATEGY_COMPOUND; s < CMABUF_STRATEGY_COUNT; s++) {
@@ -278,26 +291,44 @@ static void paths_all(struct bench_path *paths, int *n, const struct bench_ctx *
 				 c->dev.info.max_compound_order, c->dev_path);
 			continue;
 		}
-		path_add_cmabuf(paths, n, c, s, false, true);
+		path_add_cmabuf(paths, n, c, s, BENCH_COLD, true);
 		/* The same buffer with 4 KiB entries: what 2 MiB ones are worth. */
 		if (s == CMABUF_STRATEGY_COMPOUND && c->wl->e2e && !c->wl->loop &&
 		    thp_present())
-			path_add_cmabuf(paths, n, c, s, true, true);
+			path_add_cmabuf(paths, n, c, s, BENCH_SMALL_PAGES, true);
 	}
 #ifdef CMABUFCTL_TESTS
 	path_add_peer(paths, n, c, true);
 #endif
 }
 
+/*
+ * Can every sample's buffers be prepared ahead: a held set or an
+ * end-to-end cycle, within one PREPARE? 0 or EXIT_USAGE after a message.
+ */
+static int paths_prepared_fit(const struct bench_ctx *c, const char *tok)
+{
+	const struct bench_workload *wl = c->wl;
+
+	if (!wl->e2e || (wl->loop && wl->loop != bench_sampled_loop)) {
+		msg_err("bench: path %s prepares every sample's buffers: e2e-*, load-* and camera workloads only",
+			tok);
+		return EXIT_USAGE;
+	}
+	if (wl->blocks > CMABUF_PREPARE_MAX_COUNT) {
+		msg_err("bench: path %s prepares the %u buffers of %s at once: at most %d",
+			tok, wl->blocks, wl->name, CMABUF_PREPARE_MAX_COUNT);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* One entry of --strategy; 0 or EXIT_USAGE after a message. */
 static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c,
 		     const char *tok)
 {
-	const char *given = tok;
-	size_t len, sfx = strlen(BENCH_SMALL_PAGES_SUFFIX);
-	char name[32];
-	bool small_pages = false;
-	int s;
+	enum bench_variant v;
+	int s, ret;
 
 #ifdef CMABUFCTL_TESTS
 	if (!strcmp(tok, "cma-heap") || !strcmp(tok, "cma-debugfs")) {
@@ -317,27 +348,23 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 		return 0;
 	}
 #endif
-	if (!strncmp(tok, "cmabuf-", 7))
-		tok += 7;
-	len = strlen(tok);
-	if (len > sfx && !strcmp(tok + len - sfx, BENCH_SMALL_PAGES_SUFFIX)) {
-		snprintf(name, sizeof(name), "%.*s", (int)(len - sfx), tok);
-		if (!c->wl->e2e || c->wl->loop) {
-			msg_err("bench: path %s maps the buffer: e2e-* workloads only",
-				tok);
-			return EXIT_USAGE;
-		}
-		tok = name;
-		small_pages = true;
-	}
-	if (parse_strategy(tok, &s) || (small_pages && s == PARSE_STRATEGY_ALL)) {
-		msg_err("bench: unknown path '%s' (try 'cmabufctl bench --help')", given);
+	if (bench_path_parse(tok, &s, &v)) {
+		msg_err("bench: unknown path '%s' (try 'cmabufctl bench --help')", tok);
 		return EXIT_USAGE;
+	}
+	if (v == BENCH_SMALL_PAGES && (!c->wl->e2e || c->wl->loop)) {
+		msg_err("bench: path %s maps the buffer: e2e-* workloads only", tok);
+		return EXIT_USAGE;
+	}
+	if (v == BENCH_PREPARED) {
+		ret = paths_prepared_fit(c, tok);
+		if (ret)
+			return ret;
 	}
 	if (s == PARSE_STRATEGY_ALL)
 		paths_all(paths, n, c);
 	else
-		path_add_cmabuf(paths, n, c, s, small_pages, false);
+		path_add_cmabuf(paths, n, c, s, v, false);
 	return 0;
 }
 
@@ -419,7 +446,17 @@ static int path_same_area(const struct bench_path *p, const struct bench_ctx *c)
 }
 #endif
 
-/* Prepare every path; drop the implied ones that cannot run. */
+/*
+ * A path that cannot run here, yet is no error when named: a prepared one
+ * whose driver prepares nothing or whose kernel lacks the strategy (its
+ * setup said which).
+ */
+static bool path_unavailable(const struct bench_path *p, int ret)
+{
+	return p->prepared && (ret == -ENOTTY || ret == -EOPNOTSUPP);
+}
+
+/* Set every path up; drop the implied and unavailable ones that cannot run. */
 static int paths_setup(struct bench_path *paths, int *n, struct bench_ctx *c)
 {
 	int i, ret;
@@ -432,6 +469,9 @@ static int paths_setup(struct bench_path *paths, int *n, struct bench_ctx *c)
 			ret = path_same_area(&paths[i], c);
 		if (!ret)
 			continue;
+		/* Its absence is no error then, as if "all" had chosen it. */
+		if (path_unavailable(&paths[i], ret))
+			paths[i].implied = true;
 		if (!paths[i].implied)
 			return ret;
 		msg_warn("%s skipped", paths[i].name);

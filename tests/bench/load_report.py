@@ -13,6 +13,11 @@ events ("record": "trace"), which are counted to the sample they fall in,
 and processes killed in the middle of a loaded allocation ("record":
 "kill", tests/load/cmabuf_killtime.c).
 
+A path whose buffers were prepared ahead of every sample (cmabuf-S-prepared:
+"prepared" in its results) times a prepared ALLOC, not a cold one: its rows
+come after the cold paths', labelled so, with how many of its allocations
+took a ready buffer; a cold row where any did says so too.
+
 Writes OUT/report.md, OUT/report.json and, where gnuplot runs, a latency
 CDF per workload and load (OUT/cdf-WORKLOAD-LOAD.png): the fraction of
 attempts done within a time, so that failures keep a curve below 1.
@@ -33,13 +38,22 @@ from report import expand, fmt_ms, gnuplot_has  # noqa: E402
 SAMPLED = ("load-64m", "load-1g", "load-blocks-2m", "camera")
 LOAD_ORDER = ("idle", "fill", "churn", "pins", "thp", "shmem", "general", "check")
 PATH_ORDER = ("cmabuf-compound", "cmabuf-frozen", "cmabuf-legacy",
-              "cmabuf-auto", "cma-heap")
+              "cmabuf-auto", "cma-heap", "cmabuf-compound-prepared",
+              "cmabuf-frozen-prepared", "cmabuf-legacy-prepared",
+              "cmabuf-auto-prepared")
+PREPARED_SUFFIX = "-prepared"
 # The seed question's per-block figures (4.9 and 5.4), for context only.
 SEED_BLOCK_US = {"p50": 115, "p99": 306}
 
 
 def rank(value, order):
     return (order.index(value), "") if value in order else (len(order), value)
+
+
+def is_prepared(result):
+    """Were the result's buffers prepared ahead (CMABUF_IOC_PREPARE)? Its
+    "prepared", or for results without it, its path's name."""
+    return bool(result.get("prepared", result["path"].endswith(PREPARED_SUFFIX)))
 
 
 def load_file(path):
@@ -126,7 +140,10 @@ def summarise(boot, result, loads, traces, copy_rate):
            "p90_ns": percentile(good, 90), "p99_ns": percentile(good, 99),
            "max_ns": max(good) if good else None,
            "fail_max_ns": max((t for t, e in zip(ns, err) if e), default=None),
-           "samples_ns": ns, "errno": err}
+           "samples_ns": ns, "errno": err, "prepared": is_prepared(result)}
+    if row["prepared"]:
+        row["prepare_hits"] = result.get("prepare_hits")
+        row["prepare_errors"] = result.get("prepare_errors", {})
     # A counter the kernel lacks is null.
     counters = result.get("counters") or {}
     moved = counters.get("pgmigrate_success")
@@ -138,7 +155,8 @@ def summarise(boot, result, loads, traces, copy_rate):
         if row["migration_pages_s"] and copy_rate:
             row["copy_pages_s"] = copy_rate
     for key in ("pgmigrate_fail", "cmabuf_failures", "cmabuf_busy_retries",
-                "cmabuf_interrupted", "area_alloc_pages_fail"):
+                "cmabuf_interrupted", "area_alloc_pages_fail",
+                "cmabuf_prepare_hits"):
         if counters.get(key) is not None:
             row[key] = sum(counters[key])
     if traces and "start_ns" in result:
@@ -182,7 +200,30 @@ def ms(ns):
 def errors_cell(row):
     if not row["errors"]:
         return ""
-    return ", ".join(f"{k} {v}" for k, v in sorted(row["errors"].items()))
+    cell = ", ".join(f"{k} {v}" for k, v in sorted(row["errors"].items()))
+    if row.get("prepare_errors"):
+        cell += " (in the PREPARE before: " + ", ".join(
+            f"{k} {v}" for k, v in sorted(row["prepare_errors"].items())) + ")"
+    return cell
+
+
+def served(hits):
+    """How many allocations took a ready buffer, in words."""
+    if hits is None:
+        return "allocations that took a ready buffer not counted"
+    return f"{hits} allocation{'' if hits == 1 else 's'} took a ready buffer"
+
+
+def path_cell(row):
+    """The path, and for a prepared one that it is no cold ALLOC; a cold one
+    whose allocations took ready buffers (a reserve) says so."""
+    hits = row.get("cmabuf_prepare_hits", row.get("prepare_hits"))
+    if row["prepared"]:
+        return (f"**{row['path']}**: prepared ahead, untimed; not a cold ALLOC "
+                f"({served(hits)})")
+    if hits:
+        return f"{row['path']} ({served(hits)}: not all cold)"
+    return row["path"]
 
 
 def sampled_table(rows, workload, phase):
@@ -212,7 +253,7 @@ def sampled_table(rows, workload, phase):
         if r["fail_max_ns"] is not None:
             fails += f"; slowest {ms(r['fail_max_ns'])} ms"
         lines.append(
-            f"| {r['boot']} | {r['load']} | {r['path']} | {r['ok']} / {r['attempts']} | "
+            f"| {r['boot']} | {r['load']} | {path_cell(r)} | {r['ok']} / {r['attempts']} | "
             f"{ms(r['p50_ns'])} | {ms(r['p90_ns'])} | {ms(r['p99_ns'])} | "
             f"{ms(r['max_ns'])} | {fails} | {r.get('moved_median', '—')} | {rate} | "
             f"{busy} | {movable} |")
@@ -322,7 +363,10 @@ def write_markdown(path, rows, boots):
              "migration rate is moved pages over the allocation's time, beside "
              "one CPU's page-copy rate on the same boot; busy windows are 7.2's "
              "cma_alloc_busy_retry events within the sample; the area's movable "
-             "pages as the load found them before each sample.", ""]
+             "pages as the load found them before each sample. A path "
+             "marked prepared had its buffers prepared ahead of every sample "
+             "(CMABUF_IOC_PREPARE, untimed): it times a prepared ALLOC, not a "
+             "cold one, and comes after the cold paths.", ""]
     lines += boots_lines(boots)
     for w in SAMPLED:
         for phase in ("alloc", "alloc-block", "free"):
@@ -342,7 +386,7 @@ def cdf_points(row):
     return [(points[0][0], 0.0)] + points if points else []
 
 
-# Line colours by path, as report.py's bars; 6.12 dashed.
+# Line colours by path, as report.py's bars; 6.12 dashed, prepared dotted.
 COLOURS = {"cmabuf-compound": "#1b7837", "cmabuf-frozen": "#2166ac",
            "cmabuf-legacy": "#b2182b", "cmabuf-auto": "#542788",
            "cma-heap": "#8c510a"}
@@ -364,8 +408,14 @@ def write_cdf(out_dir, name, title, phase, series):
         label = f"{r['path']} ({r['boot']})"
         if r.get("procs"):
             label = f"{r['path']} x{r['procs']}, {r['areas']} area(s) ({r['boot']})"
-        style = f"lc rgb '{COLOURS.get(r['path'], '#000000')}'"
-        style += " dt 2" if r["kernel"].startswith("6.") else ""
+        # A prepared path in its strategy's colour, dotted.
+        cold = r["path"].removesuffix(PREPARED_SUFFIX)
+        style = f"lc rgb '{COLOURS.get(cold, '#000000')}'"
+        if r["prepared"]:
+            label = f"{r['path']}, prepared ahead ({r['boot']})"
+            style += " dt 3"
+        elif r["kernel"].startswith("6."):
+            style += " dt 2"
         if r.get("procs"):
             style = f"lc {i + 1} dt {1 + (r['areas'] or 1) % 2}"
         plots.append(f"'{dat}' using 1:2 with steps lw 2 {style} title '{label}'")

@@ -21,6 +21,11 @@ a check needs the result it names to exist in one setting only. For the
 end-to-end workloads, each setting also gets the limit table: ALLOC against
 the in-kernel allocation of the same size plus the clearing that path must
 do at best (see limits()).
+
+A prepared path (cmabuf-S-prepared: its buffer prepared ahead of every
+cycle, "prepared" in its results) times a prepared ALLOC, not a cold one:
+its rows come after the cold paths', labelled so; it is compared with
+itself only (never with the baseline path) and has no limit row.
 """
 
 import argparse
@@ -42,7 +47,10 @@ PHASE_ORDER = ("alloc", "free", "zero-1cpu", "zero-all", "mmap", "sync",
 E2E_PARTS = {"e2e-64m": ("contig-64m", "zero-64m"),
              "e2e-1g": ("gigantic-1g", "zero-1g")}
 PATH_ORDER = ("cmabuf-compound", "cmabuf-compound-4k", "cmabuf-frozen",
-              "cmabuf-legacy", "cmabuf-auto", "cma-heap", "cma-debugfs")
+              "cmabuf-legacy", "cmabuf-auto", "cma-heap", "cma-debugfs",
+              "cmabuf-compound-prepared", "cmabuf-frozen-prepared",
+              "cmabuf-legacy-prepared", "cmabuf-auto-prepared")
+PREPARED_SUFFIX = "-prepared"
 # The path that stands for "before" when a path did not exist before.
 BASELINE = "cmabuf-legacy"
 # Bar colours by path, the same in every panel; "before" bars are darker.
@@ -52,12 +60,29 @@ COLOURS = {"cmabuf-compound": ("#1b7837", "#5aae61"),
            "cmabuf-legacy": ("#b2182b", "#f4a582"),
            "cmabuf-auto": ("#542788", "#998ec3"),
            "cma-heap": ("#8c510a", "#dfc27d"),
-           "cma-debugfs": ("#404040", "#bababa")}
+           "cma-debugfs": ("#404040", "#bababa"),
+           # Prepared ahead: lighter than the strategy's own.
+           "cmabuf-compound-prepared": ("#7fbc41", "#d9f0d3"),
+           "cmabuf-frozen-prepared": ("#6baed6", "#c6dbef"),
+           "cmabuf-legacy-prepared": ("#f768a1", "#fcc5c0"),
+           "cmabuf-auto-prepared": ("#9e9ac8", "#dadaeb")}
 
 
 def rank(value, order):
     """Sort key: known names in their order, unknown ones after, by name."""
     return (order.index(value), "") if value in order else (len(order), value)
+
+
+def is_prepared(path):
+    """A path that times a prepared ALLOC (its buffer prepared ahead)."""
+    return path.endswith(PREPARED_SUFFIX)
+
+
+def path_label(path):
+    """The path as a table shows it: a prepared one says it is no cold ALLOC."""
+    if is_prepared(path):
+        return f"**{path}** (prepared ahead, untimed; not a cold ALLOC)"
+    return path
 
 
 def setting(r):
@@ -138,7 +163,8 @@ def merge(before, after):
         conf, workload, phase, path = key
         b_path = path
         b = before.get(key)
-        if b is None and key in after:
+        # A prepared ALLOC is compared with nothing but itself.
+        if b is None and key in after and not is_prepared(path):
             b_path = BASELINE
             b = before.get((conf, workload, phase, BASELINE))
         a = after.get(key)
@@ -146,7 +172,7 @@ def merge(before, after):
         if a and b and a["median_ns"]:
             ratio = b["median_ns"] / a["median_ns"]
         rows.append({"setting": conf, "workload": workload, "phase": phase,
-                     "path": path,
+                     "path": path, "prepared": is_prepared(path),
                      "before_path": b_path if b else None,
                      "before": summary(b), "after": summary(a),
                      "ratio": ratio})
@@ -286,8 +312,10 @@ def limits(sides):
     """Rows of the limit table, for every setting and end-to-end path."""
     out = []
     for side, results in sides:
+        # A prepared ALLOC allocates and clears nothing: it has no limit.
         keys = sorted({(k[0], k[1], k[3]) for k in results
-                       if k[1] in E2E_PARTS and k[2] == "alloc"},
+                       if k[1] in E2E_PARTS and k[2] == "alloc" and
+                       not is_prepared(k[3])},
                       key=lambda k: (setting_rank(k[0]), rank(k[1], WORKLOAD_ORDER),
                                      rank(k[2], PATH_ORDER)))
         for conf, workload, path in keys:
@@ -324,7 +352,10 @@ def write_markdown(path, rows, meta, checks, limit_rows=()):
         f"Medians in ms, (min–max) and n samples; ratio = before / after "
         f"median (> 1: faster after). Before: {meta['before']['kernels']}; "
         f"after: {meta['after']['kernels']}. Where a path did not exist "
-        f"before, its before column is {BASELINE} on the before kernel.",
+        f"before, its before column is {BASELINE} on the before kernel. "
+        f"A prepared path's buffer was prepared ahead of every cycle "
+        f"(CMABUF_IOC_PREPARE, untimed): it times a prepared ALLOC, not a "
+        f"cold one, and is compared with itself only.",
     ]
     conf = None
     for r in rows:
@@ -342,7 +373,7 @@ def write_markdown(path, rows, meta, checks, limit_rows=()):
         if r["before"] and r["before_path"] != r["path"]:
             before += f" [{r['before_path']}]"
         ratio = f"{r['ratio']:.2f}×" if r["ratio"] is not None else "—"
-        lines.append(f"| {r['workload']} | {r['phase']} | {r['path']} | "
+        lines.append(f"| {r['workload']} | {r['phase']} | {path_label(r['path'])} | "
                      f"{before} | {cell(r['after'])} | {ratio} |")
     if conf is not None:
         lines += limit_lines(limit_rows, meta, conf)

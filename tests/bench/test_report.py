@@ -17,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "report.py")
 BEFORE = os.path.join(HERE, "fixtures", "before.jsonl")
 AFTER = os.path.join(HERE, "fixtures", "after.jsonl")
+LOAD_PREPARED = os.path.join(HERE, "fixtures", "load-prepared.jsonl")
 
 results = []
 
@@ -128,6 +129,22 @@ def result(kernel, workload, phase, path, ms, zeroes, cpus=2):
                        "cpus": cpus})
 
 
+def run_lines(tmp, name, before, after, *extra):
+    """report.py on the results @before and @after (JSON lines), into
+    tmp/NAME; the process and that directory."""
+    files = {}
+    for side, lines in (("before", before), ("after", after)):
+        files[side] = os.path.join(tmp, f"{name}-{side}.jsonl")
+        with open(files[side], "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    out = os.path.join(tmp, name)
+    p = subprocess.run([sys.executable, REPORT, "--before", files["before"],
+                        "--after", files["after"], "--out-dir", out,
+                        "--no-chart", *extra],
+                       capture_output=True, text=True, check=False)
+    return p, out
+
+
 def test_settings(tmp):
     """Two settings: a table each, limits per path, ambiguous checks."""
     after, before = [], []
@@ -140,17 +157,8 @@ def test_settings(tmp):
                   result("7.2", "e2e-64m", "alloc", "cmabuf-frozen", e2e, zeroes),
                   result("7.2", "e2e-64m", "alloc", "cma-heap", 25.0, zeroes)]
         before += [result("6.12", "e2e-64m", "alloc", "cmabuf-legacy", 40.0, zeroes)]
-    files = {}
-    for name, lines in (("before", before), ("after", after)):
-        files[name] = os.path.join(tmp, f"settings-{name}.jsonl")
-        with open(files[name], "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-    out = os.path.join(tmp, "settings")
-    p = subprocess.run([sys.executable, REPORT, "--before", files["before"],
-                        "--after", files["after"], "--out-dir", out,
-                        "--no-chart", "--check",
-                        "e2e-64m alloc after:cma-heap after:cmabuf-frozen 1"],
-                       capture_output=True, text=True, check=False)
+    p, out = run_lines(tmp, "settings", before, after, "--check",
+                       "e2e-64m alloc after:cma-heap after:cmabuf-frozen 1")
     ok(p.returncode == 1 and "ambiguous check" in p.stdout,
        "a check on a result of two settings fails as ambiguous")
     with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
@@ -420,6 +428,83 @@ def test_load_runs(tmp):
        "load_runs.py: p99 against the heap's, within each run")
 
 
+def test_report_prepared(tmp):
+    """report.py: a prepared path is its own row, after the cold ones,
+    labelled, compared with nothing but itself, without a limit."""
+    before = [result("6.12", "e2e-64m", "alloc", "cmabuf-legacy", 40.0, 1)]
+    after = [result("7.2", "e2e-64m", "alloc", "cmabuf-auto-prepared", 0.05, 1),
+             result("7.2", "e2e-64m", "alloc", "cmabuf-auto", 30.0, 1),
+             result("7.2", "e2e-64m", "alloc", "cma-heap", 60.0, 1),
+             result("7.2", "contig-64m", "alloc", "cmabuf-auto", 1.0, 1),
+             result("7.2", "zero-64m", "zero-all", "cmabuf-auto", 10.0, 1)]
+    p, out = run_lines(tmp, "prepared", before, after)
+    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+        rep = json.load(f)
+    paths = [r["path"] for r in rep["rows"] if r["workload"] == "e2e-64m"]
+    ok(p.returncode == 0 and
+       paths == ["cmabuf-legacy", "cmabuf-auto", "cma-heap", "cmabuf-auto-prepared"],
+       f"a prepared path's row comes after the cold paths' (got {paths})")
+    r = row(rep, "e2e-64m", "alloc", "cmabuf-auto-prepared")
+    ok(r and r["prepared"] and r["before_path"] is None and r["ratio"] is None,
+       "a prepared ALLOC is not compared with the baseline's cold ALLOC")
+    r = row(rep, "e2e-64m", "alloc", "cmabuf-auto")
+    ok(r and not r["prepared"] and r["before_path"] == "cmabuf-legacy",
+       "the cold path still is")
+    ok([x["path"] for x in rep["limits"]] == ["cmabuf-auto"],
+       "no limit row for a prepared ALLOC")
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        md = f.read()
+    ok("| e2e-64m | alloc | **cmabuf-auto-prepared** (prepared ahead, untimed; "
+       "not a cold ALLOC) | — | 0.05 (0.05–0.05), n=20 | — |" in md,
+       "its Markdown row says it is no cold ALLOC")
+
+
+def test_load_prepared(tmp):
+    """load_report.py and load_runs.py on fixtures/load-prepared.jsonl: a
+    prepared path is its own row after the cold ones, labelled, its PREPARE
+    failures apart; judged by issue 18's targets, not issue 17's."""
+    out = os.path.join(tmp, "load-prepared")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "load_report.py"),
+                        "--in", LOAD_PREPARED, "--out-dir", out, "--no-chart"],
+                       capture_output=True, text=True, check=False)
+    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+        rep = json.load(f)
+    cam = [(x["path"], x["prepared"]) for x in rep["rows"]
+           if x["workload"] == "camera"]
+    ok(p.returncode == 0 and
+       cam == [("cmabuf-auto", False), ("cma-heap", False),
+               ("cmabuf-auto-prepared", True)],
+       f"load_report.py: the prepared path after the cold ones and the heap ({cam})")
+    r = [x for x in rep["rows"] if x["workload"] == "camera" and x["prepared"]][0]
+    ok(r["ok"] == 2 and r["attempts"] == 3 and r["p50_ns"] == 120000 and
+       r["prepare_errors"] == {"ENOSPC": 1} and r["cmabuf_prepare_hits"] == 16,
+       "a failed PREPARE fails its sample, counted apart; allocations served ready")
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        md = f.read()
+    ok("| load-prepared | fill | **cmabuf-auto-prepared**: prepared ahead, untimed; "
+       "not a cold ALLOC (16 allocations took a ready buffer) | 2 / 3 | 0.12 |" in md and
+       "ENOSPC 1 (in the PREPARE before: ENOSPC 1)" in md,
+       "load_report.py: the prepared row is labelled, its PREPARE's errno shown")
+    ok("| load-prepared | fill | cmabuf-auto (1 allocation took a ready buffer: "
+       "not all cold) | 3 / 3 |" in md,
+       "load_report.py: a cold row whose allocation took a ready buffer says so")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "load_runs.py"),
+                        os.path.join(out, "report.json")],
+                       capture_output=True, text=True, check=False)
+    issue17 = p.stdout.split("### Targets (issue 18)")[0]
+    ok(p.returncode == 0 and "cmabuf-auto-prepared" not in issue17,
+       "load_runs.py: a prepared path is not judged by issue 17's cold targets")
+    ok("| load-64m, fill, 7.2 cmabuf-auto-prepared: p50 ≤ 100 µs, p99 ≤ 1 ms, "
+       "none failed | p50 0.05 [0.05–0.05], p99 0.06 [0.06–0.06]; 3 / 3 | "
+       "1 of 1 runs |" in p.stdout,
+       "load_runs.py: issue 18's prepared ALLOC target, median and p99")
+    ok("| camera, fill: heap p50 ÷ 7.2 cmabuf-auto-prepared p50 | "
+       "21666.67× [21666.67–21666.67] | 1 of 1 runs ≥ 100 |" in p.stdout,
+       "load_runs.py: issue 18's camera target against the heap, same boot")
+    ok("| fill | load-prepared | cmabuf-auto-prepared (prepared ahead) | 1 | 2 / 3 |"
+       in p.stdout, "load_runs.py: the prepared row is labelled in every table")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
@@ -431,6 +516,8 @@ def main():
         test_documents(tmp)
         test_load_report(tmp)
         test_load_runs(tmp)
+        test_report_prepared(tmp)
+        test_load_prepared(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0

@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..50"
+echo "1..52"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -293,6 +293,29 @@ run cmabufctl bench camera --iterations 2 --strategy legacy --json
 	has '"workload": "camera"' && has '"failures": 0' &&
 	! has '"failures": [1-9]'
 r=$?; ok $r "bench camera: 8 frames of 3840x2160 NV12 twice, every allocation succeeded"; diag $r
+
+# The same, every sample's 8 buffers prepared ahead (untimed): each of the
+# 2 x 8 ALLOCs took a ready one, as the instance counted, and nothing is
+# left prepared after.
+stats=/sys/class/misc/cmabuf-general/stats
+hits=$(cat $stats/prepare_hits)
+run cmabufctl bench camera --iterations 2 --strategy auto-prepared --json
+[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has '{"path": "cmabuf-auto-prepared", "phase": "alloc", ' &&
+	has '"prepared": true, "prepare_hits": 16, ' &&
+	has '"failures": 0' && ! has '"failures": [1-9]' &&
+	has '"prepare_failures": 0' &&
+	[ $(($(cat $stats/prepare_hits) - hits)) -eq 16 ] &&
+	[ "$(cat /sys/class/misc/cmabuf-general/prepared_bytes)" = 0 ]
+r=$?; ok $r "bench camera auto-prepared: 2 x 8 buffers prepared ahead, every ALLOC took one, given back"; diag $r
+
+run cmabufctl bench load-blocks-2m --iterations 1 --strategy auto-prepared
+[ $rc -eq 2 ] && has "prepares the 512 buffers of load-blocks-2m at once: at most 256"
+r=$?
+run cmabufctl bench contig-64m --iterations 1 --strategy cmabuf-legacy-prepared
+[ $r -eq 0 ] && [ $rc -eq 2 ] &&
+	has "path cmabuf-legacy-prepared prepares every sample's buffers: e2e-\*, load-\* and camera workloads only"
+r=$?; ok $r "bench prepared paths: refused past 256 buffers and in the kernel's workloads"; diag $r
 
 run cmabufctl bench load-blocks-2m --iterations 1 --strategy legacy --json
 [ $rc -eq 0 ] && has '"workload": "load-blocks-2m"' && has '"failures": 0' &&
