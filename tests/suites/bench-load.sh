@@ -122,10 +122,7 @@ if part large && started fill $large --longterm 64M; then
 	load_bench "camera, fill" camera --device large --iterations "$n64" \
 		--strategy all,auto-prepared
 	# A prepared 1 GiB buffer is all of large-pool, past the default
-	# prepare_max_percent (50): the limit is lifted for this run. The
-	# driver counts whole percents of the area (262100 of its 262144
-	# pages at 100): where it still does, the prepared samples fail with
-	# ENOSPC in their PREPARE, and the report says so.
+	# prepare_max_percent (50): the limit is lifted for this run.
 	max=$(cat $params/prepare_max_percent)
 	echo 100 >$params/prepare_max_percent
 	load_bench "load-1g, fill" load-1g --iterations "$n1g" \
