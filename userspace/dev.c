@@ -114,6 +114,7 @@ static void dev_mode_text(mode_t mode, char *buf)
 const char *dev_access_hint(const char *path, char *buf, size_t len)
 {
 	char mode[11], user[DEV_NAME_MAX], group[DEV_NAME_MAX];
+	const char *base = strrchr(path, '/');
 	struct stat st;
 
 	if (stat(path, &st)) {
@@ -127,6 +128,10 @@ const char *dev_access_hint(const char *path, char *buf, size_t len)
 		snprintf(buf, len,
 			 "%s is %s %s:%s: join group %s (and log in again) or run as root",
 			 path, mode, user, group, group);
+	else if (!strcmp(base ? base + 1 : path, "cmabuf"))
+		snprintf(buf, len,
+			 "%s is %s %s:%s: the default CMA area, which other drivers depend on, is root's unless the administrator gives it out (60-cmabuf.rules); use a named instance (cmabufctl info lists them) or run as root",
+			 path, mode, user, group);
 	else
 		snprintf(buf, len,
 			 "%s is %s %s:%s, for root only: install the udev rule 60-cmabuf.rules (group video) or run as root",

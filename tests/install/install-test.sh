@@ -160,10 +160,12 @@ out=$(gcc -Wall -Werror -I"$root/usr/include" -c -o "$work/uapi.o" "$work/uapi.c
 r=$?; ok $r "the installed uapi header compiles on its own"; diag $r "$out"
 
 rules=$root/etc/udev/rules.d/60-cmabuf.rules
-[ "$(grep -c '^SUBSYSTEM=="misc", KERNEL=="cmabuf[-*]*", GROUP="video", MODE="0660"$' "$rules")" -eq 2 ] &&
-	[ "$(grep -c '^SUBSYSTEM=="dma_heap", KERNEL=="cmabuf[-*]*", GROUP="video", MODE="0660"$' "$rules")" -eq 2 ] &&
+[ "$(grep -c '^SUBSYSTEM=="misc", KERNEL=="cmabuf-\*", GROUP="video", MODE="0660"$' "$rules")" -eq 1 ] &&
+	[ "$(grep -c '^SUBSYSTEM=="dma_heap", KERNEL=="cmabuf-\*", GROUP="video", MODE="0660"$' "$rules")" -eq 1 ] &&
+	[ "$(grep -c '^#SUBSYSTEM=="[a-z_]*", KERNEL=="cmabuf", GROUP="video", MODE="0660"$' "$rules")" -eq 2 ] &&
+	[ "$(grep -c '^SUBSYSTEM==' "$rules")" -eq 2 ] &&
 	! grep -v -e '^#' -e '^$' -e '^SUBSYSTEM==' "$rules" | grep -q .
-ok $? "the udev rule gives the misc and dma-heap nodes to video, 0660"
+ok $? "the udev rule gives the named instances' misc and dma-heap nodes to video, 0660; the default instance's only where uncommented"
 
 # The modprobe.d example: comments only; uncommented, modprobe parses its
 # options and each names a parameter of the module.

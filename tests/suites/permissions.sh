@@ -3,12 +3,14 @@
 #
 # What config/udev/60-cmabuf.rules does on a real system, and cmabufctl
 # for users who are not root. The rule's match keys are checked against
-# every misc and dma-heap device of the running kernel; then the nodes get
-# what the rule gives them (group video, 0660), and cmabufctl runs as a
-# member of video (allocates; bench says the debugfs file is root's and
-# fails, having measured nothing) and as a user outside it (told which
-# group to join; info still describes every instance from sysfs). The
-# nodes are given back to root, 0600, at the end. Runs after heap-defaults,
+# every misc and dma-heap device of the running kernel (the named
+# instances' nodes, not the default CMA area's /dev/cmabuf, which stays
+# root's); then those nodes get what the rule gives them (group video,
+# 0660), and cmabufctl runs as a member of video (allocates from a named
+# instance, is refused the default one with the reason; bench says the
+# debugfs file is root's and fails, having measured nothing) and as a user
+# outside it (told which group to join; info still describes every
+# instance from sysfs). The nodes are given back to root, 0600, at the end. Runs after heap-defaults,
 # so that the heaps exist where the kernel allows them.
 
 . /suites/tap-lib.sh
@@ -45,17 +47,17 @@ if [ ! -f "$rules" ] || [ ! -x /usr/bin/runas ]; then
 	echo "Bail out! $rules or runas missing from the initramfs"
 	exit 1
 fi
-echo "1..8"
+echo "1..9"
 
-# 1. The rule matches exactly cmabuf's devices, in the subsystems the
-#    kernel puts them in.
+# 1. The rule matches exactly the named instances' devices, in the
+#    subsystems the kernel puts them in; the default instance stays root's.
 r=0 ours=0
 for dev in /sys/class/misc/* /sys/class/dma_heap/*; do
 	[ -e "$dev" ] || continue
 	name=${dev##*/}
 	subsystem=$(basename "$(readlink -f "$dev/subsystem")")
 	case $name in
-	cmabuf | cmabuf-*) want=match ours=$((ours + 1)) ;;
+	cmabuf-*) want=match ours=$((ours + 1)) ;;
 	*) want=none ;;
 	esac
 	got=none
@@ -66,23 +68,30 @@ for dev in /sys/class/misc/* /sys/class/dma_heap/*; do
 	fi
 done
 heaps=$(ls -d /sys/class/dma_heap/cmabuf* 2>/dev/null | wc -l)
-[ "$ours" -ge 3 ]
-ok $((r | $?)) "the rule matches the $ours cmabuf devices ($heaps heaps) and nothing else"
+[ "$ours" -ge 2 ]
+ok $((r | $?)) "the rule matches the $ours devices of named instances ($heaps cmabuf heaps in all), not the default instance's, and nothing else"
 
 # 2. What udev would do with it.
 printf 'root:x:0:0::/root:/bin/sh\ncam:x:%s:%s::/tmp:/bin/sh\nnobody:x:%s:%s::/:/bin/sh\n' \
 	$cam $cam $nobody $nobody >/etc/passwd
 printf 'root:x:0:\nvideo:x:%s:cam\nnogroup:x:%s:\n' $video $nobody >/etc/group
-nodes=$(ls /dev/cmabuf /dev/cmabuf-* /dev/dma_heap/cmabuf* 2>/dev/null)
+nodes=$(ls /dev/cmabuf-* /dev/dma_heap/cmabuf-* 2>/dev/null)
 # shellcheck disable=SC2086 # one node per word
 chgrp $video $nodes && chmod 0660 $nodes
 ok $? "$(echo $nodes | wc -w) nodes given to group video, 0660"
 
-# 3. A member of video allocates.
-run runas $cam $video cmabufctl alloc 1MiB --verify
+# 3. A member of video allocates from a named instance.
+run runas $cam $video cmabufctl alloc 1MiB --device general --verify
 [ $rc -eq 0 ] && echo "$out" | grep -q "zeroed on allocation: all 1048576 bytes are 0x00: ok" &&
 	echo "$out" | grep -q "phys unknown (needs CAP_SYS_RAWIO)"
 r=$?; ok $r "a member of video allocates, zeroed; the physical address needs CAP_SYS_RAWIO"
+diag $r
+
+# ... but not from the default CMA area, and is told why.
+run runas $cam $video cmabufctl alloc 1MiB
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	echo "$out" | grep -q "/dev/cmabuf: permission denied: /dev/cmabuf is crw------- root:root: the default CMA area, which other drivers depend on, is root's"
+r=$?; ok $r "a member of video is refused the default instance, told it is root's and to use a named one"
 diag $r
 
 # 4. ... but cannot time the allocator: told why, and bench fails.
@@ -93,9 +102,9 @@ r=$?; ok $r "bench without root says the bench file is root's and exits 1"
 diag $r
 
 # 5. Outside video: one line naming the group.
-run runas $nobody - cmabufctl alloc 1M
+run runas $nobody - cmabufctl alloc 1M --device general
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	echo "$out" | grep -q "/dev/cmabuf: permission denied: /dev/cmabuf is crw-rw---- root:video: join group video"
+	echo "$out" | grep -q "/dev/cmabuf-general: permission denied: /dev/cmabuf-general is crw-rw---- root:video: join group video"
 r=$?; ok $r "outside video: one line naming the group to join"
 diag $r
 
