@@ -16,7 +16,7 @@ that computes it:
 
 RUNS is a directory under docs/bench/ holding run*.json, the report.json
 of each run: of "make bench", which tests/bench/runs.py sums up, or of
-"make bench-load" (a "rows" list), which tests/bench/load_runs.py does.
+"make bench-load" (with "boots"), which tests/bench/load_runs.py does.
 CAPTION is the start of the line above one of its tables. ROW is "A; B; ...": the row that has a
 cell equal to each; COLUMN a heading of that table. "median" keeps the
 median and drops the [lowest–highest] after it.
@@ -59,7 +59,7 @@ def summary(runs):
         if not files:
             raise GenError(f"no run*.json in docs/bench/{runs}")
         with open(files[0], encoding="utf-8") as f:
-            tool = "load_runs.py" if "rows" in json.load(f) else "runs.py"
+            tool = "load_runs.py" if "boots" in json.load(f) else "runs.py"
         out = subprocess.run(
             [sys.executable, os.path.join(TOP, "tests", "bench", tool)] +
             files, check=True, capture_output=True, text=True).stdout
