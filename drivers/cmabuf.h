@@ -25,6 +25,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bitops.h>
+#include <linux/capability.h>
 #include <linux/dma-direction.h>
 #include <linux/fcntl.h>
 #include <linux/kref.h>
@@ -33,6 +34,7 @@
 #include <linux/module.h>
 #include <linux/rwsem.h>
 #include <linux/types.h>
+#include <linux/user_namespace.h>
 
 #include <linux/cmabuf.h>
 
@@ -91,11 +93,15 @@ struct cmabuf_plan {
  * @page: first page.
  * @count: number of pages.
  * @strategy: the strategy that allocated them and must release them.
+ * @charged: a buffer's pages counted in &cmabuf_dev.unprivileged_bytes:
+ *	set by cmabuf_pages_get(), read when the buffer is released; only
+ *	cmabuf_pages.c reads or sets it.
  */
 struct cmabuf_range {
 	struct page *page;
 	unsigned long count;
 	u32 strategy;
+	bool charged;
 };
 
 /**
@@ -150,6 +156,9 @@ struct cmabuf_counters {
  * @misc: the misc device.
  * @pool: its prepared buffers and frees in flight, or NULL.
  * @reserve_max_bytes: the most the administrator's reserve may hold.
+ * @unprivileged_max_bytes: the most bytes the live buffers of callers
+ *	without CAP_SYS_ADMIN may hold together; 0: no cap.
+ * @unprivileged_bytes: bytes their live buffers hold now (cmabuf_pages.c).
  * @debugfs: its debugfs directory, or NULL.
  * @bench: state of its debugfs bench file, or NULL.
  * @counters: statistics, indexed by strategy (AUTO unused).
@@ -170,6 +179,8 @@ struct cmabuf_dev {
 	struct miscdevice misc;
 	struct cmabuf_pool *pool;
 	u64 reserve_max_bytes;
+	u64 unprivileged_max_bytes;
+	atomic64_t unprivileged_bytes;
 	struct dentry *debugfs;
 	struct cmabuf_bench_state *bench;
 	struct cmabuf_counters counters[CMABUF_STRATEGY_COUNT];
@@ -185,6 +196,21 @@ struct cmabuf_dev {
 static inline unsigned int cmabuf_dma_bits(phys_addr_t end)
 {
 	return fls64(end);
+}
+
+/**
+ * cmabuf_caller_privileged() - may the caller go past the limits for users?
+ *
+ * CAP_SYS_ADMIN lifts the instance's cap on the buffers of callers without
+ * it (unprivileged_max_bytes). Asked on every allocation, and refusing the
+ * caller nothing by itself, it is not audited: the kernel asks the same
+ * of every mapping for root's overcommit reserve (cap_vm_enough_memory()).
+ *
+ * Return: true when the calling task has CAP_SYS_ADMIN.
+ */
+static inline bool cmabuf_caller_privileged(void)
+{
+	return ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 }
 
 /* cmabuf_dev.c */
@@ -213,7 +239,8 @@ static inline void cmabuf_debugfs_remove(struct cmabuf_dev *cdev) { }
 /* cmabuf_dmabuf.c */
 struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 				    u32 align, u32 strategy, u32 fd_flags,
-				    const void *owner, u32 *strategy_used);
+				    const void *owner, bool privileged,
+				    u32 *strategy_used);
 int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys);
 u32 cmabuf_dmabuf_mmap_flags(void);
 u32 cmabuf_dmabuf_cache_flags(struct cmabuf_dev *cdev);
@@ -235,7 +262,7 @@ struct cmabuf_tries {
 
 /* cmabuf_pages.c */
 int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
-		     u32 strategy, const void *owner,
+		     u32 strategy, const void *owner, bool privileged,
 		     struct cmabuf_range *range);
 void cmabuf_pages_commit(struct cmabuf_dev *cdev,
 			 const struct cmabuf_range *range);
@@ -327,6 +354,7 @@ void cmabuf_reach_warn(struct cmabuf_dev *cdev, struct device *dev,
 /* stats/ and one stats_<strategy>/ per strategy */
 #define CMABUF_STAT_DIRS	4
 extern const struct attribute_group cmabuf_area_group;
+extern const struct attribute_group cmabuf_cap_group;
 extern struct attribute_group cmabuf_stat_groups[CMABUF_STAT_DIRS];
 void cmabuf_stats_init(void);
 void cmabuf_stats_alloc(struct cmabuf_dev *cdev, u32 strategy, u64 bytes);
@@ -339,5 +367,12 @@ void cmabuf_stats_prepared(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_hit(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_unreachable(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_live(struct cmabuf_dev *cdev, u64 *buffers, u64 *bytes);
+ssize_t cmabuf_stats_limit_show(const u64 *limit, char *buf);
+ssize_t cmabuf_stats_limit_store(u64 *limit, const char *buf, size_t len);
+int cmabuf_stats_charge(struct cmabuf_dev *cdev, u64 bytes);
+void cmabuf_stats_uncharge(struct cmabuf_dev *cdev, u64 bytes);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool cmabuf_charge(atomic64_t *held, u64 cap, u64 bytes);
+#endif
 
 #endif /* _CMABUF_H */

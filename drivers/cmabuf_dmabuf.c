@@ -634,6 +634,8 @@ static struct dma_buf *cmabuf_dmabuf_export(struct cmabuf_buffer *buffer,
  * @strategy: a %CMABUF_STRATEGY_* value.
  * @fd_flags: flags of the dma-buf file (validated by the caller).
  * @owner: the file asking, or NULL (see cmabuf_pages_get()).
+ * @privileged: the caller has CAP_SYS_ADMIN: the buffer is not held to the
+ *	instance's cap (see cmabuf_pages_get()).
  * @strategy_used: out, may be NULL: the strategy that allocated.
  *
  * No file descriptor is created: the caller installs one.
@@ -643,7 +645,8 @@ static struct dma_buf *cmabuf_dmabuf_export(struct cmabuf_buffer *buffer,
  */
 struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 				    u32 align, u32 strategy, u32 fd_flags,
-				    const void *owner, u32 *strategy_used)
+				    const void *owner, bool privileged,
+				    u32 *strategy_used)
 {
 	struct cmabuf_buffer *buffer;
 	struct dma_buf *dmabuf;
@@ -656,7 +659,7 @@ struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 	INIT_LIST_HEAD(&buffer->attachments);
 	buffer->cdev = cdev;
 
-	ret = cmabuf_pages_get(cdev, size, align, strategy, owner,
+	ret = cmabuf_pages_get(cdev, size, align, strategy, owner, privileged,
 			       &buffer->range);
 	if (ret)
 		goto free_buffer;

@@ -6,7 +6,9 @@
  * labelled ones, "cmabuf-<label>") also appears as /dev/dma_heap/<name>,
  * allocating through the same path as CMABUF_IOC_ALLOC with the AUTO
  * strategy. The dma-heap core checks the heap ABI (heap flags 0, fd flags,
- * structure sizes) before calling us.
+ * structure sizes) before calling us, in the allocating task: a caller
+ * without CAP_SYS_ADMIN is held to the instance's cap
+ * (unprivileged_max_bytes) as on the misc device, -EDQUOT past it.
  *
  * A dma-heap can never be removed, and the core calls its ops without any
  * reference on the module that provided them. Hence:
@@ -77,7 +79,8 @@ static struct dma_buf *cmabuf_heap_allocate(struct dma_heap *heap,
 		return ERR_PTR(-ENODEV);
 
 	dmabuf = cmabuf_dmabuf_alloc(cdev, len, 0, CMABUF_STRATEGY_AUTO,
-				     fd_flags, NULL, NULL);
+				     fd_flags, NULL,
+				     cmabuf_caller_privileged(), NULL);
 	cmabuf_dev_put(cdev);
 	return dmabuf;
 }

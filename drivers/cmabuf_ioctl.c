@@ -89,9 +89,10 @@ static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
  *
  * Errors: -EINVAL (bad size, flags, fd_flags, strategy, alignment, non-zero
  * output field or pad, structure too short for @fd, COMPOUND rules),
- * -EOPNOTSUPP (strategy missing on this kernel), -ENOMEM (no range free,
- * larger than the area), -EINTR (killed while clearing), -ENODEV (unbound),
- * -EFAULT, -EMFILE.
+ * -EOPNOTSUPP (strategy missing on this kernel), -EDQUOT (a caller without
+ * CAP_SYS_ADMIN past the instance's cap), -ENOMEM (no range free, larger
+ * than the area), -EBUSY, -EINTR (killed while clearing), -ENODEV
+ * (unbound), -EFAULT, -EMFILE.
  */
 static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, struct file *file,
 			       unsigned int cmd, unsigned long arg)
@@ -122,7 +123,8 @@ static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, struct file *file,
 
 	dmabuf = cmabuf_dmabuf_alloc(cdev, data.size, data.align,
 				     data.flags & CMABUF_ALLOC_STRATEGY_MASK,
-				     data.fd_flags, file, &data.strategy);
+				     data.fd_flags, file,
+				     cmabuf_caller_privileged(), &data.strategy);
 	if (IS_ERR(dmabuf)) {
 		ret = PTR_ERR(dmabuf);
 		goto put_fd;
@@ -391,9 +393,10 @@ static const struct file_operations cmabuf_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-/* The instance's sysfs directory: its area, its pool, its counters. */
+/* The instance's sysfs directory: its area, its cap, its pool, counters. */
 static const struct attribute_group *cmabuf_misc_groups[] = {
 	&cmabuf_area_group,
+	&cmabuf_cap_group,
 	&cmabuf_pool_group,
 	&cmabuf_stat_groups[0],
 	&cmabuf_stat_groups[1],
@@ -402,7 +405,7 @@ static const struct attribute_group *cmabuf_misc_groups[] = {
 	NULL,
 };
 
-static_assert(ARRAY_SIZE(cmabuf_misc_groups) == CMABUF_STAT_DIRS + 3);
+static_assert(ARRAY_SIZE(cmabuf_misc_groups) == CMABUF_STAT_DIRS + 4);
 
 /**
  * cmabuf_misc_register() - create /dev/<name> and its sysfs counters

@@ -180,12 +180,14 @@ static int cmabuf_probe_name(struct cmabuf_dev *cdev,
 }
 
 /*
- * The administrator's standing reserve from the device tree: pairs of
- * <size count> in "cmabuf,reserve", capped by "cmabuf,reserve-max-bytes"
- * (default: half the area). A reserve that does not fit is reported and
- * left out; the instance works without it.
+ * The administrator's limits and standing reserve from the device tree:
+ * pairs of <size count> in "cmabuf,reserve", capped by
+ * "cmabuf,reserve-max-bytes" (default: half the area), and the cap on
+ * the live buffers of callers without CAP_SYS_ADMIN,
+ * "cmabuf,unprivileged-max-bytes" (default: none). A reserve that does not
+ * fit is reported and left out; the instance works without it.
  */
-static void cmabuf_probe_reserve(struct cmabuf_dev *cdev, struct device *dev)
+static void cmabuf_probe_limits(struct cmabuf_dev *cdev, struct device *dev)
 {
 	u64 sizes[CMABUF_RESERVE_MAX], max;
 	u32 cells[2 * CMABUF_RESERVE_MAX], counts[CMABUF_RESERVE_MAX];
@@ -195,6 +197,9 @@ static void cmabuf_probe_reserve(struct cmabuf_dev *cdev, struct device *dev)
 				  (PAGE_SHIFT - 1);
 	if (!device_property_read_u64(dev, "cmabuf,reserve-max-bytes", &max))
 		cdev->reserve_max_bytes = max;
+	if (!device_property_read_u64(dev, "cmabuf,unprivileged-max-bytes",
+				      &max))
+		cdev->unprivileged_max_bytes = max;
 
 	n = device_property_count_u32(dev, "cmabuf,reserve");
 	if (n <= 0)
@@ -239,7 +244,7 @@ static int cmabuf_probe(struct platform_device *pdev)
 	ret = cmabuf_pool_create(cdev);
 	if (ret)
 		goto free_id;
-	cmabuf_probe_reserve(cdev, dev);
+	cmabuf_probe_limits(cdev, dev);
 
 	ret = cmabuf_misc_register(cdev);
 	if (ret) {

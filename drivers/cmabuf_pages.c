@@ -2,9 +2,10 @@
 /*
  * cmabuf: the pages of a buffer, from request to release
  *
- * Every buffer, whatever front end asked for it, is planned, allocated,
+ * Every buffer, whatever front end asked for it, is planned, charged to
+ * the instance's cap when its caller lacks CAP_SYS_ADMIN, allocated,
  * cleared and counted here, and nowhere else: the counters of the buffers
- * an instance hands out change only in this file.
+ * an instance hands out, that cap's among them, change only in this file.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -54,48 +55,25 @@ static int cmabuf_pages_alloc_now(struct cmabuf_dev *cdev,
 	return ret;
 }
 
-/**
- * cmabuf_pages_get() - the cleared pages of a new buffer
- * @cdev: the instance; the caller holds a reference.
- * @size: bytes asked for.
- * @align: log2 of the alignment in bytes, 0 for the driver's choice.
- * @strategy: a %CMABUF_STRATEGY_* value.
- * @owner: the file asking, whose prepared buffers are looked at first, or
- *	NULL.
- * @range: out: the pages, every byte zero, and the strategy used.
- *
- * A prepared buffer that fits is taken as it is (cmabuf_pool_take()).
- * The buffer is not counted yet: its owner calls cmabuf_pages_commit()
- * once it is handed out, or cmabuf_pages_abandon() if that fails.
- *
- * Return: 0; -EINVAL or -EOPNOTSUPP for a request cmabuf_plan_make()
- * refuses; -ENOMEM or -EBUSY when no range could be had (see
- * cmabuf_range_alloc(); -EBUSY only after the retries, and neither while
- * freed memory is still on its way back); -EINTR when a fatal signal
- * stopped the allocation or the clearing.
+/*
+ * A ready buffer that fits @plan, else new pages, cleared: no page is left
+ * allocated when this fails.
  */
-int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
-		     u32 strategy, const void *owner,
-		     struct cmabuf_range *range)
+static int cmabuf_pages_take_or_make(struct cmabuf_dev *cdev,
+				     const struct cmabuf_plan *plan,
+				     u32 strategy, unsigned int align_order,
+				     const void *owner,
+				     struct cmabuf_range *range)
 {
-	unsigned int align_order;
-	struct cmabuf_limits lim;
-	struct cmabuf_plan plan;
 	int ret;
 
-	cmabuf_dev_limits(cdev, &lim);
-	ret = cmabuf_plan_make(&lim, size, align, strategy, &plan);
-	if (ret)
-		return ret;
-	/* Valid now: cmabuf_plan_make() checked it. */
-	cmabuf_align_to_order(align, &align_order);
-	if (cmabuf_pool_take(cdev, &plan, strategy, align_order, owner,
+	if (cmabuf_pool_take(cdev, plan, strategy, align_order, owner,
 			     range)) {
 		cmabuf_stats_hit(cdev, range->strategy);
 		return 0;
 	}
 
-	ret = cmabuf_pages_alloc_now(cdev, &plan, range);
+	ret = cmabuf_pages_alloc_now(cdev, plan, range);
 	if (ret)
 		return ret;
 
@@ -104,6 +82,70 @@ int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
 		cmabuf_stats_interrupted(cdev, range->strategy);
 		cmabuf_range_release(cdev, range);
 	}
+	return ret;
+}
+
+/**
+ * cmabuf_pages_get() - the cleared pages of a new buffer
+ * @cdev: the instance; the caller holds a reference.
+ * @size: bytes asked for.
+ * @align: log2 of the alignment in bytes, 0 for the driver's choice.
+ * @strategy: a %CMABUF_STRATEGY_* value.
+ * @owner: the file asking, whose prepared buffers are looked at first, or
+ *	NULL.
+ * @privileged: the caller has CAP_SYS_ADMIN (cmabuf_caller_privileged()):
+ *	its buffer is not held to the instance's cap on the others'.
+ * @range: out: the pages, every byte zero, the strategy used, and whether
+ *	the buffer is charged to the cap.
+ *
+ * A caller without CAP_SYS_ADMIN is charged the buffer's bytes before any
+ * page is moved, so that a buffer past the cap costs nothing; a prepared
+ * buffer it takes is charged too, since it becomes a live one. A prepared
+ * buffer that fits is taken as it is (cmabuf_pool_take()).
+ * The buffer is not counted yet: its owner calls cmabuf_pages_commit()
+ * once it is handed out, or cmabuf_pages_abandon() if that fails.
+ *
+ * Return: 0; -EINVAL or -EOPNOTSUPP for a request cmabuf_plan_make()
+ * refuses; -EDQUOT when the caller is held to the instance's cap
+ * (unprivileged_max_bytes) and the buffer would take it past; -ENOMEM or
+ * -EBUSY when no range could be had (see cmabuf_range_alloc(); -EBUSY
+ * only after the retries, and neither while freed memory is still on its
+ * way back); -EINTR when a fatal signal stopped the allocation or the
+ * clearing.
+ */
+int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
+		     u32 strategy, const void *owner, bool privileged,
+		     struct cmabuf_range *range)
+{
+	unsigned int align_order;
+	struct cmabuf_limits lim;
+	struct cmabuf_plan plan;
+	u64 bytes;
+	int ret;
+
+	cmabuf_dev_limits(cdev, &lim);
+	ret = cmabuf_plan_make(&lim, size, align, strategy, &plan);
+	if (ret)
+		return ret;
+	bytes = (u64)plan.pages << PAGE_SHIFT;
+	if (!privileged) {
+		ret = cmabuf_stats_charge(cdev, bytes);
+		if (ret)
+			return ret;
+	}
+
+	/* Valid now: cmabuf_plan_make() checked it. */
+	cmabuf_align_to_order(align, &align_order);
+	ret = cmabuf_pages_take_or_make(cdev, &plan, strategy, align_order,
+					owner, range);
+	if (ret)
+		goto uncharge;
+	range->charged = !privileged;
+	return 0;
+
+uncharge:
+	if (!privileged)
+		cmabuf_stats_uncharge(cdev, bytes);
 	return ret;
 }
 
@@ -123,12 +165,15 @@ void cmabuf_pages_commit(struct cmabuf_dev *cdev,
  * @cdev: its instance.
  * @range: its pages, from cmabuf_pages_get(), not committed.
  *
- * Counted as a failure of the strategy that allocated them.
+ * Counted as a failure of the strategy that allocated them; their charge
+ * to the cap, if any, is taken back.
  */
 void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
 			  const struct cmabuf_range *range)
 {
 	cmabuf_stats_fail(cdev, range->strategy);
+	if (range->charged)
+		cmabuf_stats_uncharge(cdev, range->count << PAGE_SHIFT);
 	cmabuf_range_release(cdev, range);
 }
 
@@ -137,11 +182,17 @@ void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
  * @cdev: its instance.
  * @range: its pages, committed.
  *
- * The buffer counts as freed at once; its pages go back in the background
- * (cmabuf_pool_put()).
+ * The buffer counts as freed at once, and its charge to the cap, if any,
+ * is taken back with it: like the live counters, the cap is about the
+ * buffers callers hold, and an allocation that needs the pages still on
+ * their way back waits for them. The pages go back in the background
+ * (cmabuf_pool_put()), or right here after an unbind: @cdev, which the
+ * buffer held, is alive either way.
  */
 void cmabuf_pages_put(struct cmabuf_dev *cdev, const struct cmabuf_range *range)
 {
 	cmabuf_stats_free(cdev, range->strategy, range->count << PAGE_SHIFT);
+	if (range->charged)
+		cmabuf_stats_uncharge(cdev, range->count << PAGE_SHIFT);
 	cmabuf_pool_put(cdev, range);
 }

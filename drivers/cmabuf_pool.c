@@ -1002,8 +1002,8 @@ static DEVICE_ATTR_RW(reserve);
 static ssize_t reserve_max_bytes_show(struct device *dev,
 				      struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(cmabuf_pool_dev(dev)->reserve_max_bytes));
+	return cmabuf_stats_limit_show(&cmabuf_pool_dev(dev)->reserve_max_bytes,
+				       buf);
 }
 
 /* A smaller cap leaves a larger reserve as it is, until it is set again. */
@@ -1011,14 +1011,8 @@ static ssize_t reserve_max_bytes_store(struct device *dev,
 				       struct device_attribute *attr,
 				       const char *buf, size_t len)
 {
-	u64 v;
-	int ret;
-
-	ret = kstrtou64(buf, 0, &v);
-	if (ret)
-		return ret;
-	WRITE_ONCE(cmabuf_pool_dev(dev)->reserve_max_bytes, v);
-	return len;
+	return cmabuf_stats_limit_store(&cmabuf_pool_dev(dev)->reserve_max_bytes,
+					buf, len);
 }
 static DEVICE_ATTR_RW(reserve_max_bytes);
 

@@ -2,10 +2,13 @@
 /*
  * cmabuf: per-instance counters and their sysfs files
  *
- * /sys/class/misc/<name>/area, and each counter of struct cmabuf_counters
- * in stats/ (all strategies) and in stats_<strategy>/ (one): see
+ * /sys/class/misc/<name>/area, each counter of struct cmabuf_counters in
+ * stats/ (all strategies) and in stats_<strategy>/ (one), and the cap on
+ * what callers without CAP_SYS_ADMIN hold (unprivileged_bytes,
+ * unprivileged_max_bytes): see
  * Documentation/ABI/testing/sysfs-class-misc-cmabuf. World-readable, so
- * that anyone can see what an instance holds without opening its node.
+ * that anyone can see what an instance holds without opening its node;
+ * only root writes the cap.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -13,6 +16,7 @@
 #include <linux/atomic.h>
 #include <linux/cma.h>
 #include <linux/device.h>
+#include <linux/kstrtox.h>
 #include <linux/miscdevice.h>
 #include <linux/stddef.h>
 #include <linux/sysfs.h>
@@ -134,6 +138,75 @@ const struct attribute_group cmabuf_area_group = {
 	.attrs = cmabuf_area_attrs,
 };
 
+static ssize_t unprivileged_bytes_show(struct device *dev,
+				       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&cmabuf_stats_dev(dev)->unprivileged_bytes));
+}
+static DEVICE_ATTR_RO(unprivileged_bytes);
+
+/**
+ * cmabuf_stats_limit_show() - a limit of the instance, in its sysfs file
+ * @limit: the limit, in bytes.
+ * @buf: the file's buffer.
+ *
+ * Return: bytes written.
+ */
+ssize_t cmabuf_stats_limit_show(const u64 *limit, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(*limit));
+}
+
+/**
+ * cmabuf_stats_limit_store() - a limit of the instance written by root
+ * @limit: the limit, in bytes.
+ * @buf: what was written: a number as kstrtou64() reads it (0x for hex).
+ * @len: its length.
+ *
+ * Return: @len; -EINVAL or -ERANGE for anything else, @limit unchanged.
+ */
+ssize_t cmabuf_stats_limit_store(u64 *limit, const char *buf, size_t len)
+{
+	u64 v;
+	int ret;
+
+	ret = kstrtou64(buf, 0, &v);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*limit, v);
+	return len;
+}
+
+static ssize_t unprivileged_max_bytes_show(struct device *dev,
+					   struct device_attribute *attr,
+					   char *buf)
+{
+	return cmabuf_stats_limit_show(&cmabuf_stats_dev(dev)->unprivileged_max_bytes,
+				       buf);
+}
+
+/* A cap below what is held refuses new buffers and takes back none. */
+static ssize_t unprivileged_max_bytes_store(struct device *dev,
+					    struct device_attribute *attr,
+					    const char *buf, size_t len)
+{
+	return cmabuf_stats_limit_store(&cmabuf_stats_dev(dev)->unprivileged_max_bytes,
+					buf, len);
+}
+static DEVICE_ATTR_RW(unprivileged_max_bytes);
+
+static struct attribute *cmabuf_cap_attrs[] = {
+	&dev_attr_unprivileged_bytes.attr,
+	&dev_attr_unprivileged_max_bytes.attr,
+	NULL,
+};
+
+/* The cap on callers without CAP_SYS_ADMIN, beside the area's files. */
+const struct attribute_group cmabuf_cap_group = {
+	.attrs = cmabuf_cap_attrs,
+};
+
 /* Build the counter files; before the first instance registers. */
 void cmabuf_stats_init(void)
 {
@@ -230,3 +303,47 @@ void cmabuf_stats_live(struct cmabuf_dev *cdev, u64 *buffers, u64 *bytes)
 				  offsetof(struct cmabuf_counters, live_bytes));
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_stats_live);
+
+/**
+ * cmabuf_charge() - add to a count held under a cap, if it stays within
+ * @held: the count.
+ * @cap: its most; 0 for no cap (the count is kept all the same).
+ * @bytes: what to add.
+ *
+ * Checked and added in one step: of two charges that fit alone but not
+ * together one fails, and none fails for another that went past the cap
+ * and was taken back, as adding first and subtracting on failure would
+ * make it. A cap lowered below @held refuses every charge but takes
+ * nothing back.
+ *
+ * Return: true when @bytes was added; false, @held unchanged, past @cap.
+ */
+VISIBLE_IF_KUNIT bool cmabuf_charge(atomic64_t *held, u64 cap, u64 bytes)
+{
+	s64 old = atomic64_read(held);
+
+	do {
+		if (cap && ((u64)old > cap || bytes > cap - (u64)old))
+			return false;
+	} while (!atomic64_try_cmpxchg(held, &old, old + bytes));
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_charge);
+
+/*
+ * A buffer of @bytes for a caller without CAP_SYS_ADMIN, before its pages
+ * are allocated. Return: 0, or -EDQUOT past the instance's cap.
+ */
+int cmabuf_stats_charge(struct cmabuf_dev *cdev, u64 bytes)
+{
+	if (!cmabuf_charge(&cdev->unprivileged_bytes,
+			   READ_ONCE(cdev->unprivileged_max_bytes), bytes))
+		return -EDQUOT;
+	return 0;
+}
+
+/* A charged buffer of @bytes was released, or never handed out. */
+void cmabuf_stats_uncharge(struct cmabuf_dev *cdev, u64 bytes)
+{
+	WARN_ON_ONCE(atomic64_sub_return(bytes, &cdev->unprivileged_bytes) < 0);
+}

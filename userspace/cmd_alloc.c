@@ -197,9 +197,16 @@ static __u64 alloc_largest_free(const struct dev_info *di)
 static void alloc_explain(int dev_fd, const struct alloc_opts *o, int err)
 {
 	char why[512], sz[FMT_LEN];
+	struct explain_cap cap;
 	struct dev_info di;
 
 	fmt_size(o->size, sz, sizeof(sz));
+	if (err == -EDQUOT) {
+		cap.known = dev_cap_read(o->device, &cap.held, &cap.max);
+		explain_edquot(&cap, o->size, why, sizeof(why));
+		msg_err("alloc: %s: %s", o->device, why);
+		return;
+	}
 	if ((err == -EINVAL || err == -ENOMEM || err == -EBUSY) &&
 	    dev_info(dev_fd, &di)) {
 		msg_err("alloc: %s: %s of %s with strategy %s: %s", o->device,

@@ -6,8 +6,9 @@
  * group video only. Anyone can read sysfs, though: an instance that cannot
  * be opened is described from there (its area, its counters, the area's
  * size where the kernel tells), and says what opening it would add. What
- * the instance holds ready (prepared buffers, its reserve) and what it is
- * still releasing come from sysfs either way.
+ * the instance holds ready (prepared buffers, its reserve), what it is
+ * still releasing and its cap on callers without CAP_SYS_ADMIN come from
+ * sysfs either way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 
 #include "cmd.h"
 #include "dev.h"
+#include "explain.h"
 #include "fmt.h"
 #include "json.h"
 #include "msg.h"
@@ -37,6 +39,7 @@
  * @prepared_bytes: their bytes (sysfs prepared_bytes)
  * @releasing_bytes: freed, not yet back in the area (sysfs releasing_bytes)
  * @reserve: the administrator's reserve, "SIZExCOUNT ...", "" for none
+ * @cap: the cap on callers without CAP_SYS_ADMIN and what they hold
  */
 struct info_inst {
 	const char *path;
@@ -50,6 +53,7 @@ struct info_inst {
 	__u64 prepared_bytes;
 	__u64 releasing_bytes;
 	char reserve[256];
+	struct explain_cap cap;
 };
 
 static const char *const info_counters[] = {
@@ -63,11 +67,12 @@ static void info_usage(FILE *fp)
 		"\n"
 		"Describe each cmabuf instance (/dev/cmabuf, /dev/cmabuf-<label>):\n"
 		"its CMA area's size, free and used bytes, the live buffers of the\n"
-		"instance, the buffers it holds ready (prepared, and its reserve) and the\n"
-		"bytes it is still releasing, the largest compound order, the strategies\n"
-		"this kernel supports and the driver's version. Without access to the\n"
-		"device node, what sysfs shows (the area, its size where the kernel\n"
-		"tells, the instance's counters).\n"
+		"instance, the buffers it holds ready (prepared, and its reserve), the\n"
+		"bytes it is still releasing, its cap on the buffers of callers without\n"
+		"CAP_SYS_ADMIN, the largest compound order, the strategies this kernel\n"
+		"supports and the driver's version. Without access to the device node,\n"
+		"what sysfs shows (the area, its size where the kernel tells, the\n"
+		"instance's counters).\n"
 		"\n"
 		"  -d, --device DEV  only this instance: a path, a label or 'default'\n"
 		"  -j, --json        one JSON document: {\"format\": 1, ..., \"instances\": [...]}\n");
@@ -113,28 +118,23 @@ static void info_from_sysfs(struct info_inst *in)
 	}
 }
 
-/* A number from the instance's sysfs directory; false when there is none. */
-static bool info_sysfs_u64(const char *path, const char *file, __u64 *val)
-{
-	char line[32];
-
-	return !dev_sysfs_read(path, file, line, sizeof(line)) &&
-	       sscanf(line, "%llu", val) == 1;
-}
-
-/* Prepared buffers, frees in flight, the reserve: sysfs, for anyone. */
+/*
+ * Prepared buffers, frees in flight, the reserve, the cap on callers
+ * without CAP_SYS_ADMIN: sysfs, for anyone.
+ */
 static void info_pool(struct info_inst *in)
 {
 	in->have_pool =
-		info_sysfs_u64(in->path, "prepared_buffers",
+		!dev_sysfs_u64(in->path, "prepared_buffers",
 			       &in->prepared_buffers) &&
-		info_sysfs_u64(in->path, "prepared_bytes",
+		!dev_sysfs_u64(in->path, "prepared_bytes",
 			       &in->prepared_bytes) &&
-		info_sysfs_u64(in->path, "releasing_bytes",
+		!dev_sysfs_u64(in->path, "releasing_bytes",
 			       &in->releasing_bytes);
 	if (dev_sysfs_read(in->path, "reserve", in->reserve,
 			   sizeof(in->reserve)))
 		in->reserve[0] = '\0';
+	in->cap.known = dev_cap_read(in->path, &in->cap.held, &in->cap.max);
 }
 
 /* INFO when the node opens, sysfs otherwise; 0 or 1 after a message. */
@@ -195,7 +195,7 @@ static void info_print_text(const struct info_inst *in)
 {
 	const struct cmabuf_info *i = &in->di.info;
 	char a[FMT_LEN], c[FMT_LEN], hint[PATH_MAX + 160];
-	char strategies[64];
+	char strategies[64], cap[128];
 
 	printf("%s\n", in->path);
 	printf("  area        %s\n", in->di.area);
@@ -216,6 +216,9 @@ static void info_print_text(const struct info_inst *in)
 		printf("  releasing   %s\n",
 		       fmt_size(in->releasing_bytes, a, sizeof(a)));
 	}
+	if (in->cap.known)
+		printf("  user cap    %s\n",
+		       explain_cap_text(&in->cap, cap, sizeof(cap)));
 	if (!in->ioctl) {
 		printf("  counted     %llu allocations, %llu frees, %llu failures, ",
 		       in->counters[0], in->counters[1], in->counters[2]);
@@ -308,6 +311,13 @@ static void info_json_one(struct json *j, const struct info_inst *in)
 		json_null(j, "prepared_bytes");
 		json_null(j, "releasing_bytes");
 		json_null(j, "reserve");
+	}
+	if (in->cap.known) {
+		json_u64(j, "unprivileged_bytes", in->cap.held);
+		json_u64(j, "unprivileged_max_bytes", in->cap.max);
+	} else {
+		json_null(j, "unprivileged_bytes");
+		json_null(j, "unprivileged_max_bytes");
 	}
 	json_u64(j, "page_size", i->page_size);
 	info_json_u64(j, in, "min_compound_order", i->min_compound_order);

@@ -317,6 +317,28 @@ int dev_sysfs_read(const char *path, const char *file, char *buf, size_t len)
 }
 
 /*
+ * A number from the sysfs directory of the instance @path, such as
+ * "releasing_bytes" or "unprivileged_max_bytes". Return: 0 or -errno.
+ */
+int dev_sysfs_u64(const char *path, const char *file, __u64 *val)
+{
+	const char *name = strrchr(path, '/');
+
+	return dev_read_u64(MISC_SYSFS, name ? name + 1 : path, file, val);
+}
+
+/*
+ * The instance's cap on callers without CAP_SYS_ADMIN, from sysfs: the
+ * bytes their live buffers hold and the cap, 0 for none. Return: whether
+ * both could be read (a driver before the cap has neither).
+ */
+bool dev_cap_read(const char *path, __u64 *held, __u64 *max)
+{
+	return !dev_sysfs_u64(path, "unprivileged_bytes", held) &&
+	       !dev_sysfs_u64(path, "unprivileged_max_bytes", max);
+}
+
+/*
  * Wait up to @timeout_ms for the instance @path to have released every
  * buffer freed so far (sysfs releasing_bytes back to 0): freed pages go
  * back to CMA in the background. Return: 0 (also for a driver that frees

@@ -11,6 +11,7 @@
 #define CMABUFCTL_DEV_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/cmabuf.h>
 
@@ -48,6 +49,8 @@ int dev_read_line(const char *path, char *buf, size_t len);
 int dev_area_read(const char *area, const char *file, __u64 *val);
 int dev_area_sysfs_read(const char *area, const char *file, __u64 *val);
 int dev_sysfs_read(const char *path, const char *file, char *buf, size_t len);
+int dev_sysfs_u64(const char *path, const char *file, __u64 *val);
+bool dev_cap_read(const char *path, __u64 *held, __u64 *max);
 int dev_wait_released(const char *path, unsigned int timeout_ms);
 
 #endif /* CMABUFCTL_DEV_H */

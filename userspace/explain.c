@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Why CMABUF_IOC_ALLOC refused a request, told from CMABUF_IOC_INFO. The
- * rules are the driver's (cmabuf_plan_make(), include/uapi/linux/cmabuf.h).
+ * Why CMABUF_IOC_ALLOC refused a request, told from CMABUF_IOC_INFO (and,
+ * for the cap on callers without CAP_SYS_ADMIN, from sysfs). The rules are
+ * the driver's (cmabuf_plan_make(), include/uapi/linux/cmabuf.h).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -174,4 +175,62 @@ void explain_ebusy(const struct cmabuf_info *info, __u64 size,
 		       fmt_size(size, sz, sizeof(sz)));
 	if (off < len)
 		explain_largest(largest_free, buf + off, len - off);
+}
+
+/**
+ * explain_edquot() - why a caller without CAP_SYS_ADMIN was refused
+ * @cap: the cap and what is held, read after the refusal
+ * @size: bytes asked for
+ * @buf: the explanation
+ * @len: size of @buf
+ *
+ * EDQUOT: the buffer would take what callers without CAP_SYS_ADMIN hold
+ * on the instance past the cap root set (unprivileged_max_bytes).
+ */
+void explain_edquot(const struct explain_cap *cap, __u64 size, char *buf,
+		    size_t len)
+{
+	char sz[FMT_LEN], held[FMT_LEN], max[FMT_LEN];
+
+	fmt_size(size, sz, sizeof(sz));
+	if (!cap->known) {
+		snprintf(buf, len,
+			 "a buffer of %s would go past the instance's cap for callers without CAP_SYS_ADMIN (sysfs unprivileged_max_bytes, which could not be read)",
+			 sz);
+		return;
+	}
+	fmt_size(cap->held, held, sizeof(held));
+	if (!cap->max) {
+		snprintf(buf, len,
+			 "a buffer of %s went past the instance's cap for callers without CAP_SYS_ADMIN, which root has lifted since (unprivileged_max_bytes is 0, %s held): try again",
+			 sz, held);
+		return;
+	}
+	snprintf(buf, len,
+		 "a buffer of %s would go past the instance's cap for callers without CAP_SYS_ADMIN: %s of %s held (unprivileged_max_bytes); free some, or ask root to raise it",
+		 sz, held, fmt_size(cap->max, max, sizeof(max)));
+}
+
+/**
+ * explain_cap_text() - the cap as cmabufctl info shows it
+ * @cap: the cap and what is held
+ * @buf: "3 MiB of 64 MiB held (callers without CAP_SYS_ADMIN)", or
+ *	"none (callers without CAP_SYS_ADMIN hold 3 MiB)"
+ * @len: size of @buf
+ *
+ * Return: @buf.
+ */
+const char *explain_cap_text(const struct explain_cap *cap, char *buf,
+			     size_t len)
+{
+	char held[FMT_LEN], max[FMT_LEN];
+
+	fmt_size(cap->held, held, sizeof(held));
+	if (cap->max)
+		snprintf(buf, len, "%s of %s held (callers without CAP_SYS_ADMIN)",
+			 held, fmt_size(cap->max, max, sizeof(max)));
+	else
+		snprintf(buf, len, "none (callers without CAP_SYS_ADMIN hold %s)",
+			 held);
+	return buf;
 }

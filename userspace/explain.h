@@ -7,6 +7,7 @@
 #ifndef CMABUFCTL_EXPLAIN_H
 #define CMABUFCTL_EXPLAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/cmabuf.h>
 
@@ -25,5 +26,22 @@ void explain_enomem(const struct cmabuf_info *info, __u64 size,
 		    __u64 largest_free, char *buf, size_t len);
 void explain_ebusy(const struct cmabuf_info *info, __u64 size,
 		   __u64 largest_free, char *buf, size_t len);
+
+/**
+ * struct explain_cap - the instance's cap on callers without CAP_SYS_ADMIN
+ * @known: its sysfs files could be read; the rest means nothing otherwise
+ * @held: bytes their live buffers hold (sysfs unprivileged_bytes)
+ * @max: the cap (sysfs unprivileged_max_bytes), 0 for none
+ */
+struct explain_cap {
+	bool known;
+	__u64 held;
+	__u64 max;
+};
+
+void explain_edquot(const struct explain_cap *cap, __u64 size, char *buf,
+		    size_t len);
+const char *explain_cap_text(const struct explain_cap *cap, char *buf,
+			     size_t len);
 
 #endif /* CMABUFCTL_EXPLAIN_H */

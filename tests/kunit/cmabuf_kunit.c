@@ -3,10 +3,11 @@
  * KUnit suites of cmabuf
  *
  *   cmabuf_uapi      layout of the uapi structures and ioctl numbers
- *   cmabuf_arith     size, alignment and order arithmetic
+ *   cmabuf_arith     size, alignment and order arithmetic, the cap's charge
  *   cmabuf_strategy  the strategy and alignment each request gets
  *   cmabuf_probe     a platform device bound to the driver, and a buffer
- *                    that outlives the binding
+ *                    that outlives the binding (charged to the cap on
+ *                    callers without CAP_SYS_ADMIN, or not)
  *   cmabuf_sg        scatterlists cut to an importer's segment limits
  *   cmabuf_dma       DMA masks that reach an area, and the instance's own
  *                    device: its mask, its cache maintenance, and the
@@ -341,6 +342,40 @@ static void cmabuf_arith_median(struct kunit *test)
 }
 #endif
 
+/* The cap's check and add: exact at the cap, nothing added past it. */
+static void cmabuf_arith_charge(struct kunit *test)
+{
+	atomic64_t held = ATOMIC64_INIT(0);
+
+	/* No cap: everything is counted. */
+	KUNIT_EXPECT_TRUE(test, cmabuf_charge(&held, 0, SZ_1G));
+	KUNIT_EXPECT_TRUE(test, cmabuf_charge(&held, 0, SZ_1G));
+	KUNIT_EXPECT_EQ(test, (s64)SZ_2G, atomic64_read(&held));
+
+	atomic64_set(&held, 0);
+	KUNIT_EXPECT_TRUE(test, cmabuf_charge(&held, SZ_8M, SZ_4M));
+	KUNIT_EXPECT_TRUE(test, cmabuf_charge(&held, SZ_8M, SZ_4M));
+	KUNIT_EXPECT_EQ(test, (s64)SZ_8M, atomic64_read(&held));
+	/* One page past the cap: refused, nothing added. */
+	KUNIT_EXPECT_FALSE(test, cmabuf_charge(&held, SZ_8M, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, (s64)SZ_8M, atomic64_read(&held));
+	/* A cap raised lets it in; one lowered below the count refuses all. */
+	KUNIT_EXPECT_TRUE(test, cmabuf_charge(&held, SZ_8M + PAGE_SIZE,
+					      PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, cmabuf_charge(&held, SZ_4M, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, (s64)(SZ_8M + PAGE_SIZE), atomic64_read(&held));
+
+	/* A request larger than the cap does not wrap around it. */
+	atomic64_set(&held, SZ_4M);
+	KUNIT_EXPECT_FALSE(test, cmabuf_charge(&held, SZ_8M, U64_MAX));
+	KUNIT_EXPECT_FALSE(test, cmabuf_charge(&held, SZ_8M,
+					       U64_MAX - SZ_4M + 1));
+	KUNIT_EXPECT_EQ(test, (s64)SZ_4M, atomic64_read(&held));
+	/* Exactly what is left fits. */
+	KUNIT_EXPECT_TRUE(test, cmabuf_charge(&held, SZ_8M, SZ_4M));
+	KUNIT_EXPECT_EQ(test, (s64)SZ_8M, atomic64_read(&held));
+}
+
 static struct kunit_case cmabuf_arith_cases[] = {
 	KUNIT_CASE(cmabuf_arith_size_to_pages),
 	KUNIT_CASE(cmabuf_arith_align_to_order),
@@ -348,6 +383,7 @@ static struct kunit_case cmabuf_arith_cases[] = {
 	KUNIT_CASE(cmabuf_arith_aligned_order),
 	KUNIT_CASE(cmabuf_arith_area_max_order),
 	KUNIT_CASE(cmabuf_arith_median),
+	KUNIT_CASE(cmabuf_arith_charge),
 	{}
 };
 
@@ -544,7 +580,8 @@ static void cmabuf_probe_buffer_outlives_unbind(struct kunit *test)
 	cmabuf_dev_get(cdev);
 
 	dmabuf = cmabuf_dmabuf_alloc(cdev, 3 * PAGE_SIZE, 0,
-				     CMABUF_STRATEGY_AUTO, O_RDWR, NULL, &used);
+				     CMABUF_STRATEGY_AUTO, O_RDWR, NULL, true,
+				     &used);
 	if (IS_ERR(dmabuf)) {
 		cmabuf_dev_put(cdev);
 		KUNIT_FAIL(test, "allocation failed: %pe", dmabuf);
@@ -579,6 +616,76 @@ static void cmabuf_probe_buffer_outlives_unbind(struct kunit *test)
 	 */
 	dma_buf_put(dmabuf);
 	flush_delayed_fput();
+	cmabuf_stats_live(cdev, &buffers, &bytes);
+	KUNIT_EXPECT_EQ(test, 0ULL, buffers);
+	KUNIT_EXPECT_EQ(test, 0ULL, bytes);
+	cmabuf_dev_put(cdev);
+}
+
+/* An allocation for a caller without CAP_SYS_ADMIN, of @pages pages. */
+static struct dma_buf *cmabuf_probe_alloc_unprivileged(struct cmabuf_dev *cdev,
+						       unsigned long pages)
+{
+	return cmabuf_dmabuf_alloc(cdev, pages * PAGE_SIZE, 0,
+				   CMABUF_STRATEGY_AUTO, O_RDWR, NULL, false,
+				   NULL);
+}
+
+/*
+ * The cap on callers without CAP_SYS_ADMIN: a buffer past it is refused
+ * with -EDQUOT and counts nothing, a privileged one is not held to it, and
+ * a charged buffer that outlives the binding gives its charge back when
+ * it is released into the unbound instance.
+ */
+static void cmabuf_probe_cap_charged_buffer_outlives_unbind(struct kunit *test)
+{
+	struct dma_buf *charged, *other;
+	struct platform_device *pdev;
+	struct cmabuf_dev *cdev;
+	u64 buffers, bytes;
+
+	cdev = cmabuf_probe_bind(test, &pdev);
+	cmabuf_dev_get(cdev);
+	KUNIT_EXPECT_EQ(test, 0ULL, READ_ONCE(cdev->unprivileged_max_bytes));
+	WRITE_ONCE(cdev->unprivileged_max_bytes, 4 * PAGE_SIZE);
+
+	charged = cmabuf_probe_alloc_unprivileged(cdev, 3);
+	if (IS_ERR(charged)) {
+		cmabuf_dev_put(cdev);
+		KUNIT_FAIL(test, "allocation failed: %pe", charged);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, (s64)(3 * PAGE_SIZE),
+			atomic64_read(&cdev->unprivileged_bytes));
+
+	other = cmabuf_probe_alloc_unprivileged(cdev, 2);
+	KUNIT_EXPECT_EQ(test, -EDQUOT, PTR_ERR_OR_ZERO(other));
+	if (!IS_ERR(other))
+		dma_buf_put(other);
+	KUNIT_EXPECT_EQ(test, (s64)(3 * PAGE_SIZE),
+			atomic64_read(&cdev->unprivileged_bytes));
+	cmabuf_stats_live(cdev, &buffers, &bytes);
+	KUNIT_EXPECT_EQ(test, 1ULL, buffers);
+
+	other = cmabuf_dmabuf_alloc(cdev, 2 * PAGE_SIZE, 0,
+				    CMABUF_STRATEGY_AUTO, O_RDWR, NULL, true,
+				    NULL);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(other));
+	if (!IS_ERR(other)) {
+		KUNIT_EXPECT_EQ(test, (s64)(3 * PAGE_SIZE),
+				atomic64_read(&cdev->unprivileged_bytes));
+		dma_buf_put(other);
+		flush_delayed_fput();
+	}
+
+	device_release_driver(&pdev->dev);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(cdev->unbound));
+	KUNIT_EXPECT_EQ(test, (s64)(3 * PAGE_SIZE),
+			atomic64_read(&cdev->unprivileged_bytes));
+
+	dma_buf_put(charged);
+	flush_delayed_fput();
+	KUNIT_EXPECT_EQ(test, 0LL, atomic64_read(&cdev->unprivileged_bytes));
 	cmabuf_stats_live(cdev, &buffers, &bytes);
 	KUNIT_EXPECT_EQ(test, 0ULL, buffers);
 	KUNIT_EXPECT_EQ(test, 0ULL, bytes);
@@ -653,10 +760,10 @@ static void cmabuf_probe_wc_mappings(struct kunit *test)
 		kunit_skip(test, "the instance's device is coherent or bounces");
 
 	plain = cmabuf_dmabuf_alloc(cdev, size, 0, CMABUF_STRATEGY_AUTO,
-				    O_RDWR, NULL, NULL);
+				    O_RDWR, NULL, true, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(plain));
 	wc_buf = cmabuf_dmabuf_alloc(cdev, size, 0, CMABUF_STRATEGY_AUTO,
-				     O_RDWR, NULL, NULL);
+				     O_RDWR, NULL, true, NULL);
 	if (IS_ERR(wc_buf)) {
 		dma_buf_put(plain);
 		KUNIT_FAIL(test, "allocation failed: %pe", wc_buf);
@@ -694,6 +801,7 @@ static void cmabuf_probe_wc_mappings(struct kunit *test)
 static struct kunit_case cmabuf_probe_cases[] = {
 	KUNIT_CASE(cmabuf_probe_default_area),
 	KUNIT_CASE(cmabuf_probe_buffer_outlives_unbind),
+	KUNIT_CASE(cmabuf_probe_cap_charged_buffer_outlives_unbind),
 	KUNIT_CASE(cmabuf_probe_dma_setup),
 	KUNIT_CASE(cmabuf_probe_wc_mappings),
 	{}

@@ -19,6 +19,11 @@
  * served to allocations, given back (count 0, close, time-out, shrinker)
  * and never with a previous user's bytes; frees that close() does not
  * wait for, and allocations that wait for them.
+ *
+ * cap covers the instance's cap on the live buffers of callers without
+ * CAP_SYS_ADMIN (sysfs unprivileged_max_bytes): EDQUOT past it, through
+ * the misc device and the dma-heap, nothing allocated for a refusal,
+ * every charge back when its buffer goes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,8 +41,10 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 
@@ -3947,6 +3954,342 @@ TEST_F(reserve, unprivileged_cannot_write)
 	ASSERT_EQ(0, cmabuf_sysfs_path(self->dev.fd, "reserve_max_bytes", path,
 				       sizeof(path)));
 	EXPECT_EQ(EACCES, cmabuf_open_unprivileged(path, O_WRONLY));
+}
+
+/* ---- cap: the cap on callers without CAP_SYS_ADMIN ---- */
+
+#define CAP_MAX		(8 * SZ_1M)
+#define CAP_BUF		(4 * SZ_1M)
+#define CAP_FDS		8
+#define CAP_WAIT_MS	1000
+
+/**
+ * struct cap_state - what a cap test holds
+ * @dev: the instance's device, the one ALLOC goes to.
+ * @fds: buffers held, -1 once closed.
+ * @n: entries of @fds in use.
+ * @dropped: CAP_SYS_ADMIN is out of this process's effective set.
+ */
+struct cap_state {
+	int dev;
+	int fds[CAP_FDS];
+	int n;
+	bool dropped;
+};
+
+/*
+ * The general instance with its cap set to %CAP_MAX; @max is the cap
+ * before the test, which the teardown writes back. The harness runs each
+ * test in a process of its own: a test that drops CAP_SYS_ADMIN from its
+ * effective set (it stays permitted, to be raised again) changes nothing
+ * for the next one, and the teardown raises it before it writes the cap.
+ */
+FIXTURE(cap) {
+	struct cmabuf_dev dev;
+	char max[32];
+	struct cap_state st;
+};
+
+/* CAP_SYS_ADMIN into (@on) or out of the effective set: 0 or the errno. */
+static int cap_sys_admin(bool on)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	__u32 bit = 1U << (CAP_SYS_ADMIN % 32);
+
+	if (syscall(SYS_capget, &hdr, data))
+		return errno;
+	if (on)
+		data[CAP_SYS_ADMIN / 32].effective |= bit;
+	else
+		data[CAP_SYS_ADMIN / 32].effective &= ~bit;
+	return syscall(SYS_capset, &hdr, data) ? errno : 0;
+}
+
+static void cap_drop(struct __test_metadata *_metadata, struct cap_state *st)
+{
+	ASSERT_EQ(0, cap_sys_admin(false));
+	st->dropped = true;
+}
+
+static void cap_raise(struct __test_metadata *_metadata, struct cap_state *st)
+{
+	ASSERT_EQ(0, cap_sys_admin(true));
+	st->dropped = false;
+}
+
+/* Hold @fd for the teardown to close. */
+static void cap_keep(struct __test_metadata *_metadata, struct cap_state *st,
+		     int fd)
+{
+	ASSERT_GT(CAP_FDS, st->n);
+	st->fds[st->n++] = fd;
+}
+
+/* ALLOC @size (AUTO); the buffer is held. Return: the errno. */
+static int cap_alloc(struct __test_metadata *_metadata, struct cap_state *st,
+		     __u64 size)
+{
+	struct cmabuf_alloc_data data;
+	int err;
+
+	err = cmabuf_alloc(st->dev, size, CMABUF_STRATEGY_AUTO, &data);
+	if (!err)
+		cap_keep(_metadata, st, data.fd);
+	return err;
+}
+
+/* Close the @i-th buffer held. */
+static void cap_close(struct cap_state *st, int i)
+{
+	close(st->fds[i]);
+	st->fds[i] = -1;
+}
+
+/* sysfs unprivileged_bytes reads @want within CAP_WAIT_MS. */
+static void cap_expect_held(struct __test_metadata *_metadata,
+			    const struct cmabuf_dev *dev, __u64 want)
+{
+	unsigned long long v = ~0ULL;
+
+	EXPECT_EQ(0, cmabuf_sysfs_wait(dev->fd, "unprivileged_bytes", want,
+				       CAP_WAIT_MS, &v))
+		TH_LOG("unprivileged_bytes %llu, not %llu", v,
+		       (unsigned long long)want);
+}
+
+FIXTURE_SETUP(cap)
+{
+	char max[32];
+
+	self->max[0] = '\0';
+	self->st.n = 0;
+	self->st.dropped = false;
+	if (!dev_open(_metadata, &self->dev, DEV_GENERAL))
+		return;
+	self->st.dev = self->dev.fd;
+	if (cmabuf_sysfs_read_str(self->dev.fd, "unprivileged_max_bytes", max,
+				  sizeof(max)))
+		SKIP(return, "%s has no cap (no sysfs unprivileged_max_bytes)",
+		     DEV_GENERAL);
+	snprintf(self->max, sizeof(self->max), "%s", max);
+	cap_expect_held(_metadata, &self->dev, 0);
+	snprintf(max, sizeof(max), "%llu", CAP_MAX);
+	ASSERT_EQ(0, cmabuf_sysfs_write(self->dev.fd, "unprivileged_max_bytes",
+					max));
+}
+
+FIXTURE_TEARDOWN(cap)
+{
+	while (self->st.n--)
+		if (self->st.fds[self->st.n] >= 0)
+			close(self->st.fds[self->st.n]);
+	if (self->st.dropped)
+		EXPECT_EQ(0, cap_sys_admin(true));
+	if (self->dev.fd < 0)
+		return;
+	if (self->max[0]) {
+		EXPECT_EQ(0, cmabuf_sysfs_write(self->dev.fd,
+						"unprivileged_max_bytes",
+						self->max));
+		cap_expect_held(_metadata, &self->dev, 0);
+	}
+	prepare_settle(&self->dev);
+	dev_close(_metadata, &self->dev);
+}
+
+/*
+ * Without CAP_SYS_ADMIN: 4 MiB and 4 MiB fill the 8 MiB cap, 1 MiB more
+ * is EDQUOT and moves no page; a buffer closed gives its 4 MiB back; root
+ * is not held to the cap, nor counted.
+ */
+TEST_F_TIMEOUT(cap, unprivileged_capped_root_not, 60)
+{
+	struct cmabuf_counters two = counters_plus(&self->dev, 2, CAP_MAX);
+	unsigned long long used;
+
+	cap_drop(_metadata, &self->st);
+	ASSERT_EQ(0, cap_alloc(_metadata, &self->st, CAP_BUF));
+	ASSERT_EQ(0, cap_alloc(_metadata, &self->st, CAP_BUF));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+	EXPECT_EQ(EDQUOT, cap_alloc(_metadata, &self->st, SZ_1M));
+	EXPECT_EQ(EDQUOT, cap_alloc(_metadata, &self->st, PAGE));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+	/* The refusals cost nothing: two buffers, 8 MiB, in the area. */
+	cap_raise(_metadata, &self->st);
+	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
+	EXPECT_EQ(self->dev.start.cma_used_pages + CAP_MAX / PAGE, used);
+	expect_counters(_metadata, &self->dev, &two);
+
+	cap_drop(_metadata, &self->st);
+	cap_close(&self->st, 0);
+	cap_expect_held(_metadata, &self->dev, CAP_BUF);
+	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
+	EXPECT_EQ(0, cap_alloc(_metadata, &self->st, CAP_BUF));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+	EXPECT_EQ(EDQUOT, cap_alloc(_metadata, &self->st, SZ_1M));
+
+	/* Root: past the cap, and not counted in it. */
+	cap_raise(_metadata, &self->st);
+	EXPECT_EQ(0, cap_alloc(_metadata, &self->st, CAP_BUF));
+	EXPECT_EQ(0, cap_alloc(_metadata, &self->st, CAP_MAX));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+}
+
+/*
+ * The dma-heap's allocations run in the caller's task and count in the
+ * same cap as ALLOC's.
+ */
+TEST_F_TIMEOUT(cap, dma_heap_capped_too, 60)
+{
+	const char *heap = DEV_GENERAL + strlen("/dev/");
+	int fd, err;
+
+	err = heap_alloc_named(heap, PAGE, &fd);
+	if (err == ENOENT)
+		SKIP(return, "no dma-heap %s on this kernel", heap);
+	ASSERT_EQ(0, err);
+	close(fd);
+
+	cap_drop(_metadata, &self->st);
+	ASSERT_EQ(0, heap_alloc_named(heap, CAP_BUF, &fd));
+	cap_keep(_metadata, &self->st, fd);
+	cap_expect_held(_metadata, &self->dev, CAP_BUF);
+	ASSERT_EQ(0, cap_alloc(_metadata, &self->st, CAP_BUF));
+	EXPECT_EQ(EDQUOT, heap_alloc_named(heap, SZ_1M, &fd));
+	EXPECT_EQ(EDQUOT, cap_alloc(_metadata, &self->st, SZ_1M));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+
+	cap_close(&self->st, 0);
+	cap_expect_held(_metadata, &self->dev, CAP_BUF);
+	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
+	ASSERT_EQ(0, heap_alloc_named(heap, CAP_BUF, &fd));
+	cap_keep(_metadata, &self->st, fd);
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+
+	cap_raise(_metadata, &self->st);
+	ASSERT_EQ(0, heap_alloc_named(heap, CAP_BUF, &fd));
+	cap_keep(_metadata, &self->st, fd);
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+}
+
+/*
+ * A ready buffer (CMABUF_IOC_PREPARE, by root) taken by a caller without
+ * CAP_SYS_ADMIN becomes a live buffer of its own, and counts.
+ */
+TEST_F_TIMEOUT(cap, prepared_buffer_taken_counts, 60)
+{
+	unsigned long long hits;
+	struct cmabuf_prepare p;
+	int owner;
+
+	if (!prepare_supported(self->dev.fd))
+		SKIP(return, "%s prepares no buffers", DEV_GENERAL);
+	owner = open(DEV_GENERAL, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, owner);
+	cap_keep(_metadata, &self->st, owner);
+	ASSERT_EQ(0, cmabuf_prepare(owner, CAP_BUF, CMABUF_PREPARE_WAIT, 1,
+				    60000, &p));
+	ASSERT_EQ(1U, p.ready);
+	hits = prep_stat(_metadata, &self->dev, "prepare_hits");
+
+	cap_drop(_metadata, &self->st);
+	ASSERT_EQ(0, cap_alloc(_metadata, &self->st, CAP_BUF));
+	EXPECT_EQ(hits + 1, prep_stat(_metadata, &self->dev, "prepare_hits"));
+	cap_expect_held(_metadata, &self->dev, CAP_BUF);
+	ASSERT_EQ(0, cap_alloc(_metadata, &self->st, CAP_BUF));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+	/* Ready or not, the want's next buffer is past the cap. */
+	EXPECT_EQ(EDQUOT, cap_alloc(_metadata, &self->st, CAP_BUF));
+
+	cap_raise(_metadata, &self->st);
+	ASSERT_EQ(0, cmabuf_prepare(owner, CAP_BUF, 0, 0, 0, &p));
+}
+
+/*
+ * Counted with no cap too; a cap lowered below what is held refuses new
+ * buffers and takes none back; 0 lifts it.
+ */
+TEST_F_TIMEOUT(cap, lowered_below_held_refuses_takes_nothing_back, 60)
+{
+	void *map;
+
+	ASSERT_EQ(0, cmabuf_sysfs_write(self->dev.fd, "unprivileged_max_bytes",
+					"0"));
+	cap_drop(_metadata, &self->st);
+	ASSERT_EQ(0, cap_alloc(_metadata, &self->st, CAP_BUF));
+	cap_expect_held(_metadata, &self->dev, CAP_BUF);
+
+	cap_raise(_metadata, &self->st);
+	ASSERT_EQ(0, cmabuf_sysfs_write(self->dev.fd, "unprivileged_max_bytes",
+					"2097152"));
+	cap_drop(_metadata, &self->st);
+	EXPECT_EQ(EDQUOT, cap_alloc(_metadata, &self->st, PAGE));
+	map = cmabuf_map(self->st.fds[0], CAP_BUF, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	memset(map, 0x5a, CAP_BUF);
+	munmap(map, CAP_BUF);
+	cap_expect_held(_metadata, &self->dev, CAP_BUF);
+
+	cap_raise(_metadata, &self->st);
+	ASSERT_EQ(0, cmabuf_sysfs_write(self->dev.fd, "unprivileged_max_bytes",
+					"0"));
+	cap_drop(_metadata, &self->st);
+	EXPECT_EQ(0, cap_alloc(_metadata, &self->st, CAP_MAX));
+	cap_expect_held(_metadata, &self->dev, CAP_BUF + CAP_MAX);
+}
+
+/*
+ * Root writes the cap in bytes and reads it back; anything else is
+ * EINVAL (ERANGE past 2^64 - 1) and changes nothing. unprivileged_bytes
+ * is read-only, even to root; anyone reads both, nobody else writes.
+ */
+TEST_F(cap, sysfs_round_trip_garbage_einval)
+{
+	static const struct {
+		const char *word;
+		int err;
+	} bad[] = {
+		{ "abc", EINVAL }, { "-1", EINVAL }, { "\n", EINVAL },
+		{ "12M", EINVAL }, { "4096x", EINVAL },
+		{ "18446744073709551616", ERANGE },
+	};
+	char path[256], now[32];
+	size_t i;
+
+	ASSERT_EQ(0, cmabuf_sysfs_write(self->dev.fd, "unprivileged_max_bytes",
+					"0x1000000"));
+	ASSERT_EQ(0, cmabuf_sysfs_read_str(self->dev.fd,
+					   "unprivileged_max_bytes", now,
+					   sizeof(now)));
+	EXPECT_STREQ("16777216\n", now);
+	ASSERT_EQ(0, cmabuf_sysfs_write(self->dev.fd, "unprivileged_max_bytes",
+					"67108864\n"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(bad[i].err,
+			  cmabuf_sysfs_write(self->dev.fd,
+					     "unprivileged_max_bytes",
+					     bad[i].word))
+			TH_LOG("'%s'", bad[i].word);
+		ASSERT_EQ(0, cmabuf_sysfs_read_str(self->dev.fd,
+						   "unprivileged_max_bytes",
+						   now, sizeof(now)));
+		EXPECT_STREQ("67108864\n", now)
+			TH_LOG("after '%s'", bad[i].word);
+	}
+	EXPECT_EQ(EACCES, cmabuf_sysfs_write(self->dev.fd,
+					     "unprivileged_bytes", "0"));
+
+	ASSERT_EQ(0, cmabuf_sysfs_path(self->dev.fd, "unprivileged_max_bytes",
+				       path, sizeof(path)));
+	EXPECT_EQ(EACCES, cmabuf_open_unprivileged(path, O_WRONLY));
+	EXPECT_EQ(0, cmabuf_open_unprivileged(path, O_RDONLY));
+	ASSERT_EQ(0, cmabuf_sysfs_path(self->dev.fd, "unprivileged_bytes",
+				       path, sizeof(path)));
+	EXPECT_EQ(0, cmabuf_open_unprivileged(path, O_RDONLY));
 }
 
 /* ---- deferred: frees finish in the background ---- */

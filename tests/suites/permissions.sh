@@ -7,7 +7,8 @@
 # instances' nodes, not the default CMA area's /dev/cmabuf, which stays
 # root's); then those nodes get what the rule gives them (group video,
 # 0660), and cmabufctl runs as a member of video (allocates from a named
-# instance, is refused the default one with the reason; bench says the
+# instance, and is told of its cap for users past it; is refused the
+# default one with the reason; bench says the
 # debugfs file is root's and fails, having measured nothing) and as a user
 # outside it (told which group to join; info still describes every
 # instance from sysfs). The nodes are given back to root, 0600, at the end. Runs after heap-defaults,
@@ -47,7 +48,7 @@ if [ ! -f "$rules" ] || [ ! -x /usr/bin/runas ]; then
 	echo "Bail out! $rules or runas missing from the initramfs"
 	exit 1
 fi
-echo "1..9"
+echo "1..10"
 
 # 1. The rule matches exactly the named instances' devices, in the
 #    subsystems the kernel puts them in; the default instance stays root's.
@@ -85,6 +86,20 @@ run runas $cam $video cmabufctl alloc 1MiB --device general --verify
 [ $rc -eq 0 ] && echo "$out" | grep -q "zeroed on allocation: all 1048576 bytes are 0x00: ok" &&
 	echo "$out" | grep -q "phys unknown (needs CAP_SYS_RAWIO)"
 r=$?; ok $r "a member of video allocates, zeroed; the physical address needs CAP_SYS_RAWIO"
+diag $r
+
+# ... up to the instance's cap for callers without CAP_SYS_ADMIN, and is
+# told of it past it; info shows the cap to anyone.
+capfile=/sys/class/misc/cmabuf-general/unprivileged_max_bytes
+oldcap=$(cat $capfile)
+echo 1048576 >$capfile
+run runas $cam $video cmabufctl alloc 2MiB --device general
+shown=$(runas $nobody - cmabufctl info --device general | sed -n 's/^  user cap    //p')
+echo "$oldcap" >$capfile
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	echo "$out" | grep -q "/dev/cmabuf-general: a buffer of 2 MiB would go past the instance's cap for callers without CAP_SYS_ADMIN: 0 B of 1 MiB held (unprivileged_max_bytes)" &&
+	[ "$shown" = "0 B of 1 MiB held (callers without CAP_SYS_ADMIN)" ]
+r=$?; ok $r "a member of video past the cap: EDQUOT, the cap and what is held; info shows it ($shown)"
 diag $r
 
 # ... but not from the default CMA area, and is told why.

@@ -431,6 +431,39 @@ static void test_explain(void)
 			 buf);
 }
 
+/* EDQUOT, and the cap as info shows it: in the words of sysfs. */
+static void test_cap(void)
+{
+	struct explain_cap cap = { .known = true, .held = 8ULL << 20,
+				   .max = 8ULL << 20 };
+	char buf[512];
+
+	explain_edquot(&cap, 1ULL << 20, buf, sizeof(buf));
+	ksft_test_result(strstr(buf, "a buffer of 1 MiB") &&
+			 strstr(buf, "cap for callers without CAP_SYS_ADMIN: ") &&
+			 strstr(buf, ": 8 MiB of 8 MiB held (unprivileged_max_bytes)"),
+			 "explain_edquot: the cap, what is held, its file: '%s'\n", buf);
+	cap.max = 0;
+	explain_edquot(&cap, 1ULL << 20, buf, sizeof(buf));
+	ksft_test_result(strstr(buf, "lifted since") && strstr(buf, "try again"),
+			 "explain_edquot: a cap lifted since the refusal: '%s'\n", buf);
+	cap.known = false;
+	explain_edquot(&cap, 1ULL << 20, buf, sizeof(buf));
+	ksft_test_result(strstr(buf, "without CAP_SYS_ADMIN") &&
+			 strstr(buf, "could not be read") && !strstr(buf, " held"),
+			 "explain_edquot: sysfs not readable: '%s'\n", buf);
+
+	cap = (struct explain_cap){ .known = true, .held = 3ULL << 20,
+				    .max = 64ULL << 20 };
+	ksft_test_result(!strcmp(explain_cap_text(&cap, buf, sizeof(buf)),
+				 "3 MiB of 64 MiB held (callers without CAP_SYS_ADMIN)"),
+			 "explain_cap_text: a cap: '%s'\n", buf);
+	cap.max = 0;
+	ksft_test_result(!strcmp(explain_cap_text(&cap, buf, sizeof(buf)),
+				 "none (callers without CAP_SYS_ADMIN hold 3 MiB)"),
+			 "explain_cap_text: no cap: '%s'\n", buf);
+}
+
 static void test_fmt(void)
 {
 	char buf[FMT_LEN];
@@ -600,7 +633,7 @@ static void test_alloc(void)
 }
 
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 5 + 7 + 1 + \
-		 ARRAY_SIZE(einval_cases) + 6 + 7 + 4 + \
+		 ARRAY_SIZE(einval_cases) + 6 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 5 + 4 + ARRAY_SIZE(bench_path_cases))
 
 int main(void)
@@ -615,6 +648,7 @@ int main(void)
 	test_json();
 	test_json_document();
 	test_explain();
+	test_cap();
 	test_fmt();
 	test_devices();
 	test_prepare();

@@ -286,6 +286,17 @@ struct cmabuf_sync {
  * (checked before any memory is touched); ENODEV when the device has been
  * unbound.
  *
+ * EDQUOT: the caller lacks CAP_SYS_ADMIN, and the buffer would take the
+ * bytes that the live buffers of such callers hold together on this
+ * instance past the cap its administrator set (sysfs
+ * unprivileged_max_bytes, or the device tree's
+ * cmabuf,unprivileged-max-bytes; none by default). Checked before any
+ * memory is touched: nothing was allocated. A buffer counts until its
+ * last user lets go, whoever holds it then; a ready buffer taken
+ * (CMABUF_IOC_PREPARE) counts like any other. Only frees or a higher cap
+ * can help. The instance's dma-heap, whose allocations run in the
+ * caller's task, refuses the same way.
+ *
  * When no range can be had, the errno says whether waiting can help:
  * ENOMEM: the area does not have @size bytes free: other buffers hold
  * them, or @size exceeds the area. Only a free can help; nothing was moved.
