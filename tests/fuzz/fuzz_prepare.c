@@ -214,10 +214,10 @@ static bool fz_over(const struct fz *f, const struct fz_limit *l,
 	if (now_pages <= old)
 		return false;
 	if (others + mine + now_pages >
-	    l->area / 100 * f->prepare_max_percent)
+	    l->area * f->prepare_max_percent / 100)
 		return true;
 	return !l->priv &&
-	       mine + now_pages > l->area / 100 * f->prepare_file_percent;
+	       mine + now_pages > l->area * f->prepare_file_percent / 100;
 }
 
 static void fz_limit_gather(struct fz *f, int fd, int inst,
