@@ -353,10 +353,11 @@ TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 		}
 		/*
 		 * Killed while zeroing: interrupted once, no buffer handed out,
-		 * no failure. An attempt that found no 1 GiB first (AUTO's
-		 * COMPOUND, while a page of the area was still on its way
-		 * back) is a failure of its own, which the area's statistics
-		 * count too, unless it was tried again.
+		 * no failure. An attempt that found no 1 GiB first (while a
+		 * page of the area was still on its way back), which the
+		 * area's statistics count, is a failure of its own where AUTO
+		 * fell back from COMPOUND, and none where it was tried again
+		 * (after busy retries, or once the frees in flight were done).
 		 */
 		ASSERT_EQ(0, cmabuf_cma_sysfs_read(in->area, "alloc_pages_fail",
 						   &cfail1));
@@ -368,9 +369,10 @@ TEST_F_TIMEOUT(lc, kill_while_zeroing_1g, 1200)
 		zeroing++;
 		EXPECT_EQ(alloc0, alloc1);
 		EXPECT_EQ(int0 + 1, int1);
-		EXPECT_EQ(fail0 + missed, fail1);
+		EXPECT_LE(fail0, fail1);
+		EXPECT_LE(fail1, fail0 + missed);
 		lc_fault_if(alloc0 == alloc1 && int0 + 1 == int1 &&
-			    fail0 + missed == fail1);
+			    fail0 <= fail1 && fail1 <= fail0 + missed);
 	}
 	TH_LOG("%d of %d kills landed while 1 GiB was being zeroed", zeroing,
 	       tried);
