@@ -27,13 +27,13 @@ if have_frozen; then
 	# Two callers in one area: COMPOUND clears outside the area's lock
 	# (patch 0004), LEGACY inside it, one after the other.
 	bench "concurrent, two callers in one area, compound and legacy" concurrent \
-		--procs 2 --strategy compound,legacy --iterations 5
+		--procs 2 --strategy compound,legacy --iterations 9
 else
 	bench "contig-64m, legacy" contig-64m --strategy legacy --iterations 20
 	bench "gigantic-1g, legacy" gigantic-1g --strategy legacy --iterations 20
 	bench "e2e-64m, legacy" e2e-64m --strategy legacy --iterations 20
 	bench "e2e-1g, legacy" e2e-1g --strategy legacy --iterations 5
 	bench "concurrent, two callers in one area, legacy" concurrent \
-		--procs 2 --strategy legacy --iterations 5
+		--procs 2 --strategy legacy --iterations 9
 fi
 [ $fails -eq 0 ]
