@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # cmabuf-run [--importer] [--restore] [--time NAME] COMMAND [ARG...]
+# cmabuf-run --params
 #
 # Run a reliability program in the guest, with what it needs around it:
 #   --importer  the test importer (/dev/cmabuf_importer) loaded for the
@@ -9,7 +10,9 @@
 #               also proves that nothing is left held;
 #   --restore   cmabuf loaded afterwards exactly as it was before (same
 #               parameters), for programs that unload and reload it;
-#   --time      "# NAME suite: N s" printed at the end.
+#   --time      "# NAME suite: N s" printed at the end;
+#   --params    only print cmabuf's parameters as insmod takes them
+#               (for the suites that swap builds, swap-lib.sh).
 # The exit status is COMMAND's, or 1 when a module could not be loaded,
 # unloaded or restored. Installed into the guest's /usr/bin by
 # tests/stress/Makefile.
@@ -17,6 +20,14 @@
 importer_ko=/lib/modules/cmabuf/cmabuf_importer.ko
 cmabuf_ko=/lib/modules/cmabuf/cmabuf.ko
 params=/sys/module/cmabuf/parameters
+
+# cmabuf's parameters as insmod takes them: those this build has.
+cmabuf_params() {
+	[ -d $params ] || return 1
+	for p in "$params"/*; do
+		printf '%s=%s ' "${p##*/}" "$(cat "$p")"
+	done
+}
 
 importer=
 restore=
@@ -26,18 +37,11 @@ while [ $# -gt 0 ]; do
 	--importer) importer=1 ;;
 	--restore) restore=1 ;;
 	--time) name=$2; shift ;;
+	--params) cmabuf_params; exit ;;
 	*) break ;;
 	esac
 	shift
 done
-
-# cmabuf's parameters as insmod takes them: those this build has.
-cmabuf_params() {
-	[ -d $params ] || return 1
-	for p in "$params"/*; do
-		printf '%s=%s ' "${p##*/}" "$(cat "$p")"
-	done
-}
 
 # The CMA areas' page counts the programs compare live in debugfs.
 [ -d /sys/kernel/debug/cma ] ||

@@ -8,7 +8,8 @@ swap_ko=/lib/modules/cmabuf/cmabuf.ko
 swap_params=/sys/module/cmabuf/parameters
 
 # swap_begin KO WHAT PLAN: the TAP header, or a bail-out when KO (WHAT) is
-# missing or cmabuf is not loaded; then remember cmabuf's parameters.
+# missing or cmabuf is not loaded; then remember cmabuf's parameters
+# (cmabuf-run, tests/stress/cmabuf-run.sh).
 swap_begin() {
 	echo "TAP version 13"
 	if [ ! -f "$1" ] || [ ! -d $swap_params ]; then
@@ -16,11 +17,8 @@ swap_begin() {
 		exit 1
 	fi
 	echo "1..$3"
-	swap_args=
-	for p in "$swap_params"/*; do
-		swap_args="$swap_args ${p##*/}=$(cat "$p")"
-	done
-	swap_args=${swap_args# }
+	swap_args=$(cmabuf-run --params)
+	swap_args=${swap_args% }
 }
 
 # swap_in KO WHAT: two tests, the test bed's build out and KO in, with the
