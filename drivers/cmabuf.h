@@ -36,6 +36,8 @@
 #include <linux/types.h>
 #include <linux/user_namespace.h>
 
+struct obj_cgroup;
+
 #include <linux/cmabuf.h>
 
 #include "cmabuf_compat.h"
@@ -93,15 +95,19 @@ struct cmabuf_plan {
  * @page: first page.
  * @count: number of pages.
  * @strategy: the strategy that allocated them and must release them.
- * @charged: a buffer's pages counted in &cmabuf_dev.unprivileged_bytes:
- *	set by cmabuf_pages_get(), read when the buffer is released; only
- *	cmabuf_pages.c reads or sets it.
+ * @charged: a buffer's pages counted in &cmabuf_dev.unprivileged_bytes.
+ * @objcg: the memory cgroup a buffer's bytes are charged to
+ *	(mem_accounting), holding a reference, or NULL.
+ *
+ * @charged and @objcg are set by cmabuf_pages_get() and read when the
+ * buffer is released; only cmabuf_pages.c reads or sets them.
  */
 struct cmabuf_range {
 	struct page *page;
 	unsigned long count;
 	u32 strategy;
 	bool charged;
+	struct obj_cgroup *objcg;
 };
 
 /**

@@ -12,6 +12,7 @@
  *   CMABUF_HAVE_FD_INSTALL   dma_buf_fd_install()
  *   CMABUF_HAVE_DMABUF_UNMAPPED_AREA  dma_buf_ops.get_unmapped_area
  *   CMABUF_HAVE_PFN_T        the PFN fault helpers take a pfn_t (< 6.17)
+ *   CMABUF_HAVE_MEMCG        obj_cgroup_charge() and co (7.2 patch 0005)
  * Every such conditional lives here; the rest of the driver asks the
  * helpers below.
  */
@@ -23,6 +24,7 @@
 #include <linux/dma-map-ops.h>
 #include <linux/file.h>
 #include <linux/highmem.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/coredump.h>
@@ -197,6 +199,55 @@ static inline void cmabuf_clear_pages(unsigned long pfn, unsigned long count)
 	for (i = 0; i < count; i++)
 		clear_highpage(pfn_to_page(pfn + i));
 }
+
+/*
+ * A buffer's charge to the memory cgroup of the process that allocates it
+ * (mem_accounting), in bytes, as kernel memory: the frozen API takes no
+ * gfp mask, so __GFP_ACCOUNT cannot do it. Charged before any page moves;
+ * past memory.max, -ENOMEM without the OOM killer. *@objcg is NULL when
+ * nothing was charged.
+ */
+#ifdef CMABUF_HAVE_MEMCG
+#define CMABUF_CAN_CHARGE_MEMCG	true
+
+static inline int cmabuf_memcg_charge(struct obj_cgroup **objcg, u64 bytes)
+{
+	struct obj_cgroup *cg;
+
+	*objcg = NULL;
+	if (!memcg_kmem_online())
+		return 0;
+	cg = get_obj_cgroup_from_current();
+	if (!cg)
+		return 0;
+	if (obj_cgroup_charge(cg, GFP_KERNEL | __GFP_RETRY_MAYFAIL, bytes)) {
+		obj_cgroup_put(cg);
+		return -ENOMEM;
+	}
+	*objcg = cg;
+	return 0;
+}
+
+static inline void cmabuf_memcg_uncharge(struct obj_cgroup *objcg, u64 bytes)
+{
+	if (!objcg)
+		return;
+	obj_cgroup_uncharge(objcg, bytes);
+	obj_cgroup_put(objcg);
+}
+#else
+#define CMABUF_CAN_CHARGE_MEMCG	false
+
+static inline int cmabuf_memcg_charge(struct obj_cgroup **objcg, u64 bytes)
+{
+	*objcg = NULL;
+	return 0;
+}
+
+static inline void cmabuf_memcg_uncharge(struct obj_cgroup *objcg, u64 bytes)
+{
+}
+#endif
 
 /* cmabuf_heap.c is built only where the kernel exports dma_heap_add(). */
 struct cmabuf_dev;

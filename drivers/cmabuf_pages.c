@@ -3,16 +3,49 @@
  * cmabuf: the pages of a buffer, from request to release
  *
  * Every buffer, whatever front end asked for it, is planned, charged to
- * the instance's cap when its caller lacks CAP_SYS_ADMIN, allocated,
- * cleared and counted here, and nowhere else: the counters of the buffers
- * an instance hands out, that cap's among them, change only in this file.
+ * the instance's cap when its caller lacks CAP_SYS_ADMIN and to its
+ * memory cgroup when asked, allocated, cleared and counted here, and
+ * nowhere else: the counters of the buffers an instance hands out, and
+ * both charges, change only in this file.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 
 #include "cmabuf.h"
+
+/*
+ * Off by default, as dma_heap.mem_accounting is for the system heap: a
+ * buffer is often allocated by a service on behalf of others, and a
+ * charge it did not expect can fail its allocations. Read per buffer, so
+ * it may change at any time. -EOPNOTSUPP where the kernel does not export
+ * the charging (CMABUF_CAN_CHARGE_MEMCG).
+ */
+static bool mem_accounting;
+
+static int mem_accounting_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool(val, &on);
+	if (ret)
+		return ret;
+	if (on && !CMABUF_CAN_CHARGE_MEMCG)
+		return -EOPNOTSUPP;
+	WRITE_ONCE(mem_accounting, on);
+	return 0;
+}
+
+static const struct kernel_param_ops mem_accounting_ops = {
+	.set = mem_accounting_set,
+	.get = param_get_bool,
+};
+module_param_cb(mem_accounting, &mem_accounting_ops, &mem_accounting, 0644);
+MODULE_PARM_DESC(mem_accounting,
+		 "Charge each buffer to the memory cgroup of the process that allocates it (default: off)");
 
 /* Count @t, whose last try ended in @ret. */
 static void cmabuf_pages_count(struct cmabuf_dev *cdev,
@@ -95,20 +128,22 @@ static int cmabuf_pages_take_or_make(struct cmabuf_dev *cdev,
  *	NULL.
  * @privileged: the caller has CAP_SYS_ADMIN (cmabuf_caller_privileged()):
  *	its buffer is not held to the instance's cap on the others'.
- * @range: out: the pages, every byte zero, the strategy used, and whether
- *	the buffer is charged to the cap.
+ * @range: out: the pages, every byte zero, the strategy used, and the
+ *	charges the buffer carries.
  *
  * A caller without CAP_SYS_ADMIN is charged the buffer's bytes before any
  * page is moved, so that a buffer past the cap costs nothing; a prepared
- * buffer it takes is charged too, since it becomes a live one. A prepared
- * buffer that fits is taken as it is (cmabuf_pool_take()).
+ * buffer it takes is charged too, since it becomes a live one. So is the
+ * caller's memory cgroup, whoever the caller, with mem_accounting on. A
+ * prepared buffer that fits is taken as it is (cmabuf_pool_take()).
  * The buffer is not counted yet: its owner calls cmabuf_pages_commit()
  * once it is handed out, or cmabuf_pages_abandon() if that fails.
  *
  * Return: 0; -EINVAL or -EOPNOTSUPP for a request cmabuf_plan_make()
  * refuses; -EDQUOT when the caller is held to the instance's cap
- * (unprivileged_max_bytes) and the buffer would take it past; -ENOMEM or
- * -EBUSY when no range could be had (see cmabuf_range_alloc(); -EBUSY
+ * (unprivileged_max_bytes) and the buffer would take it past; -ENOMEM
+ * when it would take the caller's memory cgroup past its limit
+ * (mem_accounting); -ENOMEM or -EBUSY when no range could be had (see cmabuf_range_alloc(); -EBUSY
  * only after the retries, and neither while freed memory is still on its
  * way back); -EINTR when a fatal signal stopped the allocation or the
  * clearing.
@@ -117,6 +152,7 @@ int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
 		     u32 strategy, const void *owner, bool privileged,
 		     struct cmabuf_range *range)
 {
+	struct obj_cgroup *objcg = NULL;
 	unsigned int align_order;
 	struct cmabuf_limits lim;
 	struct cmabuf_plan plan;
@@ -133,20 +169,39 @@ int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
 		if (ret)
 			return ret;
 	}
+	if (READ_ONCE(mem_accounting)) {
+		ret = cmabuf_memcg_charge(&objcg, bytes);
+		if (ret)
+			goto uncharge_cap;
+	}
 
 	/* Valid now: cmabuf_plan_make() checked it. */
 	cmabuf_align_to_order(align, &align_order);
 	ret = cmabuf_pages_take_or_make(cdev, &plan, strategy, align_order,
 					owner, range);
 	if (ret)
-		goto uncharge;
+		goto uncharge_memcg;
 	range->charged = !privileged;
+	range->objcg = objcg;
 	return 0;
 
-uncharge:
+uncharge_memcg:
+	cmabuf_memcg_uncharge(objcg, bytes);
+uncharge_cap:
 	if (!privileged)
 		cmabuf_stats_uncharge(cdev, bytes);
 	return ret;
+}
+
+/* Take back what cmabuf_pages_get() charged for @range. */
+static void cmabuf_pages_uncharge(struct cmabuf_dev *cdev,
+				  const struct cmabuf_range *range)
+{
+	u64 bytes = (u64)range->count << PAGE_SHIFT;
+
+	cmabuf_memcg_uncharge(range->objcg, bytes);
+	if (range->charged)
+		cmabuf_stats_uncharge(cdev, bytes);
 }
 
 /**
@@ -165,15 +220,14 @@ void cmabuf_pages_commit(struct cmabuf_dev *cdev,
  * @cdev: its instance.
  * @range: its pages, from cmabuf_pages_get(), not committed.
  *
- * Counted as a failure of the strategy that allocated them; their charge
- * to the cap, if any, is taken back.
+ * Counted as a failure of the strategy that allocated them; their charges
+ * are taken back.
  */
 void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
 			  const struct cmabuf_range *range)
 {
 	cmabuf_stats_fail(cdev, range->strategy);
-	if (range->charged)
-		cmabuf_stats_uncharge(cdev, range->count << PAGE_SHIFT);
+	cmabuf_pages_uncharge(cdev, range);
 	cmabuf_range_release(cdev, range);
 }
 
@@ -182,9 +236,9 @@ void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
  * @cdev: its instance.
  * @range: its pages, committed.
  *
- * The buffer counts as freed at once, and its charge to the cap, if any,
- * is taken back with it: like the live counters, the cap is about the
- * buffers callers hold, and an allocation that needs the pages still on
+ * The buffer counts as freed at once, and its charges are taken back with
+ * it: like the live counters, the cap and the memory cgroup's charge are
+ * about the buffers callers hold, and an allocation that needs the pages still on
  * their way back waits for them. The pages go back in the background
  * (cmabuf_pool_put()), or right here after an unbind: @cdev, which the
  * buffer held, is alive either way.
@@ -192,7 +246,6 @@ void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
 void cmabuf_pages_put(struct cmabuf_dev *cdev, const struct cmabuf_range *range)
 {
 	cmabuf_stats_free(cdev, range->strategy, range->count << PAGE_SHIFT);
-	if (range->charged)
-		cmabuf_stats_uncharge(cdev, range->count << PAGE_SHIFT);
+	cmabuf_pages_uncharge(cdev, range);
 	cmabuf_pool_put(cdev, range);
 }

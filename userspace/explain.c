@@ -120,7 +120,9 @@ static void explain_largest(__u64 largest_free, char *buf, size_t len)
  * @buf: the explanation
  * @len: size of @buf
  *
- * ENOMEM: the area does not have @size bytes free, or is smaller.
+ * ENOMEM: the area does not have @size bytes free, or is smaller; or,
+ * where it has them, the caller's memory cgroup had no room for the
+ * charge (the module parameter mem_accounting).
  */
 void explain_enomem(const struct cmabuf_info *info, __u64 size,
 		    __u64 largest_free, char *buf, size_t len)
@@ -150,6 +152,11 @@ void explain_enomem(const struct cmabuf_info *info, __u64 size,
 	}
 	if (off < len)
 		explain_largest(largest_free, buf + off, len - off);
+	off = strlen(buf);
+	if (info->flags & CMABUF_INFO_AREA_STATS && info->free_bytes >= size &&
+	    off < len)
+		snprintf(buf + off, len - off,
+			 "; or, with cmabuf's mem_accounting on, your memory cgroup's limit (memory.max)");
 }
 
 /**

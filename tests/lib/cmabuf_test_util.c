@@ -406,16 +406,13 @@ int cmabuf_sysfs_read_str(int dev, const char *file, char *buf, size_t size)
  * Write @val to a sysfs file of the instance behind @dev, in one write().
  * Return: 0, or the errno of the open or the write.
  */
-int cmabuf_sysfs_write(int dev, const char *file, const char *val)
+/* Write @val to the file @path in one write(): 0 or the errno. */
+int cmabuf_write_file(const char *path, const char *val)
 {
 	size_t len = strlen(val);
-	char path[256];
 	ssize_t n;
 	int fd, ret;
 
-	ret = cmabuf_sysfs_path(dev, file, path, sizeof(path));
-	if (ret)
-		return ret;
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
@@ -423,6 +420,15 @@ int cmabuf_sysfs_write(int dev, const char *file, const char *val)
 	ret = n < 0 ? errno : (size_t)n == len ? 0 : EIO;
 	close(fd);
 	return ret;
+}
+
+int cmabuf_sysfs_write(int dev, const char *file, const char *val)
+{
+	char path[256];
+	int ret;
+
+	ret = cmabuf_sysfs_path(dev, file, path, sizeof(path));
+	return ret ?: cmabuf_write_file(path, val);
 }
 
 /*

@@ -52,6 +52,7 @@ int cmabuf_in_child(int (*drop)(int how), int how,
 int cmabuf_ioctl_unprivileged(int fd, unsigned long cmd, void *arg);
 int cmabuf_open_unprivileged(const char *path, int flags);
 int cmabuf_read_file(const char *path, char *buf, size_t size);
+int cmabuf_write_file(const char *path, const char *val);
 
 int cmabuf_get_info(int dev, struct cmabuf_info *info, char *name,
 		    size_t name_size);

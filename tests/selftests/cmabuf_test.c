@@ -23,7 +23,8 @@
  * cap covers the instance's cap on the live buffers of callers without
  * CAP_SYS_ADMIN (sysfs unprivileged_max_bytes): EDQUOT past it, through
  * the misc device and the dma-heap, nothing allocated for a refusal,
- * every charge back when its buffer goes.
+ * every charge back when its buffer goes. memcg covers mem_accounting:
+ * buffers charged to the allocating process's memory cgroup.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +39,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -4450,6 +4452,196 @@ TEST_F_TIMEOUT(deferred, free_alloc_loop_of_whole_area_never_fails, 600)
 	}
 	TH_LOG("%d x 64 MiB, %d rounds; %d began while memory was still being released",
 	       n, DEFER_ROUNDS, waited);
+}
+
+/* ---- memcg: buffers charged to the allocating process's memory cgroup ---- */
+
+/*
+ * mem_accounting: with it on, a buffer's bytes are charged to the memory
+ * cgroup of the process that allocates it, through the misc device and
+ * the dma-heap alike, for as long as the buffer lives; past memory.max the
+ * ALLOC is ENOMEM and moves no page. Each test moves its process into a
+ * cgroup of its own and back. Where the kernel cannot charge (no patch
+ * 0005: 6.12, a stock 7.2), switching it on is EOPNOTSUPP.
+ */
+#define MEMCG_ROOT	"/sys/fs/cgroup"
+#define MEMCG_PARAM	"/sys/module/cmabuf/parameters/mem_accounting"
+#define MEMCG_HEAP	"cmabuf-general"	/* DEV_GENERAL's */
+#define MEMCG_BUF	(16 * SZ_1M)
+/* What the per-CPU charge stocks and the test's own pages may add. */
+#define MEMCG_SLACK	SZ_1M
+
+FIXTURE(memcg) {
+	struct cmabuf_dev dev;
+	char dir[64];
+	char was[8];
+	bool moved;
+	int fds[2];
+};
+
+/* @file of the test's cgroup, as a number. */
+static unsigned long long memcg_read(struct __test_metadata *_metadata,
+				     const char *dir, const char *file)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	EXPECT_EQ(0, cmabuf_read_file(path, buf, sizeof(buf))) TH_LOG("%s", path);
+	return strtoull(buf, NULL, 10);
+}
+
+/* The "max" count of the test cgroup's memory.events. */
+static unsigned long long memcg_max_events(const char *dir)
+{
+	char path[128], buf[256], *p;
+
+	snprintf(path, sizeof(path), "%s/memory.events", dir);
+	if (cmabuf_read_file(path, buf, sizeof(buf)))
+		return 0;
+	p = strstr(buf, "\nmax ");
+	return p ? strtoull(p + 5, NULL, 10) : 0;
+}
+
+static int memcg_set(const char *dir, const char *file, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return cmabuf_write_file(path, val);
+}
+
+FIXTURE_SETUP(memcg)
+{
+	char pid[16];
+	int err;
+
+	self->dir[0] = '\0';
+	self->was[0] = '\0';
+	self->moved = false;
+	self->fds[0] = -1;
+	self->fds[1] = -1;
+	if (!dev_open(_metadata, &self->dev, DEV_GENERAL))
+		return;
+	if (cmabuf_read_file(MEMCG_PARAM, self->was, sizeof(self->was)))
+		SKIP(return, "cmabuf has no mem_accounting parameter");
+	err = cmabuf_write_file(MEMCG_PARAM, "1");
+	if (err == EOPNOTSUPP) {
+		self->was[0] = '\0';
+		SKIP(return, "the kernel does not let cmabuf charge memory cgroups (patch 0005)");
+	}
+	ASSERT_EQ(0, err) TH_LOG("mem_accounting=1: %s", strerror(err));
+	if (access(MEMCG_ROOT "/cgroup.controllers", F_OK))
+		mount("cgroup2", MEMCG_ROOT, "cgroup2", 0, NULL);
+	if (memcg_set(MEMCG_ROOT, "cgroup.subtree_control", "+memory"))
+		SKIP(return, "no memory controller in cgroup v2 at %s", MEMCG_ROOT);
+	snprintf(self->dir, sizeof(self->dir), MEMCG_ROOT "/cmabuf-test-%d",
+		 getpid());
+	ASSERT_EQ(0, mkdir(self->dir, 0755)) TH_LOG("%s: %s", self->dir,
+						    strerror(errno));
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	ASSERT_EQ(0, memcg_set(self->dir, "cgroup.procs", pid));
+	self->moved = true;
+}
+
+FIXTURE_TEARDOWN(memcg)
+{
+	char pid[16];
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (self->fds[i] >= 0)
+			close(self->fds[i]);
+	if (self->moved) {
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		EXPECT_EQ(0, memcg_set(MEMCG_ROOT, "cgroup.procs", pid));
+	}
+	if (self->dir[0])
+		EXPECT_EQ(0, rmdir(self->dir)) TH_LOG("%s: %s", self->dir,
+						      strerror(errno));
+	if (self->was[0])
+		EXPECT_EQ(0, cmabuf_write_file(MEMCG_PARAM, self->was));
+	if (self->dev.fd < 0)
+		return;
+	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
+	dev_close(_metadata, &self->dev);
+}
+
+/*
+ * A buffer from each route raises memory.current by its size while it
+ * lives, and closing it takes the charge back.
+ */
+TEST_F_TIMEOUT(memcg, charged_while_live_through_both_routes, 60)
+{
+	unsigned long long start, live, after;
+	struct cmabuf_alloc_data data;
+	int err;
+
+	start = memcg_read(_metadata, self->dir, "memory.current");
+	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, MEMCG_BUF,
+				  CMABUF_STRATEGY_AUTO, &data));
+	self->fds[0] = data.fd;
+	live = memcg_read(_metadata, self->dir, "memory.current");
+	EXPECT_LE(start + MEMCG_BUF, live);
+	EXPECT_GE(start + MEMCG_BUF + MEMCG_SLACK, live);
+
+	err = heap_alloc_named(MEMCG_HEAP, MEMCG_BUF, &self->fds[1]);
+	if (err == ENOENT) {
+		TH_LOG("no dma-heap %s: the misc device alone", MEMCG_HEAP);
+	} else {
+		ASSERT_EQ(0, err) TH_LOG("%s: %s", MEMCG_HEAP, strerror(err));
+		after = memcg_read(_metadata, self->dir, "memory.current");
+		EXPECT_LE(live + MEMCG_BUF, after);
+		close(self->fds[1]);
+		self->fds[1] = -1;
+	}
+
+	close(self->fds[0]);
+	self->fds[0] = -1;
+	after = memcg_read(_metadata, self->dir, "memory.current");
+	EXPECT_GE(start + MEMCG_SLACK, after);
+}
+
+/*
+ * memory.max 8 MiB over what the cgroup holds: 16 MiB is ENOMEM, counted
+ * as the cgroup's "max" event, and leaves the area and the cgroup as they
+ * were; 4 MiB fits.
+ */
+TEST_F_TIMEOUT(memcg, past_memory_max_enomem_and_nothing_moved, 60)
+{
+	unsigned long long start, events, used;
+	struct cmabuf_alloc_data data;
+	char max[32];
+
+	start = memcg_read(_metadata, self->dir, "memory.current");
+	events = memcg_max_events(self->dir);
+	snprintf(max, sizeof(max), "%llu", start + 8 * SZ_1M);
+	ASSERT_EQ(0, memcg_set(self->dir, "memory.max", max));
+	EXPECT_EQ(ENOMEM, cmabuf_alloc(self->dev.fd, MEMCG_BUF,
+				       CMABUF_STRATEGY_AUTO, &data));
+	EXPECT_LT(events, memcg_max_events(self->dir));
+	EXPECT_GE(start + MEMCG_SLACK,
+		  memcg_read(_metadata, self->dir, "memory.current"));
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
+	EXPECT_EQ(self->dev.start.cma_used_pages, used);
+
+	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, 4 * SZ_1M,
+				  CMABUF_STRATEGY_AUTO, &data));
+	self->fds[0] = data.fd;
+}
+
+/* mem_accounting off: the same buffer charges nothing. */
+TEST_F_TIMEOUT(memcg, off_charges_nothing, 60)
+{
+	unsigned long long start;
+	struct cmabuf_alloc_data data;
+
+	ASSERT_EQ(0, cmabuf_write_file(MEMCG_PARAM, "0"));
+	start = memcg_read(_metadata, self->dir, "memory.current");
+	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, MEMCG_BUF,
+				  CMABUF_STRATEGY_AUTO, &data));
+	self->fds[0] = data.fd;
+	EXPECT_GE(start + MEMCG_SLACK,
+		  memcg_read(_metadata, self->dir, "memory.current"));
 }
 
 TEST_HARNESS_MAIN

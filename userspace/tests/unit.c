@@ -413,6 +413,12 @@ static void test_explain(void)
 	explain_enomem(&info, 64ULL << 20, 0, buf, sizeof(buf));
 	ksft_test_result(strstr(buf, "maxchunk"),
 			 "explain_enomem without debugfs says where root looks: '%s'\n", buf);
+	explain_enomem(&info, 32ULL << 20, 8ULL << 20, buf, sizeof(buf));
+	ksft_test_result(strstr(buf, "memory cgroup's limit") != NULL,
+			 "explain_enomem with room in the area names the memory cgroup: '%s'\n", buf);
+	explain_enomem(&info, 64ULL << 20, 8ULL << 20, buf, sizeof(buf));
+	ksft_test_result(!strstr(buf, "memory cgroup"),
+			 "explain_enomem without room in the area does not: '%s'\n", buf);
 	explain_enomem(&info, 1ULL << 30, 0, buf, sizeof(buf));
 	ksft_test_result(strstr(buf, "more than the whole area (256 MiB)"),
 			 "explain_enomem: larger than the area: '%s'\n", buf);
@@ -632,7 +638,7 @@ static void test_alloc(void)
 	ksft_test_result(ret == EXIT_USAGE, "alloc 4M -H 3: refused (%d), not --hold\n", ret);
 }
 
-#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 5 + 7 + 1 + \
+#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 6 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 5 + 4 + ARRAY_SIZE(bench_path_cases))
 
