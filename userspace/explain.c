@@ -6,6 +6,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "explain.h"
 #include "fmt.h"
