@@ -379,6 +379,8 @@ int cmabuf_stats_charge(struct cmabuf_dev *cdev, u64 bytes);
 void cmabuf_stats_uncharge(struct cmabuf_dev *cdev, u64 bytes);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool cmabuf_charge(atomic64_t *held, u64 cap, u64 bytes);
+bool cmabuf_zero_helper_may_take(unsigned long taken, unsigned long by_caller,
+				 unsigned int helpers);
 #endif
 
 #endif /* _CMABUF_H */

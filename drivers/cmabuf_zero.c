@@ -9,6 +9,9 @@
  * caller and one work item per other CPU take 2 MiB chunks from a shared
  * cursor until none are left, so a CPU that falls behind holds nobody up,
  * and a fatal signal to the caller stops the work within one chunk per CPU.
+ * The work items' CPU time is nobody's cgroup's: each may run only a few
+ * chunks ahead of the caller, whose own time is charged as usual, so that
+ * a caller held back by cpu.max holds its helpers back too.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -23,6 +26,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
@@ -30,6 +34,9 @@
 
 /* Pages cleared between two looks at the stop flag and the scheduler. */
 #define CMABUF_ZERO_CHUNK_PAGES		(SZ_2M >> PAGE_SHIFT)
+
+/* Chunks each helper may clear beyond the number the caller took. */
+#define CMABUF_ZERO_LEAD		4
 
 /* Below this size, waking other CPUs costs more than they save. */
 static unsigned int cmabuf_zero_parallel_min_mb = 8;
@@ -46,6 +53,8 @@ static struct workqueue_struct *cmabuf_zero_wq;
  * @count: pages.
  * @chunks: chunks of %CMABUF_ZERO_CHUNK_PAGES (the last may be shorter).
  * @next: the next chunk nobody has taken yet.
+ * @by_caller: chunks the caller took.
+ * @helpers: work items queued beside the caller.
  * @stop: set by the caller on a fatal signal; nobody takes a chunk then.
  */
 struct cmabuf_zero_job {
@@ -53,6 +62,8 @@ struct cmabuf_zero_job {
 	unsigned long count;
 	unsigned long chunks;
 	atomic_long_t next;
+	atomic_long_t by_caller;
+	unsigned int helpers;
 	bool stop;
 };
 
@@ -60,6 +71,35 @@ struct cmabuf_zero_worker {
 	struct work_struct work;
 	struct cmabuf_zero_job *job;
 };
+
+/**
+ * cmabuf_zero_helper_may_take() - may a helper take another chunk?
+ * @taken: chunks taken so far, by everyone.
+ * @by_caller: chunks the caller took.
+ * @helpers: helpers beside the caller.
+ *
+ * Return: true while the helpers together have taken at most
+ * %CMABUF_ZERO_LEAD chunks each beyond @by_caller.
+ */
+VISIBLE_IF_KUNIT bool cmabuf_zero_helper_may_take(unsigned long taken,
+						  unsigned long by_caller,
+						  unsigned int helpers)
+{
+	return taken - by_caller <=
+	       (unsigned long)helpers * (by_caller + CMABUF_ZERO_LEAD);
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_helper_may_take);
+
+/* Whether a helper should look again: a chunk it may take, or the end. */
+static bool cmabuf_zero_helper_go(struct cmabuf_zero_job *job)
+{
+	unsigned long taken = atomic_long_read(&job->next);
+
+	return READ_ONCE(job->stop) || taken >= job->chunks ||
+	       cmabuf_zero_helper_may_take(taken,
+					   atomic_long_read(&job->by_caller),
+					   job->helpers);
+}
 
 /* Take and clear chunks until none are left or the job is stopped. */
 static void cmabuf_zero_chunks(struct cmabuf_zero_job *job, bool caller)
@@ -69,11 +109,19 @@ static void cmabuf_zero_chunks(struct cmabuf_zero_job *job, bool caller)
 	for (;;) {
 		if (caller && fatal_signal_pending(current))
 			WRITE_ONCE(job->stop, true);
+		if (!caller)
+			wait_var_event(&job->by_caller,
+				       cmabuf_zero_helper_go(job));
 		if (READ_ONCE(job->stop))
 			return;
 		chunk = atomic_long_fetch_inc(&job->next);
 		if (chunk >= job->chunks)
 			return;
+		if (caller) {
+			/* Ordered: a helper that saw the old count is woken. */
+			atomic_long_inc_return(&job->by_caller);
+			wake_up_var(&job->by_caller);
+		}
 		first = chunk * CMABUF_ZERO_CHUNK_PAGES;
 		cmabuf_clear_pages(job->pfn + first,
 				   min(job->count - first,
@@ -122,6 +170,7 @@ int cmabuf_zero_pages(struct page *page, unsigned long count,
 		.count = count,
 		.chunks = DIV_ROUND_UP(count, CMABUF_ZERO_CHUNK_PAGES),
 		.next = ATOMIC_LONG_INIT(0),
+		.by_caller = ATOMIC_LONG_INIT(0),
 	};
 	struct cmabuf_zero_worker *workers = NULL;
 	int nid = page_to_nid(page);
@@ -135,6 +184,7 @@ int cmabuf_zero_pages(struct page *page, unsigned long count,
 		workers = kmalloc_objs(*workers, helpers, GFP_KERNEL | __GFP_NOWARN);
 	if (!workers)
 		helpers = 0;
+	job.helpers = helpers;
 
 	for (i = 0; i < helpers; i++) {
 		INIT_WORK(&workers[i].work, cmabuf_zero_work);
@@ -143,6 +193,9 @@ int cmabuf_zero_pages(struct page *page, unsigned long count,
 	}
 
 	cmabuf_zero_chunks(&job, true);
+	/* No chunk is left, or the job stopped: waiting helpers may go. */
+	smp_mb();
+	wake_up_var(&job.by_caller);
 
 	/* @job is on this stack: every helper must be done with it. */
 	for (i = 0; i < helpers; i++)

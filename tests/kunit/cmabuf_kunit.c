@@ -376,6 +376,26 @@ static void cmabuf_arith_charge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (s64)SZ_8M, atomic64_read(&held));
 }
 
+/*
+ * Clearing helpers run at most 4 chunks each ahead of the caller's count,
+ * so that their CPU time stays within a multiple of the caller's.
+ */
+static void cmabuf_arith_zero_lead(struct kunit *test)
+{
+	/* Before the caller took any: 4 chunks a helper. */
+	KUNIT_EXPECT_TRUE(test, cmabuf_zero_helper_may_take(4, 0, 1));
+	KUNIT_EXPECT_FALSE(test, cmabuf_zero_helper_may_take(5, 0, 1));
+	KUNIT_EXPECT_TRUE(test, cmabuf_zero_helper_may_take(8, 0, 2));
+	KUNIT_EXPECT_FALSE(test, cmabuf_zero_helper_may_take(9, 0, 2));
+	/* The caller took 10: one helper may have taken 14, three 42. */
+	KUNIT_EXPECT_TRUE(test, cmabuf_zero_helper_may_take(24, 10, 1));
+	KUNIT_EXPECT_FALSE(test, cmabuf_zero_helper_may_take(25, 10, 1));
+	KUNIT_EXPECT_TRUE(test, cmabuf_zero_helper_may_take(52, 10, 3));
+	KUNIT_EXPECT_FALSE(test, cmabuf_zero_helper_may_take(53, 10, 3));
+	/* No helpers: nothing for them, whatever the caller did. */
+	KUNIT_EXPECT_FALSE(test, cmabuf_zero_helper_may_take(11, 10, 0));
+}
+
 static struct kunit_case cmabuf_arith_cases[] = {
 	KUNIT_CASE(cmabuf_arith_size_to_pages),
 	KUNIT_CASE(cmabuf_arith_align_to_order),
@@ -384,6 +404,7 @@ static struct kunit_case cmabuf_arith_cases[] = {
 	KUNIT_CASE(cmabuf_arith_area_max_order),
 	KUNIT_CASE(cmabuf_arith_median),
 	KUNIT_CASE(cmabuf_arith_charge),
+	KUNIT_CASE(cmabuf_arith_zero_lead),
 	{}
 };
 
