@@ -175,7 +175,8 @@ sed -n 's/^#options /options /p' "$conf" >"$work/modprobe.d/cmabuf.conf"
 parsed=$(/sbin/modprobe -C "$work/modprobe.d" --showconfig 2>/dev/null | grep '^options cmabuf ')
 params=$(modinfo -F parm "$src/cmabuf.ko" | cut -d: -f1 | sort | xargs)
 used=$(sed 's/^options cmabuf //' <<<"$parsed" | tr ' ' '\n' | cut -d= -f1 | sort -u | xargs)
-! grep -v -e '^#' -e '^$' "$conf" | grep -q . && [ "$(wc -l <<<"$parsed")" -eq 3 ] &&
+! grep -v -e '^#' -e '^$' "$conf" | grep -q . &&
+	[ "$(wc -l <<<"$parsed")" -eq "$(grep -c '^#options ' "$conf")" ] &&
 	[ -z "$(comm -23 <(tr ' ' '\n' <<<"$used") <(tr ' ' '\n' <<<"$params"))" ]
 r=$?; ok $r "modprobe.d example: commented out; its options ($used) are parameters ($params)"
 diag $r "$parsed"
