@@ -414,8 +414,8 @@ static void test_explain(void)
 	ksft_test_result(strstr(buf, "maxchunk"),
 			 "explain_enomem without debugfs says where root looks: '%s'\n", buf);
 	explain_enomem(&info, 32ULL << 20, 8ULL << 20, buf, sizeof(buf));
-	ksft_test_result(strstr(buf, "memory cgroup's limit") != NULL,
-			 "explain_enomem with room in the area names the memory cgroup: '%s'\n", buf);
+	ksft_test_result(strstr(buf, "memory cgroup's limit"),
+			 "explain_enomem with room names the memory cgroup: '%s'\n", buf);
 	explain_enomem(&info, 64ULL << 20, 8ULL << 20, buf, sizeof(buf));
 	ksft_test_result(!strstr(buf, "memory cgroup"),
 			 "explain_enomem without room in the area does not: '%s'\n", buf);
