@@ -143,10 +143,10 @@ static int cmabuf_pages_take_or_make(struct cmabuf_dev *cdev,
  * refuses; -EDQUOT when the caller is held to the instance's cap
  * (unprivileged_max_bytes) and the buffer would take it past; -ENOMEM
  * when it would take the caller's memory cgroup past its limit
- * (mem_accounting); -ENOMEM or -EBUSY when no range could be had (see cmabuf_range_alloc(); -EBUSY
- * only after the retries, and neither while freed memory is still on its
- * way back); -EINTR when a fatal signal stopped the allocation or the
- * clearing.
+ * (mem_accounting); -ENOMEM or -EBUSY when no range could be had (see
+ * cmabuf_range_alloc(); -EBUSY only after the retries, and neither while
+ * freed memory is still on its way back); -EINTR when a fatal signal
+ * stopped the allocation or the clearing.
  */
 int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
 		     u32 strategy, const void *owner, bool privileged,
@@ -238,8 +238,8 @@ void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
  *
  * The buffer counts as freed at once, and its charges are taken back with
  * it: like the live counters, the cap and the memory cgroup's charge are
- * about the buffers callers hold, and an allocation that needs the pages still on
- * their way back waits for them. The pages go back in the background
+ * about the buffers callers hold, and an allocation that needs the pages
+ * still on their way back waits for them. The pages go back in the background
  * (cmabuf_pool_put()), or right here after an unbind: @cdev, which the
  * buffer held, is alive either way.
  */

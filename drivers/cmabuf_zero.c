@@ -90,15 +90,17 @@ VISIBLE_IF_KUNIT bool cmabuf_zero_helper_may_take(unsigned long taken,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_helper_may_take);
 
-/* Whether a helper should look again: a chunk it may take, or the end. */
+/*
+ * Whether a helper should look again: a chunk it may take, or the end.
+ * The caller's count first: @next, read after it, is never below it.
+ */
 static bool cmabuf_zero_helper_go(struct cmabuf_zero_job *job)
 {
+	unsigned long by_caller = atomic_long_read(&job->by_caller);
 	unsigned long taken = atomic_long_read(&job->next);
 
 	return READ_ONCE(job->stop) || taken >= job->chunks ||
-	       cmabuf_zero_helper_may_take(taken,
-					   atomic_long_read(&job->by_caller),
-					   job->helpers);
+	       cmabuf_zero_helper_may_take(taken, by_caller, job->helpers);
 }
 
 /* Take and clear chunks until none are left or the job is stopped. */
