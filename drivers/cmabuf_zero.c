@@ -96,7 +96,7 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_helper_may_take);
  */
 static bool cmabuf_zero_helper_go(struct cmabuf_zero_job *job)
 {
-	unsigned long by_caller = atomic_long_read(&job->by_caller);
+	unsigned long by_caller = atomic_long_read_acquire(&job->by_caller);
 	unsigned long taken = atomic_long_read(&job->next);
 
 	return READ_ONCE(job->stop) || taken >= job->chunks ||
