@@ -48,6 +48,8 @@
  * @range: its pages and the strategy that must release them.
  * @wc: CPU mappings are write-combined; set before the buffer is handed
  *	out, never changed after.
+ * @vmapped: an importer has the buffer vmapped; set and cleared by the
+ *	dma-buf core's first vmap and last vunmap, under the reservation lock.
  * @lock: guards the attachment list and each attachment's mappings.
  * @attachments: &struct cmabuf_attachment list. Protected by @lock.
  */
@@ -55,6 +57,7 @@ struct cmabuf_buffer {
 	struct cmabuf_dev *cdev;
 	struct cmabuf_range range;
 	bool wc;
+	bool vmapped;
 	struct mutex lock;	/* see @attachments */
 	struct list_head attachments;
 };
@@ -321,10 +324,22 @@ static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, u64 offset,
 			mapped = true;
 		}
 	}
-	if (!mapped && !buffer->wc)
+	if (mapped || buffer->wc)
+		goto unlock;
+	/*
+	 * An importer that vmaps the buffer (vb2-vmalloc: a capture driver
+	 * whose CPU writes the frames) dirties the cacheable linear alias;
+	 * the invalidate of a START alone would throw those writes away.
+	 * Clean them first.
+	 */
+	if (for_cpu && READ_ONCE(buffer->vmapped))
+		cmabuf_own_sync(buffer, offset, length, DMA_BIDIRECTIONAL,
+				CMABUF_OWN_FOR_DEVICE | CMABUF_OWN_FOR_CPU);
+	else
 		cmabuf_own_sync(buffer, offset, length, dir,
 				for_cpu ? CMABUF_OWN_FOR_CPU :
 					  CMABUF_OWN_FOR_DEVICE);
+unlock:
 	mutex_unlock(&buffer->lock);
 }
 
@@ -561,13 +576,13 @@ static int cmabuf_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 		vaddr = cmabuf_wc_vmap(buffer);
 		if (!vaddr)
 			return -ENOMEM;
-		iosys_map_set_vaddr(map, vaddr);
-		return 0;
+	} else {
+		if (PageHighMem(buffer->range.page))
+			return -EOPNOTSUPP;
+		vaddr = page_address(buffer->range.page);
 	}
-	if (PageHighMem(buffer->range.page))
-		return -EOPNOTSUPP;
-
-	iosys_map_set_vaddr(map, page_address(buffer->range.page));
+	iosys_map_set_vaddr(map, vaddr);
+	WRITE_ONCE(buffer->vmapped, true);
 	return 0;
 }
 
@@ -575,6 +590,7 @@ static void cmabuf_dmabuf_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct cmabuf_buffer *buffer = dmabuf->priv;
 
+	WRITE_ONCE(buffer->vmapped, false);
 	if (buffer->wc)
 		vunmap(map->vaddr);
 }

@@ -1229,12 +1229,67 @@ TEST_F_TIMEOUT(cpu_access, no_importer_syncs_through_the_instance, TIMEOUT)
 	EXPECT_EQ((unsigned int)self->c.syncs,
 		  trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
 			      "FROM_DEVICE", CPU_SIZE)) TH_LOG("%s", t);
+	/* Nothing wrote through the CPU meanwhile: no clean before it. */
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_device",
+				  self->c.inst, "BIDIRECTIONAL", 0))
+		TH_LOG("%s", t);
 	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_END |
 					   DMA_BUF_SYNC_WRITE));
 	t = cpu_access_trace(_metadata, &self->c);
 	EXPECT_EQ((unsigned int)self->c.syncs,
 		  trace_count(t, "dma_sync_single_for_device", self->c.inst,
 			      "TO_DEVICE", CPU_SIZE)) TH_LOG("%s", t);
+}
+
+/*
+ * An importer that only vmaps the buffer (vb2-vmalloc: its CPU writes the
+ * frames) dirties cache lines of the linear alias: START cleans them
+ * before it invalidates, else their data would be thrown away. The clean
+ * stops with the vmap.
+ */
+TEST_F_TIMEOUT(cpu_access, vmapping_importer_start_cleans_first, TIMEOUT)
+{
+	struct cmabuf_importer_hold hold = {
+		.fd = self->c.buf,
+		.flags = CMABUF_IMPORTER_HOLD_VMAP,
+	};
+	struct cmabuf_importer_release rel;
+	const char *t, *clean, *inval;
+
+	ASSERT_EQ(0, edu_ioctl(self->c.imp, CMABUF_IMPORTER_IOC_HOLD, &hold));
+	self->c.hold = hold.handle;
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_START |
+					   DMA_BUF_SYNC_READ));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ((unsigned int)self->c.syncs,
+		  trace_count(t, "dma_sync_single_for_device", self->c.inst,
+			      "BIDIRECTIONAL", CPU_SIZE)) TH_LOG("%s", t);
+	EXPECT_EQ((unsigned int)self->c.syncs,
+		  trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+			      "BIDIRECTIONAL", CPU_SIZE)) TH_LOG("%s", t);
+	if (self->c.syncs) {
+		clean = strstr(t, "dma_sync_single_for_device:");
+		inval = strstr(t, "dma_sync_single_for_cpu:");
+		ASSERT_NE(NULL, clean);
+		ASSERT_NE(NULL, inval);
+		EXPECT_LT(clean, inval) TH_LOG("%s", t);
+	}
+
+	rel.handle = self->c.hold;
+	rel.pad = 0;
+	ASSERT_EQ(0, edu_ioctl(self->c.imp, CMABUF_IMPORTER_IOC_RELEASE, &rel));
+	self->c.hold = 0;
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_START |
+					   DMA_BUF_SYNC_READ));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_device",
+				  self->c.inst, "BIDIRECTIONAL", 0))
+		TH_LOG("%s", t);
+	EXPECT_EQ((unsigned int)self->c.syncs,
+		  trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+			      "FROM_DEVICE", CPU_SIZE)) TH_LOG("%s", t);
 }
 
 TEST_F_TIMEOUT(cpu_access, importer_mapping_takes_over, TIMEOUT)

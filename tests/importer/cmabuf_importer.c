@@ -64,6 +64,7 @@ struct cmabuf_importer_held {
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
+	struct iosys_map map;
 	enum dma_data_direction dir;
 };
 
@@ -266,6 +267,8 @@ static long cmabuf_importer_ioctl_check(struct cmabuf_importer *imp,
 /* Undo everything cmabuf_importer_hold() did for @held. */
 static void cmabuf_importer_drop(struct cmabuf_importer_held *held)
 {
+	if (!iosys_map_is_null(&held->map))
+		dma_buf_vunmap_unlocked(held->dmabuf, &held->map);
 	if (held->sgt)
 		dma_buf_unmap_attachment_unlocked(held->attach, held->sgt,
 						  held->dir);
@@ -316,18 +319,27 @@ static int cmabuf_importer_hold(struct cmabuf_importer *imp,
 		}
 		arg->dma_addr = sg_dma_address(held->sgt->sgl);
 	}
+	/* As a driver whose CPU fills the buffer does (vb2-vmalloc). */
+	if (arg->flags & CMABUF_IMPORTER_HOLD_VMAP) {
+		ret = dma_buf_vmap_unlocked(held->dmabuf, &held->map);
+		if (ret)
+			goto unmap_attachment;
+	}
 
 	/* From here on, the buffer is the xarray's until it is released. */
 	ret = xa_alloc(&imp->holds, &handle, held,
 		       XA_LIMIT(1, CMABUF_IMPORTER_MAX_HOLDS), GFP_KERNEL);
 	if (ret) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto unmap_attachment;
+		goto vunmap;
 	}
 	arg->handle = handle;
 	arg->size = held->dmabuf->size;
 	return 0;
 
+vunmap:
+	if (!iosys_map_is_null(&held->map))
+		dma_buf_vunmap_unlocked(held->dmabuf, &held->map);
 unmap_attachment:
 	if (held->sgt)
 		dma_buf_unmap_attachment_unlocked(held->attach, held->sgt,
@@ -353,15 +365,15 @@ static int cmabuf_importer_release(struct cmabuf_importer *imp, u32 handle)
 }
 
 /*
- * CMABUF_IMPORTER_IOC_HOLD: keep the dma-buf of @fd attached (and mapped)
- * until CMABUF_IMPORTER_IOC_RELEASE or module unload.
+ * CMABUF_IMPORTER_IOC_HOLD: keep the dma-buf of @fd attached (and mapped,
+ * vmapped) until CMABUF_IMPORTER_IOC_RELEASE or module unload.
  *
  * Errors: -EFAULT for a bad pointer (nothing is held then); -EINVAL for an
  * unknown flag, two directions or a direction without a mapping, or a
  * non-zero output field or pad; -EBADF for an fd that is
  * not open; -EINVAL for one that is not a dma-buf; -ENOSPC when
  * %CMABUF_IMPORTER_MAX_HOLDS buffers are held; -ENOMEM; the error of
- * dma_buf_attach() or dma_buf_map_attachment().
+ * dma_buf_attach(), dma_buf_map_attachment() or dma_buf_vmap().
  */
 static long cmabuf_importer_ioctl_hold(struct cmabuf_importer *imp,
 				       void __user *uarg)

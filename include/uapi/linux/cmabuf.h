@@ -374,8 +374,11 @@ struct cmabuf_sync {
  * where that device is not cache-coherent (%CMABUF_INFO_CACHE_SYNC), the
  * CPU caches are cleaned at DMA_BUF_SYNC_END and invalidated at
  * DMA_BUF_SYNC_START, so the usual brackets around CPU access are all a
- * user of a non-coherent device needs. Write-combined buffers need no CPU
- * cache maintenance and get none of that.
+ * user of a non-coherent device needs. While an importer has the buffer
+ * vmapped (a driver whose CPU writes it, as videobuf2's vmalloc allocator
+ * does), DMA_BUF_SYNC_START cleans before it invalidates, so that its
+ * writes are not thrown away. Write-combined buffers need no CPU cache
+ * maintenance and get none of that.
  *
  * The instance's device is its "linux,cmabuf" node, coherent when the node
  * (or a parent) says dma-coherent; the default instance's has no node and
