@@ -58,6 +58,7 @@ struct cmabuf_importer {
  * @dmabuf: the reference taken by dma_buf_get().
  * @attach: the attachment.
  * @sgt: the mapping of @attach, or NULL when it is not mapped.
+ * @map: the vmap of @dmabuf, null when it is not vmapped.
  * @dir: the direction of that mapping.
  */
 struct cmabuf_importer_held {
