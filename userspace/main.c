@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabufctl: inspect, allocate, prepare and time cmabuf buffers.
+ * cmabufctl: inspect, allocate, prepare, time and share cmabuf buffers.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +22,7 @@ static const struct command commands[] = {
 	{ "alloc", cmd_alloc, "allocate a buffer, optionally fill, verify, hold it" },
 	{ "prepare", cmd_prepare, "have buffers of a size ready before they are asked for" },
 	{ "bench", cmd_bench, "time allocation and release workloads" },
-#ifdef CMABUFCTL_TESTS
-	/* Test-bed machinery: the installed tool neither has nor names it. */
-	{ "share", cmd_share, "hand a buffer to other drivers and check what they see" },
-#endif
+	{ "share", cmd_share, "check that capture and display drivers take the buffers" },
 };
 
 static void main_usage(FILE *fp)

@@ -126,15 +126,22 @@ bin=$root/usr/bin/cmabufctl
 	! grep -q /dev/cmabuf_importer "$bin"
 r=$?; ok $r "cmabufctl runs, says $version, holds no test importer code"
 
-# Test-bed machinery (share, bench's peers) is only in the TESTS=1 build.
-out=$("$bin" share 2>&1)
+# share is installed with the importers of a user's board (v4l2, kms);
+# the test bed's (vgem, the test module) and bench's peers are only in the
+# TESTS=1 build.
+out=$("$bin" share --help 2>&1)
 rc=$?
-[ $rc -eq 2 ] && grep -q "unknown command 'share'" <<<"$out" &&
-	! "$bin" --help | grep -qw share &&
+unknown=$("$bin" share --importer vgem 2>&1)
+[ $rc -eq 0 ] && "$bin" --help | grep -qw share &&
+	grep -q '^  v4l2 ' <<<"$out" && grep -q '^  kms ' <<<"$out" &&
+	! grep -q 'vgem\|cmabuf_importer' <<<"$out" &&
+	grep -q "unknown importer 'vgem'" <<<"$unknown" &&
 	! "$bin" bench --help | grep -q 'cma-heap\|cma-debugfs\|--heap' &&
-	! grep -qw 'share\|cma\\-heap\|cma\\-debugfs' "$root/usr/share/man/man1/cmabufctl.1"
-r=$?; ok $r "the installed cmabufctl neither offers nor documents share or bench's peers"
-diag $r "$out"
+	grep -qw share "$root/usr/share/man/man1/cmabufctl.1" &&
+	! grep -qw 'vgem\|cmabuf_importer\|cma\\-heap\|cma\\-debugfs' "$root/usr/share/man/man1/cmabufctl.1"
+r=$?; ok $r "the installed cmabufctl offers share with v4l2 and kms, not the test bed's importers or bench's peers"
+diag $r "$out
+$unknown"
 
 man=$root/usr/share/man/man1/cmabufctl.1
 out=$(MANWIDTH=80 man --warnings -l "$man" 2>&1 >/dev/null)

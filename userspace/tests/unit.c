@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host-side unit tests of cmabufctl's parsing (prepare's command line too),
- * statistics, formatting and JSON output. Prints TAP; exits non-zero on
+ * Host-side unit tests of cmabufctl's parsing (prepare's and share's command
+ * lines too), statistics, formatting, JSON output, and share's framebuffers
+ * and explanations. Prints TAP; exits non-zero on
  * any failure.
  */
 #include <errno.h>
@@ -18,6 +19,8 @@
 #include "msg.h"
 #include "parse.h"
 #include "prepare.h"
+#include "share.h"
+#include "share_fb.h"
 #include "stats.h"
 #include "kselftest.h"
 #include "util.h"
@@ -638,9 +641,158 @@ static void test_alloc(void)
 	ksft_test_result(ret == EXIT_USAGE, "alloc 4M -H 3: refused (%d), not --hold\n", ret);
 }
 
+struct share_case {
+	const char *args[12];
+	int ret;
+	const char *importer;	/* when taken */
+};
+
+/* cmabufctl share's command lines: what is taken, what is refused. */
+static const struct share_case share_cases[] = {
+	{ { NULL }, 0, "all" },
+	{ { "--video", "video2" }, 0, "v4l2" },
+	{ { "--card", "/dev/dri/card1" }, 0, "kms" },
+	{ { "--video", "video2", "--card", "card0" }, 0, "all" },
+	{ { "--importer", "v4l2", "--video", "video0" }, 0, "v4l2" },
+	{ { "--importer", "all", "--card", "card0" }, 0, "all" },
+	{ { "-i", "kms", "--video", "video0" }, EXIT_USAGE, NULL },
+	{ { "-i", "v4l2", "--card", "card0" }, EXIT_USAGE, NULL },
+	{ { "-t", "5000" }, 0, "all" },
+	{ { "-t", "0" }, EXIT_USAGE, NULL },
+	{ { "--timeout", "1.5" }, EXIT_USAGE, NULL },
+	{ { "-s", "all" }, EXIT_USAGE, NULL },
+	{ { "0" }, EXIT_USAGE, NULL },
+	{ { "1M", "2M" }, EXIT_USAGE, NULL },
+	{ { "--bogus" }, EXIT_USAGE, NULL },
+	{ { "-h" }, SHARE_HELP, NULL },
+};
+
+/* share_parse() of "share" and @args (NULL-terminated). */
+static int share_parse_args(const char *const *args, struct share_opts *o)
+{
+	char *argv[14] = { "share" };
+	int argc = 1;
+
+	while (argc < 13 && args[argc - 1]) {
+		argv[argc] = (char *)args[argc - 1];
+		argc++;
+	}
+	return share_parse(argc, argv, o);
+}
+
+static void test_share_parse(void)
+{
+	struct share_opts o;
+	char buf[256];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(share_cases); i++) {
+		const struct share_case *c = &share_cases[i];
+		size_t k, off = 0;
+
+		buf[0] = '\0';
+		for (k = 0; c->args[k] && off < sizeof(buf); k++)
+			off += snprintf(buf + off, sizeof(buf) - off, " %s", c->args[k]);
+		ret = share_parse_args(c->args, &o);
+		ksft_test_result(ret == c->ret && (ret || !strcmp(o.importer, c->importer)),
+				 "share%s: %d (want %d), importer %s\n", buf, ret, c->ret,
+				 ret ? "-" : o.importer);
+	}
+	ret = share_parse_args((const char *const[]){ NULL }, &o);
+	ksft_test_result(!ret && o.size == 1ULL << 20 && o.strategy == CMABUF_STRATEGY_AUTO &&
+			 o.timeout_ms == SHARE_TIMEOUT_MS && !o.json && !o.video[0] &&
+			 !o.card[0] && !strcmp(o.device, "/dev/cmabuf"),
+			 "share: 1 MiB, AUTO, 2 s, every node, the default device\n");
+	ret = share_parse_args((const char *const[]){
+		"3M", "-d", "general", "-s", "frozen", "-j", "-t", "500",
+		"--video", "video2", "--card", "card0", NULL,
+	}, &o);
+	ksft_test_result(!ret && o.size == 3ULL << 20 && o.strategy == CMABUF_STRATEGY_FROZEN &&
+			 o.json && o.timeout_ms == 500 &&
+			 !strcmp(o.device, "/dev/cmabuf-general") &&
+			 !strcmp(o.video, "/dev/video2") && !strcmp(o.card, "/dev/dri/card0"),
+			 "share with every option: each one taken, bare nodes under /dev and /dev/dri\n");
+	ksft_test_result(!strcmp(share_node_path("/dev/v4l/by-path/cam", "/dev", buf, sizeof(buf)),
+				 "/dev/v4l/by-path/cam"),
+			 "share: a node's path is taken as it is\n");
+}
+
+static void test_share_fb(void)
+{
+	__u32 px[3][8], bx = 0, by = 0, bv = 0, x, y;
+	struct share_fb fb, got = { 4, 3, sizeof(px[0]) }, want = { 4, 3, 0 };
+	int ret;
+
+	ret = share_fb_fit(1ULL << 20, 640, 350, &fb);
+	ksft_test_result(!ret && fb.width == 640 && fb.pitch == 2560 && fb.height == 350,
+			 "fb_fit 1 MiB in 640x350: the whole mode (%ux%u, pitch %u)\n",
+			 fb.width, fb.height, fb.pitch);
+	ret = share_fb_fit(1ULL << 20, 1920, 1080, &fb);
+	ksft_test_result(!ret && fb.width == 1920 && fb.pitch == 7680 && fb.height == 136,
+			 "fb_fit 1 MiB in 1920x1080: full width, 136 lines (%ux%u)\n",
+			 fb.width, fb.height);
+	ret = share_fb_fit(1ULL << 20, 65, 10, &fb);
+	ksft_test_result(!ret && fb.width == 65 && fb.pitch == 512 && fb.height == 10,
+			 "fb_fit: the pitch aligned to 256 bytes (%u)\n", fb.pitch);
+	ret = share_fb_fit(4096, 1920, 1080, &fb);
+	ksft_test_result(!ret && fb.width == 1024 && fb.pitch == 4096 && fb.height == 1,
+			 "fb_fit 4 KiB in 1920x1080: one line of 1024 (%ux%u)\n",
+			 fb.width, fb.height);
+	ksft_test_result(share_fb_fit(200, 640, 480, &fb) == -ENOSPC &&
+			 share_fb_fit(4096, 0, 480, &fb) == -EINVAL,
+			 "fb_fit: no line fits, or no mode: refused\n");
+	ksft_test_result(share_fb_pixel(0, 0) != share_fb_pixel(1, 0) &&
+			 share_fb_pixel(0, 0) != share_fb_pixel(0, 1) &&
+			 share_fb_pixel(0, 0) != share_fb_pixel(256, 0) &&
+			 !(share_fb_pixel(300, 300) >> 24),
+			 "fb_pixel: neighbours, lines and columns 256 apart differ; X is 0\n");
+	for (y = 0; y < 3; y++) {
+		for (x = 0; x < 8; x++)
+			px[y][x] = x < 4 ? share_fb_pixel(x, y) | 0xff000000 : 0;
+	}
+	ksft_test_result(!share_fb_compare(px, &got, &want, &bx, &by, &bv),
+			 "fb_compare: a padded pitch, X set: no pixel differs\n");
+	px[2][1] ^= 0x100;
+	ksft_test_result(share_fb_compare(px, &got, &want, &bx, &by, &bv) == 1 && bx == 1 &&
+			 by == 2 && bv == (share_fb_pixel(1, 2) ^ 0x100),
+			 "fb_compare: one colour off, found at (%u, %u)\n", bx, by);
+}
+
+static void test_share_why(void)
+{
+	char buf[512];
+
+	share_why_unreachable(buf, sizeof(buf), "/dev/cmabuf-large", 0, 1, 33,
+			      "/dev/cmabuf-general");
+	ksft_test_result(strstr(buf, "cannot reach") &&
+			 strstr(buf, "cmabuf-large/stats/unreachable_maps 0 -> 1") &&
+			 strstr(buf, "33-bit DMA mask") && strstr(buf, "/dev/cmabuf-general") &&
+			 strstr(buf, "dma reach") && strstr(buf, "docs/importers.md"),
+			 "why_unreachable: the counter, the mask, an instance that fits: '%s'\n",
+			 buf);
+	share_why_unreachable(buf, sizeof(buf), "/dev/cmabuf", 2, 3, 0, "");
+	ksft_test_result(strstr(buf, "no instance here lies below 4 GiB") &&
+			 !strstr(buf, "-bit DMA mask"),
+			 "why_unreachable: no mask known, no instance below 4 GiB: '%s'\n", buf);
+	ksft_test_result(strstr(share_why_reqbufs(-EINVAL), "does not import dma-bufs") &&
+			 strstr(share_why_reqbufs(-EBUSY), "another program") &&
+			 !share_why_reqbufs(-EIO),
+			 "why_reqbufs: EINVAL no DMABUF, EBUSY in use, others strerror\n");
+	ksft_test_result(strstr(share_why_streamon(-EPIPE), "media-ctl") &&
+			 strstr(share_why_streamon(-ENOLINK), "media-ctl") &&
+			 !share_why_streamon(-EINVAL),
+			 "why_streamon: EPIPE and ENOLINK are the media pipeline\n");
+	ksft_test_result(strstr(share_why_commit(-EACCES), "DRM master") &&
+			 strstr(share_why_commit(-EINVAL), "refused") &&
+			 !share_why_commit(-EIO),
+			 "why_commit: EACCES is the DRM master, EINVAL the configuration\n");
+}
+
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 6 + 5 + 7 + 4 + \
-		 ARRAY_SIZE(prepare_cases) + 5 + 4 + ARRAY_SIZE(bench_path_cases))
+		 ARRAY_SIZE(prepare_cases) + 5 + 4 + ARRAY_SIZE(bench_path_cases) + \
+		 ARRAY_SIZE(share_cases) + 3 + 8 + 5)
 
 int main(void)
 {
@@ -660,5 +812,8 @@ int main(void)
 	test_prepare();
 	test_alloc();
 	test_bench_paths();
+	test_share_parse();
+	test_share_fb();
+	test_share_why();
 	ksft_finished();
 }
