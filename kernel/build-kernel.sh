@@ -23,7 +23,8 @@ stamp=$({
 } | sha256sum | cut -c1-16)
 
 if [ -f "$out/.cmabuf-stamp" ] && [ "$(cat "$out/.cmabuf-stamp")" = "$stamp" ] &&
-	[ -f "$out/arch/arm64/boot/Image" ] && [ -f "$out/Module.symvers" ]; then
+	[ -f "$out/arch/arm64/boot/Image" ] && [ -f "$out/Module.symvers" ] &&
+	[ -d "$(kernel_mod_dir "$name")/lib/modules" ]; then
 	log "kernel $name is up to date"
 	exit 0
 fi
@@ -73,5 +74,10 @@ verify_config "${fragments[@]}" || die "kernel $name: requested options are miss
 
 log "building kernel $name ($(make -s -C "$src" kernelversion)) with $(nproc) jobs"
 kmake -j"$(nproc)" Image modules
+# The guest's modprobe needs the modules under /lib/modules/RELEASE with
+# their modules.dep (tests/qemu/mkinitramfs.sh packs this tree).
+rm -rf "$(kernel_mod_dir "$name")"
+kmake INSTALL_MOD_PATH="$(kernel_mod_dir "$name")" INSTALL_MOD_STRIP=1 \
+	DEPMOD=/sbin/depmod modules_install
 echo "$stamp" >"$out/.cmabuf-stamp"
 log "kernel $name built: $out/arch/arm64/boot/Image"

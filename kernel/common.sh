@@ -48,12 +48,18 @@ kernel_out_dir() {
 	echo "$CMABUF_BUILD/kernel/$1"
 }
 
+# Where build-kernel.sh installs the kernel's own modules (INSTALL_MOD_PATH).
+kernel_mod_dir() {
+	echo "$CMABUF_BUILD/kernel/$1/modinst"
+}
+
 # The config fragments, in order, that make up a kernel name: what the
 # test bed needs, then Debian's values of the options that change timings
 # (kernel/debian-config.sh), then the debug options.
 kernel_fragments() {
 	echo "$CMABUF_TOP/kernel/configs/qemu-arm64.config"
 	echo "$CMABUF_TOP/kernel/configs/debian-$(kernel_series "$1").config"
+	echo "$CMABUF_TOP/kernel/configs/media.config"
 	case $1 in
 	*-debug) echo "$CMABUF_TOP/kernel/configs/debug.config" ;;
 	esac

@@ -3,8 +3,9 @@
 #
 # mkinitramfs.sh KERNEL OUT: pack the guest's initramfs for KERNEL: busybox,
 # /init, the suites with the kernel's ktap_helpers.sh, every arm64 program in
-# build/arm64/bin and every module built for KERNEL. The kernel's own gen_init_cpio writes the archive, so no
-# device node or ownership needs root on the host.
+# build/arm64/bin, every module built for KERNEL and the kernel's own
+# modules. The kernel's own gen_init_cpio writes the archive, so no device
+# node or ownership needs root on the host.
 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,6 +43,17 @@ trap 'rm -f "$list"' EXIT
 			while read -r ko; do
 				echo "file /lib/modules/cmabuf/$(basename "$ko") $ko 0644 0 0"
 			done
+	fi
+	# The kernel's own modules (vivid, vkms, ...) with their modules.dep.
+	mods=$(kernel_mod_dir "$kernel")
+	if [ -d "$mods/lib/modules" ]; then
+		(cd "$mods" && find lib/modules/* | sort) | while read -r f; do
+			if [ -d "$mods/$f" ]; then
+				echo "dir /$f 0755 0 0"
+			elif [ -f "$mods/$f" ]; then
+				echo "file /$f $mods/$f 0644 0 0"
+			fi
+		done
 	fi
 	# The module as built for the stock kernel (kernel/build-stock-module.sh).
 	stock=$CMABUF_BUILD/module-stock/$kernel/cmabuf.ko

@@ -104,7 +104,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..54"
+echo "1..58"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -348,6 +348,30 @@ echo N >"$work/heap-param"
 host_expect lifecycle_heap_without_heaps_fails fail "heap-defaults must run first" \
 	env CMABUF_HEAP_PARAM="$work/heap-param" \
 	sh "$top/tests/suites/lifecycle-heap.sh"
+
+# The importer suites (v4l2, kms) fail without the kernel's modules, when
+# a driver does not load, and when one cannot be unloaded after the test
+# (it still holds a buffer), the test program faked to pass.
+mkdir -p "$work/media/bin" "$work/media/kmods"
+: >"$work/media/kmods/modules.dep"
+printf '#!/bin/sh\nprintf "TAP version 13\\n1..1\\nok 1 faked\\n"\n' \
+	>"$work/media/bin/fake_media_test"
+printf '#!/bin/sh\n[ "$1" != "$FAKE_FAILS" ]\n' >"$work/media/bin/modprobe"
+cp "$work/media/bin/modprobe" "$work/media/bin/rmmod"
+chmod +x "$work/media/bin/"*
+media_suite() {
+	env PATH="$work/media/bin:$PATH" CMABUF_MEDIA_TEST=fake_media_test \
+		CMABUF_SUITE_LIB="$top/tests/suites" \
+		CMABUF_KMOD_DIR="$work/media/kmods" "$@"
+}
+host_expect media_suite_clean_passes pass '^1 passed, 0 failed' \
+	media_suite sh "$top/tests/suites/v4l2.sh"
+host_expect media_suite_without_modules_fails fail "the kernel's modules are not installed" \
+	media_suite env CMABUF_KMOD_DIR="$work/none" sh "$top/tests/suites/kms.sh"
+host_expect media_suite_driver_not_loaded_fails fail "modprobe vivid failed" \
+	media_suite env FAKE_FAILS=vivid sh "$top/tests/suites/v4l2.sh"
+host_expect media_suite_driver_held_fails fail "exit status 1" \
+	media_suite env FAKE_FAILS=vkms sh "$top/tests/suites/kms.sh"
 
 # The loaded suites, on the host with made-up programs: a cmabufctl whose
 # load-64m document has results as FAKE_* say, and a cmabuf_load that starts

@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# V4L2 importers: the kernel's test drivers capture into cmabuf's buffers
+# (tests/media), as the TAP of cmabuf_v4l2_test. Their modules are loaded
+# for the run with the instances the test needs and unloaded after, which
+# also proves that no driver is left holding a buffer.
+#
+# vivid: four capture-only instances, one per vb2 allocator (0 vmalloc,
+# 1 dma-contig) and API (1 single-planar, 2 multi-planar), in that order:
+# vivid-000 vmalloc/single, vivid-001 dma-contig/single, vivid-002
+# vmalloc/multi, vivid-003 dma-contig/multi. vim2m: mem-to-mem.
+
+. "${CMABUF_SUITE_LIB:-/suites}/kmod-lib.sh"
+
+kmod_begin cmabuf_v4l2_test
+kmod_load vivid n_devs=4 node_types=0x1,0x1,0x1,0x1 allocators=0,1,0,1 \
+	multiplanar=1,1,2,2
+kmod_load vim2m
+"$kmod_test" 2>&1
+kmod_end $?
