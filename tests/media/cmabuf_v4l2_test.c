@@ -13,6 +13,13 @@
  *    after DMA_BUF_SYNC_START equals byte for byte the frame vivid put in
  *    its own MMAP buffers, is not zero (the buffers come zeroed), and the
  *    rest of the buffer stays zero;
+ *  - vimc: a media-controller device, set up through the media and subdev
+ *    APIs by entity name: its sensor's still test pattern (no text) in
+ *    SRGGB8 straight into "Raw Capture 0", and debayered to RGB24 and
+ *    scaled from 330x186 to 440x248 into "RGB/YUV Capture", with each vb2
+ *    allocator, into cmabuf buffers from the misc device and the dma-heap,
+ *    below 4 GiB and above (vmalloc only): every frame equals byte for byte
+ *    the frame vimc put in its own MMAP buffers, as for vivid;
  *  - m2m: vim2m reads cmabuf OUTPUT buffers and writes cmabuf CAPTURE
  *    buffers in one stream: a copy when the formats are equal, red and
  *    blue swapped from RGB24 to BGR24;
@@ -26,7 +33,9 @@
  * Every test leaves every instance's live buffers and CMA area as it found
  * them, and so does the whole program (the last test). The guest suite
  * (tests/suites/v4l2.sh) loads vivid with one instance per allocator and
- * API and vim2m; devices are found by VIDIOC_QUERYCAP, never by number.
+ * API, vim2m, and vimc with vmalloc, which the vimc tests reload with
+ * dma-contig (vimc has one allocator per load); devices are found by
+ * VIDIOC_QUERYCAP or by media entity name, never by number.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -40,779 +49,29 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <linux/dma-buf.h>
+#include <linux/media-bus-format.h>
 #include <linux/videodev2.h>
 
 #include "kselftest_harness.h"
 #include "cmabuf_test_util.h"
 #include "reliability_util.h"
+#include "v4l2_util.h"
+#include "cmabuf_media.h"
 
-#define V4L2_CLASS	"/sys/class/video4linux"
-#define VIVID_PARAMS	"/sys/module/vivid/parameters/"
-#define VIVID_MAX_DEVS	64
-
-/* vivid's allocators= values. */
-#define ALLOC_VMALLOC		0
-#define ALLOC_DMA_CONTIG	1
-
-/* Buffers a queue gets, and the most planes a format here has. */
+/* Buffers a queue gets. */
 #define NBUFS		2U
-#define MAX_PLANES	3U
 /* MMAP frames of the reference, and cmabuf frames: one buffer twice. */
 #define REF_FRAMES	2U
 #define FRAMES		3U
-/* How long a frame may take, on a KASAN kernel under QEMU TCG. */
-#define DQBUF_MS	10000
 /* QBUFs of a buffer the device cannot reach. */
 #define ROUNDS		3U
-#define SETTLE_MS	5000
 #define TIMEOUT		120
 
 /* vim2m's frames: small, and no power of two. */
 #define M2M_WIDTH	176
 #define M2M_HEIGHT	144
-
-/**
- * struct vfmt - the format of a queue, as the driver took it
- * @type: V4L2_BUF_TYPE_*.
- * @mplane: @type is of the multi-planar API.
- * @width: pixels.
- * @height: lines.
- * @fourcc: V4L2_PIX_FMT_*.
- * @planes: memory planes, one buffer each.
- * @sizeimage: bytes of each.
- */
-struct vfmt {
-	__u32 type;
-	bool mplane;
-	__u32 width;
-	__u32 height;
-	__u32 fourcc;
-	unsigned int planes;
-	__u32 sizeimage[MAX_PLANES];
-};
-
-/**
- * struct vframe - a buffer as DQBUF gave it back
- * @index: its index.
- * @flags: V4L2_BUF_FLAG_*.
- * @sec: the seconds of its timestamp.
- * @bytesused: bytes of each plane the driver filled (data_offset included).
- * @data_offset: where the image starts in each plane.
- */
-struct vframe {
-	__u32 index;
-	__u32 flags;
-	long long sec;
-	__u32 bytesused[MAX_PLANES];
-	__u32 data_offset[MAX_PLANES];
-};
-
-/**
- * struct vplane - one plane of a QBUF
- * @fd: DMABUF: the dma-buf.
- * @length: DMABUF: bytes the driver may use, 0 for the dma-buf's size.
- * @bytesused: OUTPUT: bytes of the frame.
- */
-struct vplane {
-	int fd;
-	__u32 length;
-	__u32 bytesused;
-};
-
-/**
- * struct src - where a test's buffers come from
- * @inst: the cmabuf instance, "general" (below 4 GiB) or "large" (above).
- * @heap: from its dma-heap rather than its misc device.
- * @strategy: CMABUF_STRATEGY_* for the misc device.
- */
-struct src {
-	const char *inst;
-	bool heap;
-	__u32 strategy;
-};
-
-/**
- * struct inst - an open cmabuf instance
- * @dev: /dev/cmabuf-<label>.
- * @info: its CMABUF_IOC_INFO.
- */
-struct inst {
-	int dev;
-	struct cmabuf_info info;
-};
-
-/**
- * struct cbuf - a cmabuf buffer and its CPU mapping
- * @fd: the dma-buf.
- * @map: all of it, mapped shared.
- * @size: its size.
- * @strategy: the strategy that allocated it.
- */
-struct cbuf {
-	int fd;
-	unsigned char *map;
-	size_t size;
-	__u32 strategy;
-};
-
-/**
- * struct leak - what a test must leave as it found it
- * @inst: every instance of the driver.
- * @count: entries of @inst.
- * @base: their live buffers and CMA areas.
- */
-struct leak {
-	struct rel_instance inst[REL_MAX_INSTANCES];
-	unsigned int count;
-	struct rel_snapshot base;
-};
-
-/* ---- cmabuf side ---- */
-
-static int leak_take(struct leak *l)
-{
-	int ret = rel_instances(l->inst, REL_MAX_INSTANCES, &l->count);
-
-	return ret ?: rel_snapshot_take(l->inst, l->count, &l->base);
-}
-
-/* Every instance back where @l found it, once frees in flight are done. */
-static void leak_check(struct __test_metadata *_metadata,
-		       const struct leak *l)
-{
-	struct rel_snapshot now;
-	char why[256] = "";
-
-	EXPECT_EQ(0, rel_snapshot_settle(l->inst, l->count, &l->base,
-					 SETTLE_MS, &now, why, sizeof(why)))
-		TH_LOG("not back where it started: %s", why);
-}
-
-/* Live buffers of instance "cmabuf-@label" now, frees in flight done. */
-static unsigned long long live_buffers(struct __test_metadata *_metadata,
-				       const struct leak *l, const char *label)
-{
-	const struct rel_counts *c;
-	struct rel_snapshot now;
-	char name[REL_NAME_MAX];
-
-	snprintf(name, sizeof(name), "cmabuf-%s", label);
-	EXPECT_EQ(0, rel_snapshot_take(l->inst, l->count, &now));
-	c = rel_snapshot_find(&now, name);
-	EXPECT_NE(NULL, c) TH_LOG("no instance %s", name);
-	return c ? c->live_buffers : 0;
-}
-
-static unsigned long long base_live(const struct leak *l, const char *label)
-{
-	const struct rel_counts *c;
-	char name[REL_NAME_MAX];
-
-	snprintf(name, sizeof(name), "cmabuf-%s", label);
-	c = rel_snapshot_find(&l->base, name);
-	return c ? c->live_buffers : 0;
-}
-
-static void inst_open(struct __test_metadata *_metadata, struct inst *in,
-		      const char *label)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/dev/cmabuf-%s", label);
-	in->dev = open(path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, in->dev) TH_LOG("%s: %s", path, strerror(errno));
-	ASSERT_EQ(0, cmabuf_get_info(in->dev, &in->info, NULL, 0));
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-/*
- * Can @s be had here? A missing dma-heap SKIPs where cmabuf has none
- * (heap=0, or 6.12, which does not export dma_heap_add), and fails where
- * it must have one; a strategy the kernel lacks SKIPs.
- */
-static bool src_usable(struct __test_metadata *_metadata,
-		       const struct inst *in, const struct src *s)
-{
-	char path[64];
-	__u32 kernel;
-
-	if (s->heap) {
-		snprintf(path, sizeof(path), "/dev/dma_heap/cmabuf-%s",
-			 s->inst);
-		if (!access(path, F_OK))
-			return true;
-		ASSERT_FALSE(rel_module_has_heaps())
-			TH_LOG("cmabuf has dma-heaps, but no %s", path);
-		SKIP(return false,
-		     "no %s: cmabuf has no dma-heaps here (heap=0, or no dma_heap_add)",
-		     path);
-	}
-	if (cmabuf_strategy_supported(&in->info, s->strategy))
-		return true;
-	/* Only what the kernel lacks may SKIP, not a strategy cmabuf lost. */
-	ASSERT_EQ(0, cmabuf_kernel_strategies(&kernel));
-	ASSERT_EQ(0U, kernel & CMABUF_STRATEGY_BIT(s->strategy))
-		TH_LOG("the kernel has %s, cmabuf-%s does not offer it",
-		       cmabuf_strategy_name(s->strategy), s->inst);
-	SKIP(return false, "%s is not supported by this kernel (strategies %#x)",
-	     cmabuf_strategy_name(s->strategy), in->info.strategies);
-}
-
-/* DMA_BUF_IOCTL_SYNC with exactly @flags. */
-static int sync_exactly(int buf, __u64 flags)
-{
-	struct dma_buf_sync sync = { .flags = flags };
-
-	return cmabuf_ioctl_retry(buf, DMA_BUF_IOCTL_SYNC, &sync);
-}
-
-/*
- * Bytes to ask for @size with @strategy: whole pages, and for COMPOUND a
- * power of two of them within its orders, since frames are neither.
- */
-static __u64 alloc_size(const struct cmabuf_info *info, __u32 strategy,
-			__u64 size)
-{
-	__u64 pages = (size + info->page_size - 1) / info->page_size;
-	unsigned int order = info->min_compound_order;
-
-	if (strategy != CMABUF_STRATEGY_COMPOUND)
-		return pages * info->page_size;
-	while ((1ULL << order) < pages)
-		order++;
-	return (__u64)info->page_size << order;
-}
-
-static void cbuf_init(struct cbuf *b)
-{
-	b->fd = -1;
-	b->map = MAP_FAILED;
-	b->size = 0;
-}
-
-static void cbuf_free(struct cbuf *b)
-{
-	if (b->map != MAP_FAILED)
-		munmap(b->map, b->size);
-	close_fd(&b->fd);
-	cbuf_init(b);
-}
-
-/* A buffer of at least @size bytes from @s, mapped, checked zero. */
-static void cbuf_alloc(struct __test_metadata *_metadata,
-		       const struct inst *in, const struct src *s, __u64 size,
-		       struct cbuf *b)
-{
-	struct cmabuf_alloc_data data;
-	char heap[64];
-	off_t end;
-
-	if (s->heap) {
-		snprintf(heap, sizeof(heap), "cmabuf-%s", s->inst);
-		ASSERT_EQ(0, heap_alloc_named(heap, size, &b->fd))
-			TH_LOG("%llu bytes from dma-heap %s",
-			       (unsigned long long)size, heap);
-		/* The heap allocates with AUTO: what it must have picked. */
-		b->strategy = cmabuf_auto_strategy(&in->info, size);
-	} else {
-		size = alloc_size(&in->info, s->strategy, size);
-		ASSERT_EQ(0, cmabuf_alloc(in->dev, size, s->strategy, &data))
-			TH_LOG("%llu bytes %s from cmabuf-%s",
-			       (unsigned long long)size,
-			       cmabuf_strategy_name(s->strategy), s->inst);
-		b->fd = data.fd;
-		b->strategy = data.strategy;
-		if (s->strategy != CMABUF_STRATEGY_AUTO)
-			ASSERT_EQ(s->strategy, data.strategy);
-	}
-	end = lseek(b->fd, 0, SEEK_END);
-	ASSERT_LE((off_t)size, end);
-	b->size = end;
-	b->map = cmabuf_map(b->fd, b->size, 0);
-	ASSERT_NE(MAP_FAILED, (void *)b->map);
-	/* Zero from the start: what is not zero later, a driver wrote. */
-	ASSERT_EQ(0, sync_exactly(b->fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
-	ASSERT_EQ(b->size, cmabuf_first_nonzero(b->map, b->size));
-	ASSERT_EQ(0, sync_exactly(b->fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
-}
-
-/* The planes of a QBUF of the buffers @b, @n planes, each whole. */
-static void planes_of(const struct cbuf *b, unsigned int n,
-		      struct vplane *vp)
-{
-	unsigned int p;
-
-	for (p = 0; p < n; p++) {
-		vp[p].fd = b[p].fd;
-		vp[p].length = 0;
-		vp[p].bytesused = 0;
-	}
-}
-
-/* Offset of the first byte where @a and @b differ, @len when none. */
-static size_t first_diff(const unsigned char *a, const unsigned char *b,
-			 size_t len)
-{
-	size_t i = 0;
-
-	if (!memcmp(a, b, len))
-		return len;
-	while (i < len && a[i] == b[i])
-		i++;
-	return i;
-}
-
-/*
- * What the driver left in @b, read through cmabuf's mapping inside
- * DMA_BUF_SYNC_START and _END: the @len bytes of @want, not all zero,
- * and nothing written past them.
- */
-static void check_frame(struct __test_metadata *_metadata,
-			const struct cbuf *b, const unsigned char *want,
-			size_t len)
-{
-	size_t diff;
-
-	ASSERT_LE(len, b->size);
-	ASSERT_EQ(0, sync_exactly(b->fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
-	diff = first_diff(b->map, want, len);
-	EXPECT_EQ(len, diff)
-		TH_LOG("byte %zu of %zu is %#x, expected %#x", diff, len,
-		       diff < len ? b->map[diff] : 0,
-		       diff < len ? want[diff] : 0);
-	EXPECT_GT(len, cmabuf_first_nonzero(b->map, len))
-		TH_LOG("the frame is all zero: nothing was written");
-	EXPECT_EQ(b->size - len,
-		  cmabuf_first_nonzero(b->map + len, b->size - len))
-		TH_LOG("bytes past the frame were written");
-	ASSERT_EQ(0, sync_exactly(b->fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
-}
-
-/* ---- V4L2 side ---- */
-
-/*
- * Open the video node whose QUERYCAP says @driver and @bus_info and whose
- * device capabilities include @caps. Return: the fd, or -1.
- */
-static int video_find(const char *driver, const char *bus_info, __u32 caps)
-{
-	struct v4l2_capability cap;
-	struct dirent *de;
-	char path[300];
-	__u32 dcaps;
-	int fd = -1;
-	DIR *dir;
-
-	dir = opendir(V4L2_CLASS);
-	if (!dir)
-		return -1;
-	while ((de = readdir(dir))) {
-		if (strncmp(de->d_name, "video", 5))
-			continue;
-		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
-		fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memset(&cap, 0, sizeof(cap));
-		if (!ioctl(fd, VIDIOC_QUERYCAP, &cap)) {
-			dcaps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ?
-				cap.device_caps : cap.capabilities;
-			if (!strcmp((char *)cap.driver, driver) &&
-			    (!bus_info || !strcmp((char *)cap.bus_info, bus_info)) &&
-			    (dcaps & caps) == caps)
-				break;
-		}
-		close(fd);
-		fd = -1;
-	}
-	closedir(dir);
-	return fd;
-}
-
-/* The values of vivid's parameter @name ("0,1,0,1,..."), into @val. */
-static int vivid_param(const char *name, unsigned int *val, unsigned int max)
-{
-	char path[128], text[512], *p, *end;
-	unsigned int n = 0;
-	int ret;
-
-	snprintf(path, sizeof(path), VIVID_PARAMS "%s", name);
-	ret = cmabuf_read_file(path, text, sizeof(text));
-	if (ret)
-		return ret;
-	for (p = text; n < max; p = end + 1) {
-		val[n] = strtoul(p, &end, 0);
-		if (end == p)
-			break;
-		n++;
-		if (*end != ',')
-			break;
-	}
-	return n ? 0 : -1;
-}
-
-/*
- * The capture node of the vivid instance with vb2 allocator @allocator
- * and the multi-planar API or not, as vivid's parameters say.
- */
-static int vivid_open(struct __test_metadata *_metadata,
-		      unsigned int allocator, bool mplane)
-{
-	unsigned int alloc[VIVID_MAX_DEVS] = { 0 };
-	unsigned int multi[VIVID_MAX_DEVS] = { 0 };
-	unsigned int n_devs = 0, i;
-	char bus[32];
-	int fd;
-
-	ASSERT_EQ(0, vivid_param("n_devs", &n_devs, 1))
-		TH_LOG("vivid is not loaded (tests/suites/v4l2.sh loads it)");
-	ASSERT_EQ(0, vivid_param("allocators", alloc, VIVID_MAX_DEVS));
-	ASSERT_EQ(0, vivid_param("multiplanar", multi, VIVID_MAX_DEVS));
-	for (i = 0; i < n_devs && i < VIVID_MAX_DEVS; i++)
-		if (alloc[i] == allocator && multi[i] == (mplane ? 2U : 1U))
-			break;
-	ASSERT_GT(n_devs, i)
-		TH_LOG("no vivid instance with allocator %u, %s-planar: see v4l2.sh",
-		       allocator, mplane ? "multi" : "single");
-	snprintf(bus, sizeof(bus), "platform:vivid-%03u", i);
-	fd = video_find("vivid", bus, mplane ? V4L2_CAP_VIDEO_CAPTURE_MPLANE :
-					       V4L2_CAP_VIDEO_CAPTURE);
-	ASSERT_LE(0, fd) TH_LOG("no video capture node of %s", bus);
-	return fd;
-}
-
-/* The control named @name, into @q. Return: whether there is one. */
-static bool ctrl_find(int fd, const char *name, struct v4l2_query_ext_ctrl *q)
-{
-	__u32 id = 0;
-
-	for (;;) {
-		memset(q, 0, sizeof(*q));
-		q->id = id | V4L2_CTRL_FLAG_NEXT_CTRL;
-		if (ioctl(fd, VIDIOC_QUERY_EXT_CTRL, q))
-			return false;
-		if (!strcmp(q->name, name) &&
-		    !(q->flags & V4L2_CTRL_FLAG_DISABLED))
-			return true;
-		id = q->id;
-	}
-}
-
-/* Set control @id to @value, and read it back. */
-static void ctrl_set(struct __test_metadata *_metadata, int fd, __u32 id,
-		     __s32 value)
-{
-	struct v4l2_ext_controls cs;
-	struct v4l2_ext_control c;
-
-	memset(&cs, 0, sizeof(cs));
-	memset(&c, 0, sizeof(c));
-	c.id = id;
-	c.value = value;
-	cs.which = V4L2_CTRL_WHICH_CUR_VAL;
-	cs.count = 1;
-	cs.controls = &c;
-	ASSERT_EQ(0, cmabuf_ioctl(fd, VIDIOC_S_EXT_CTRLS, &cs))
-		TH_LOG("control %#x = %d", id, value);
-	c.value = ~value;
-	ASSERT_EQ(0, cmabuf_ioctl(fd, VIDIOC_G_EXT_CTRLS, &cs));
-	ASSERT_EQ(value, c.value);
-}
-
-/* Set the menu control named @name to its item named @item. */
-static void ctrl_set_menu(struct __test_metadata *_metadata, int fd,
-			  const char *name, const char *item)
-{
-	struct v4l2_query_ext_ctrl q;
-	struct v4l2_querymenu m;
-	__s64 i;
-
-	ASSERT_TRUE(ctrl_find(fd, name, &q)) TH_LOG("no control \"%s\"", name);
-	ASSERT_EQ((__u32)V4L2_CTRL_TYPE_MENU, q.type);
-	for (i = q.minimum; i <= q.maximum; i++) {
-		memset(&m, 0, sizeof(m));
-		m.id = q.id;
-		m.index = i;
-		if (!ioctl(fd, VIDIOC_QUERYMENU, &m) &&
-		    !strcmp((char *)m.name, item))
-			break;
-	}
-	ASSERT_GE(q.maximum, i) TH_LOG("\"%s\" has no item \"%s\"", name, item);
-	ctrl_set(_metadata, fd, q.id, i);
-}
-
-/*
- * vivid's webcam input with a still test pattern: no OSD text (it prints
- * the time and the frame count), no movement, a pattern that changes
- * along both axes. Every frame is then the same, and a frame in the
- * wrong place, or cut short, differs.
- */
-static void vivid_still(struct __test_metadata *_metadata, int fd)
-{
-	struct v4l2_input in;
-	int input = 0;
-
-	memset(&in, 0, sizeof(in));
-	ASSERT_EQ(0, cmabuf_ioctl(fd, VIDIOC_ENUMINPUT, &in));
-	ASSERT_EQ((__u32)V4L2_INPUT_TYPE_CAMERA, in.type)
-		TH_LOG("vivid's input 0 is \"%s\", not its webcam", in.name);
-	ASSERT_EQ(0, cmabuf_ioctl(fd, VIDIOC_S_INPUT, &input));
-	ctrl_set_menu(_metadata, fd, "Test Pattern", "100% Color Squares");
-	ctrl_set_menu(_metadata, fd, "OSD Text Mode", "None");
-	ctrl_set_menu(_metadata, fd, "Horizontal Movement", "No Movement");
-	ctrl_set_menu(_metadata, fd, "Vertical Movement", "No Movement");
-}
-
-static bool type_mplane(__u32 type)
-{
-	return type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE ||
-	       type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
-}
-
-/* S_FMT, which must give exactly what was asked; the result in @f. */
-static void fmt_set(struct __test_metadata *_metadata, int fd, __u32 type,
-		    __u32 fourcc, __u32 width, __u32 height, struct vfmt *f)
-{
-	struct v4l2_format v;
-	unsigned int p;
-
-	memset(&v, 0, sizeof(v));
-	memset(f, 0, sizeof(*f));
-	v.type = type;
-	f->type = type;
-	f->mplane = type_mplane(type);
-	if (f->mplane) {
-		v.fmt.pix_mp.width = width;
-		v.fmt.pix_mp.height = height;
-		v.fmt.pix_mp.pixelformat = fourcc;
-		v.fmt.pix_mp.field = V4L2_FIELD_NONE;
-	} else {
-		v.fmt.pix.width = width;
-		v.fmt.pix.height = height;
-		v.fmt.pix.pixelformat = fourcc;
-		v.fmt.pix.field = V4L2_FIELD_NONE;
-	}
-	ASSERT_EQ(0, cmabuf_ioctl(fd, VIDIOC_S_FMT, &v))
-		TH_LOG("S_FMT %.4s %ux%u", (char *)&fourcc, width, height);
-	if (f->mplane) {
-		f->width = v.fmt.pix_mp.width;
-		f->height = v.fmt.pix_mp.height;
-		f->fourcc = v.fmt.pix_mp.pixelformat;
-		f->planes = v.fmt.pix_mp.num_planes;
-		ASSERT_GE(MAX_PLANES, f->planes);
-		for (p = 0; p < f->planes; p++)
-			f->sizeimage[p] = v.fmt.pix_mp.plane_fmt[p].sizeimage;
-	} else {
-		f->width = v.fmt.pix.width;
-		f->height = v.fmt.pix.height;
-		f->fourcc = v.fmt.pix.pixelformat;
-		f->planes = 1;
-		f->sizeimage[0] = v.fmt.pix.sizeimage;
-	}
-	ASSERT_EQ(fourcc, f->fourcc)
-		TH_LOG("no %.4s: the driver chose %.4s", (char *)&fourcc,
-		       (char *)&f->fourcc);
-	ASSERT_EQ(width, f->width);
-	ASSERT_EQ(height, f->height);
-	ASSERT_LT(0U, f->planes);
-}
-
-/* vivid's webcam at 60 frames a second, the most 720p may have. */
-static void fps_set(struct __test_metadata *_metadata, int fd, __u32 type)
-{
-	struct v4l2_streamparm parm;
-
-	memset(&parm, 0, sizeof(parm));
-	parm.type = type;
-	parm.parm.capture.timeperframe.numerator = 1;
-	parm.parm.capture.timeperframe.denominator = 60;
-	ASSERT_EQ(0, cmabuf_ioctl(fd, VIDIOC_S_PARM, &parm));
-	EXPECT_EQ(60U, parm.parm.capture.timeperframe.denominator);
-}
-
-static int v4l2_reqbufs(int fd, __u32 type, __u32 memory, __u32 count,
-			__u32 *got)
-{
-	struct v4l2_requestbuffers rb;
-	int ret;
-
-	memset(&rb, 0, sizeof(rb));
-	rb.count = count;
-	rb.type = type;
-	rb.memory = memory;
-	ret = cmabuf_ioctl(fd, VIDIOC_REQBUFS, &rb);
-	if (!ret && got)
-		*got = rb.count;
-	return ret;
-}
-
-/*
- * QBUF buffer @index of the queue @f: DMABUF with the planes @vp, or MMAP
- * when @vp is NULL. @sec is the timestamp an OUTPUT buffer carries.
- */
-static int v4l2_qbuf(int fd, const struct vfmt *f, __u32 index,
-		     const struct vplane *vp, long long sec)
-{
-	struct v4l2_plane planes[MAX_PLANES];
-	struct v4l2_buffer b;
-	unsigned int p;
-
-	memset(&b, 0, sizeof(b));
-	memset(planes, 0, sizeof(planes));
-	b.type = f->type;
-	b.memory = vp ? V4L2_MEMORY_DMABUF : V4L2_MEMORY_MMAP;
-	b.index = index;
-	b.field = V4L2_FIELD_NONE;
-	b.timestamp.tv_sec = sec;
-	if (f->mplane) {
-		b.m.planes = planes;
-		b.length = f->planes;
-		for (p = 0; vp && p < f->planes; p++) {
-			planes[p].m.fd = vp[p].fd;
-			planes[p].length = vp[p].length;
-			planes[p].bytesused = vp[p].bytesused;
-		}
-	} else if (vp) {
-		b.m.fd = vp[0].fd;
-		b.length = vp[0].length;
-		b.bytesused = vp[0].bytesused;
-	}
-	return cmabuf_ioctl(fd, VIDIOC_QBUF, &b);
-}
-
-/* DQBUF from the queue @f, waiting up to DQBUF_MS. Return: 0 or errno. */
-static int v4l2_dqbuf(int fd, const struct vfmt *f, __u32 memory,
-		      struct vframe *fr)
-{
-	unsigned long long end = cmabuf_now_ms() + DQBUF_MS, now;
-	struct v4l2_plane planes[MAX_PLANES];
-	struct pollfd pfd = { .fd = fd };
-	struct v4l2_buffer b;
-	unsigned int p;
-	int ret;
-
-	pfd.events = V4L2_TYPE_IS_OUTPUT(f->type) ? POLLOUT : POLLIN;
-	for (;;) {
-		memset(&b, 0, sizeof(b));
-		memset(planes, 0, sizeof(planes));
-		b.type = f->type;
-		b.memory = memory;
-		if (f->mplane) {
-			b.m.planes = planes;
-			b.length = f->planes;
-		}
-		ret = cmabuf_ioctl(fd, VIDIOC_DQBUF, &b);
-		if (ret != EAGAIN)
-			break;
-		now = cmabuf_now_ms();
-		if (now >= end) {
-			ret = ETIMEDOUT;
-			break;
-		}
-		poll(&pfd, 1, end - now);
-	}
-	if (ret)
-		return ret;
-	memset(fr, 0, sizeof(*fr));
-	fr->index = b.index;
-	fr->flags = b.flags;
-	fr->sec = b.timestamp.tv_sec;
-	if (f->mplane) {
-		for (p = 0; p < f->planes; p++) {
-			fr->bytesused[p] = planes[p].bytesused;
-			fr->data_offset[p] = planes[p].data_offset;
-		}
-	} else {
-		fr->bytesused[0] = b.bytesused;
-	}
-	return 0;
-}
-
-static int v4l2_stream(int fd, __u32 type, bool on)
-{
-	int t = type;
-
-	return cmabuf_ioctl(fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &t);
-}
-
-/*
- * The frame vivid captures into its own MMAP buffers in the format @f:
- * each plane copied into @ref[p], with its bytesused and data_offset in
- * @rfr. The frames after the first must be the same, or the pattern is
- * not still and no comparison could hold.
- */
-static void mmap_reference(struct __test_metadata *_metadata, int fd,
-			   const struct vfmt *f, unsigned char **ref,
-			   struct vframe *rfr)
-{
-	void *map[NBUFS][MAX_PLANES] = { { NULL } };
-	size_t len[NBUFS][MAX_PLANES] = { { 0 } };
-	struct v4l2_plane planes[MAX_PLANES];
-	struct v4l2_buffer b;
-	unsigned int i, n, p;
-	struct vframe fr;
-	__u32 count;
-
-	ASSERT_EQ(0, v4l2_reqbufs(fd, f->type, V4L2_MEMORY_MMAP, NBUFS,
-				  &count));
-	ASSERT_LE(NBUFS, count);
-	for (i = 0; i < NBUFS; i++) {
-		memset(&b, 0, sizeof(b));
-		memset(planes, 0, sizeof(planes));
-		b.type = f->type;
-		b.memory = V4L2_MEMORY_MMAP;
-		b.index = i;
-		if (f->mplane) {
-			b.m.planes = planes;
-			b.length = f->planes;
-		}
-		ASSERT_EQ(0, cmabuf_ioctl(fd, VIDIOC_QUERYBUF, &b));
-		for (p = 0; p < f->planes; p++) {
-			len[i][p] = f->mplane ? planes[p].length : b.length;
-			map[i][p] = mmap(NULL, len[i][p], PROT_READ, MAP_SHARED,
-					 fd, f->mplane ? planes[p].m.mem_offset :
-							 b.m.offset);
-			ASSERT_NE(MAP_FAILED, map[i][p]);
-		}
-		ASSERT_EQ(0, v4l2_qbuf(fd, f, i, NULL, 0));
-	}
-	ASSERT_EQ(0, v4l2_stream(fd, f->type, true));
-	for (n = 0; n < REF_FRAMES; n++) {
-		ASSERT_EQ(0, v4l2_dqbuf(fd, f, V4L2_MEMORY_MMAP, &fr));
-		ASSERT_GT(NBUFS, fr.index);
-		ASSERT_EQ(0U, fr.flags & V4L2_BUF_FLAG_ERROR);
-		for (p = 0; p < f->planes; p++) {
-			ASSERT_GE(len[fr.index][p], fr.bytesused[p]);
-			if (!n) {
-				ref[p] = malloc(fr.bytesused[p]);
-				ASSERT_NE(NULL, ref[p]);
-				memcpy(ref[p], map[fr.index][p],
-				       fr.bytesused[p]);
-				continue;
-			}
-			ASSERT_EQ(rfr->bytesused[p], fr.bytesused[p]);
-			ASSERT_EQ(fr.bytesused[p],
-				  first_diff(map[fr.index][p], ref[p],
-					     fr.bytesused[p]))
-				TH_LOG("vivid's frames differ: its pattern is not still");
-		}
-		if (!n)
-			*rfr = fr;
-		ASSERT_EQ(0, v4l2_qbuf(fd, f, fr.index, NULL, 0));
-	}
-	ASSERT_EQ(0, v4l2_stream(fd, f->type, false));
-	for (i = 0; i < NBUFS; i++)
-		for (p = 0; p < f->planes; p++)
-			munmap(map[i][p], len[i][p]);
-	ASSERT_EQ(0, v4l2_reqbufs(fd, f->type, V4L2_MEMORY_MMAP, 0, NULL));
-}
 
 /* ---- capture: vivid into cmabuf buffers ---- */
 
@@ -850,11 +109,6 @@ FIXTURE_VARIANT(capture) {
 	struct capture_case c;
 	struct src src;
 };
-
-#define GENERAL(s)	{ .inst = "general", .strategy = CMABUF_STRATEGY_##s }
-#define LARGE(s)	{ .inst = "large", .strategy = CMABUF_STRATEGY_##s }
-#define GENERAL_HEAP	{ .inst = "general", .heap = true }
-#define LARGE_HEAP	{ .inst = "large", .heap = true }
 
 /* Single-planar YUYV 320x180. */
 #define YUYV(alloc)	{ .allocator = alloc, .fourcc = V4L2_PIX_FMT_YUYV, \
@@ -1009,14 +263,14 @@ FIXTURE_SETUP(capture)
 	inst_open(_metadata, &self->in, variant->src.inst);
 	if (!src_usable(_metadata, &self->in, &variant->src))
 		return;
-	self->video = vivid_open(_metadata, c->allocator, c->mplane);
-	vivid_still(_metadata, self->video);
-	fmt_set(_metadata, self->video,
-		c->mplane ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE :
-			    V4L2_BUF_TYPE_VIDEO_CAPTURE,
-		c->fourcc, c->width, c->height, &self->fmt);
+	self->video = vivid_node(_metadata, c->allocator, c->mplane);
+	fmt_must(_metadata, self->video,
+		 c->mplane ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE :
+			     V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		 c->fourcc, c->width, c->height, &self->fmt);
 	ASSERT_EQ(c->planes, self->fmt.planes);
-	fps_set(_metadata, self->video, self->fmt.type);
+	/* vivid's webcam at 60 frames a second, the most 720p may have. */
+	ASSERT_EQ(0, fps_set(self->video, self->fmt.type, 60));
 }
 
 FIXTURE_TEARDOWN(capture)
@@ -1035,6 +289,60 @@ FIXTURE_TEARDOWN(capture)
 }
 
 /*
+ * Capture FRAMES frames of the format @f from @video into NBUFS buffers
+ * of @s (@buf), each buffer used again after its first frame, and check
+ * each against the driver's own MMAP frame @ref / @rfr: the same bytes,
+ * bytesused and data_offset, read through cmabuf's mmap. The instance
+ * never refused a mapping.
+ */
+static void frames_check(struct __test_metadata *_metadata, int video,
+			 const struct vfmt *f, const struct inst *in,
+			 const struct src *s, struct cbuf buf[][MAX_PLANES],
+			 unsigned char *const *ref, const struct vframe *rfr)
+{
+	unsigned long long unreachable[2];
+	struct vplane vp[MAX_PLANES];
+	unsigned int i, n, p;
+	struct vframe fr;
+	__u32 count;
+
+	for (i = 0; i < NBUFS; i++)
+		for (p = 0; p < f->planes; p++)
+			cbuf_alloc(_metadata, in, s, f->sizeimage[p],
+				   &buf[i][p]);
+	ASSERT_EQ(0, cmabuf_sysfs_read(in->dev, "stats/unreachable_maps",
+				       &unreachable[0]));
+	ASSERT_EQ(0, v4l2_reqbufs(video, f->type, V4L2_MEMORY_DMABUF, NBUFS,
+				  &count));
+	ASSERT_LE(NBUFS, count);
+	for (i = 0; i < NBUFS; i++) {
+		planes_of(buf[i], f->planes, vp);
+		ASSERT_EQ(0, v4l2_qbuf(video, f, i, vp, 0));
+	}
+	ASSERT_EQ(0, v4l2_stream(video, f->type, true));
+	for (n = 0; n < FRAMES; n++) {
+		ASSERT_EQ(0, v4l2_dqbuf(video, f, V4L2_MEMORY_DMABUF, &fr));
+		ASSERT_GT(NBUFS, fr.index);
+		EXPECT_EQ(0U, fr.flags & V4L2_BUF_FLAG_ERROR);
+		for (p = 0; p < f->planes; p++) {
+			EXPECT_EQ(rfr->bytesused[p], fr.bytesused[p]);
+			EXPECT_EQ(rfr->data_offset[p], fr.data_offset[p]);
+			check_frame(_metadata, &buf[fr.index][p], ref[p],
+				    rfr->bytesused[p]);
+		}
+		if (n + NBUFS < FRAMES) {
+			planes_of(buf[fr.index], f->planes, vp);
+			ASSERT_EQ(0, v4l2_qbuf(video, f, fr.index, vp, 0));
+		}
+	}
+	ASSERT_EQ(0, v4l2_stream(video, f->type, false));
+	ASSERT_EQ(0, v4l2_reqbufs(video, f->type, V4L2_MEMORY_DMABUF, 0, NULL));
+	ASSERT_EQ(0, cmabuf_sysfs_read(in->dev, "stats/unreachable_maps",
+				       &unreachable[1]));
+	EXPECT_EQ(unreachable[0], unreachable[1]);
+}
+
+/*
  * Frames vivid captured into cmabuf buffers are those it captured into
  * its own: the same bytes, bytesused and data_offset, each buffer used
  * again after its first frame. The instance never refused a mapping.
@@ -1042,53 +350,269 @@ FIXTURE_TEARDOWN(capture)
 TEST_F_TIMEOUT(capture, frames_equal_vivid_mmap_frames, TIMEOUT)
 {
 	const struct vfmt *f = &self->fmt;
-	unsigned long long unreachable[2];
-	struct vplane vp[MAX_PLANES];
-	unsigned int i, n, p;
-	struct vframe fr;
-	__u32 count;
+	unsigned int p;
 
-	mmap_reference(_metadata, self->video, f, self->ref, &self->rfr);
+	ASSERT_EQ(0, mmap_reference(self->video, f, NBUFS, REF_FRAMES,
+				    self->ref, &self->rfr))
+		TH_LOG("vivid's own MMAP frames (EILSEQ: they differ, the pattern is not still)");
 	EXPECT_EQ(variant->c.data_offset, self->rfr.data_offset[0]);
 	for (p = 0; p < f->planes; p++)
 		EXPECT_EQ(f->sizeimage[p], self->rfr.bytesused[p]);
+	frames_check(_metadata, self->video, f, &self->in, &variant->src,
+		     self->buf, self->ref, &self->rfr);
+}
 
+/* ---- vimc: a media-controller pipeline into cmabuf buffers ---- */
+
+#define VIMC_ALLOCATOR	"/sys/module/vimc/parameters/allocator"
+
+/* The sensor's frames, and the scaler's: even, and no power of two. */
+#define VIMC_W		330
+#define VIMC_H		186
+#define VIMC_SCALED_W	440
+#define VIMC_SCALED_H	248
+
+FIXTURE(vimc) {
+	int media;
+	int sensor;
+	int video;
+	struct inst in;
+	struct vfmt fmt;
+	struct cbuf buf[NBUFS][MAX_PLANES];
+	unsigned char *ref[MAX_PLANES];
+	struct vframe rfr;
+	struct leak leak;
+};
+
+/**
+ * struct _fixture_variant_vimc - one vimc capture
+ * @allocator: vimc's vb2 allocator, ALLOC_*.
+ * @scaled: "RGB/YUV Capture", RGB24 through the debayer and the scaler
+ *	(VIMC_SCALED_W x VIMC_SCALED_H); else "Raw Capture 0", SRGGB8 from
+ *	the sensor (VIMC_W x VIMC_H).
+ * @src: where the buffers come from.
+ */
+FIXTURE_VARIANT(vimc) {
+	unsigned int allocator;
+	bool scaled;
+	struct src src;
+};
+
+/* vmalloc first: the program reloads vimc once, for dma-contig. */
+FIXTURE_VARIANT_ADD(vimc, vmalloc_raw_auto) {
+	.allocator = ALLOC_VMALLOC,
+	.src = GENERAL(AUTO),
+};
+
+FIXTURE_VARIANT_ADD(vimc, vmalloc_scaled_heap) {
+	.allocator = ALLOC_VMALLOC,
+	.scaled = true,
+	.src = GENERAL_HEAP,
+};
+
+/* Above 4 GiB: vmalloc's vmap reaches it, dma-contig's 32 bits do not. */
+FIXTURE_VARIANT_ADD(vimc, vmalloc_scaled_large_auto) {
+	.allocator = ALLOC_VMALLOC,
+	.scaled = true,
+	.src = LARGE(AUTO),
+};
+
+FIXTURE_VARIANT_ADD(vimc, dma_contig_raw_auto) {
+	.allocator = ALLOC_DMA_CONTIG,
+	.src = GENERAL(AUTO),
+};
+
+FIXTURE_VARIANT_ADD(vimc, dma_contig_scaled_legacy) {
+	.allocator = ALLOC_DMA_CONTIG,
+	.scaled = true,
+	.src = GENERAL(LEGACY),
+};
+
+FIXTURE_VARIANT_ADD(vimc, dma_contig_scaled_heap) {
+	.allocator = ALLOC_DMA_CONTIG,
+	.scaled = true,
+	.src = GENERAL_HEAP,
+};
+
+/* modprobe vimc allocator=@allocator. Return: its exit status, or -1. */
+static int vimc_modprobe(unsigned int allocator)
+{
+	char param[32];
+	int status;
+	pid_t pid;
+
+	snprintf(param, sizeof(param), "allocator=%u", allocator);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execlp("modprobe", "modprobe", "vimc", param, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * vimc with vb2 allocator @allocator: it takes one per load, so when the
+ * suite's (tests/suites/v4l2.sh) has another, it is reloaded with this
+ * one. Nothing holds vimc between tests: each test's fds went with it.
+ */
+static void vimc_use(struct __test_metadata *_metadata,
+		     unsigned int allocator)
+{
+	unsigned long long now;
+
+	ASSERT_EQ(0, rel_read_ull(VIMC_ALLOCATOR, &now))
+		TH_LOG("vimc is not loaded (tests/suites/v4l2.sh loads it)");
+	if (now == allocator)
+		return;
+	ASSERT_EQ(0, rel_module_unload("vimc"));
+	ASSERT_EQ(0, vimc_modprobe(allocator))
+		TH_LOG("modprobe vimc allocator=%u", allocator);
+	ASSERT_EQ(0, rel_read_ull(VIMC_ALLOCATOR, &now));
+	ASSERT_EQ(allocator, now);
+}
+
+/* Open the device node of vimc's entity @name. */
+static int vimc_node(struct __test_metadata *_metadata, int media,
+		     const char *name, struct media_entity_desc *e)
+{
+	char path[300];
+	int fd;
+
+	ASSERT_EQ(0, media_entity(media, name, e))
+		TH_LOG("vimc has no entity \"%s\"", name);
+	ASSERT_EQ(0, media_devnode(e, path, sizeof(path)))
+		TH_LOG("no device node of \"%s\"", name);
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* S_FMT on the capture node of vimc's entity @name; its fd. */
+static int vimc_capture(struct __test_metadata *_metadata, int media,
+			const char *name, __u32 fourcc, __u32 width,
+			__u32 height, struct vfmt *f)
+{
+	struct media_entity_desc e;
+	struct v4l2_capability cap;
+	int fd = vimc_node(_metadata, media, name, &e);
+
+	memset(&cap, 0, sizeof(cap));
+	ASSERT_EQ(0, cmabuf_ioctl(fd, VIDIOC_QUERYCAP, &cap));
+	ASSERT_STREQ("vimc", (char *)cap.driver);
+	fmt_must(_metadata, fd, V4L2_BUF_TYPE_VIDEO_CAPTURE, fourcc, width,
+		 height, f);
+	return fd;
+}
+
+/*
+ * vimc's pipeline, by entity name: Sensor A's still test pattern (100%
+ * colour squares, no text) in SRGGB8 at VIMC_W x VIMC_H into Raw Capture
+ * 0, and through Debayer A (RGB888) and the Scaler, which scales it to
+ * VIMC_SCALED_W x VIMC_SCALED_H, into RGB/YUV Capture. Streaming from one
+ * capture validates every link the sensor reaches, so both branches are
+ * set up whichever the test captures from.
+ */
+FIXTURE_SETUP(vimc)
+{
+	struct media_entity_desc sensor, debayer, scaler, raw, rgb;
+	struct vfmt other;
+	unsigned int i, p;
+	int deb, sc, fd;
+
+	self->media = -1;
+	self->sensor = -1;
+	self->video = -1;
+	self->in.dev = -1;
 	for (i = 0; i < NBUFS; i++)
-		for (p = 0; p < f->planes; p++)
-			cbuf_alloc(_metadata, &self->in, &variant->src,
-				   f->sizeimage[p], &self->buf[i][p]);
-	ASSERT_EQ(0, cmabuf_sysfs_read(self->in.dev, "stats/unreachable_maps",
-				       &unreachable[0]));
-	ASSERT_EQ(0, v4l2_reqbufs(self->video, f->type, V4L2_MEMORY_DMABUF,
-				  NBUFS, &count));
-	ASSERT_LE(NBUFS, count);
-	for (i = 0; i < NBUFS; i++) {
-		planes_of(self->buf[i], f->planes, vp);
-		ASSERT_EQ(0, v4l2_qbuf(self->video, f, i, vp, 0));
-	}
-	ASSERT_EQ(0, v4l2_stream(self->video, f->type, true));
-	for (n = 0; n < FRAMES; n++) {
-		ASSERT_EQ(0, v4l2_dqbuf(self->video, f, V4L2_MEMORY_DMABUF,
-					&fr));
-		ASSERT_GT(NBUFS, fr.index);
-		EXPECT_EQ(0U, fr.flags & V4L2_BUF_FLAG_ERROR);
-		for (p = 0; p < f->planes; p++) {
-			EXPECT_EQ(self->rfr.bytesused[p], fr.bytesused[p]);
-			EXPECT_EQ(self->rfr.data_offset[p], fr.data_offset[p]);
-			check_frame(_metadata, &self->buf[fr.index][p],
-				    self->ref[p], self->rfr.bytesused[p]);
-		}
-		if (n + NBUFS < FRAMES) {
-			planes_of(self->buf[fr.index], f->planes, vp);
-			ASSERT_EQ(0, v4l2_qbuf(self->video, f, fr.index, vp, 0));
-		}
-	}
-	ASSERT_EQ(0, v4l2_stream(self->video, f->type, false));
-	ASSERT_EQ(0, v4l2_reqbufs(self->video, f->type, V4L2_MEMORY_DMABUF, 0,
-				  NULL));
-	ASSERT_EQ(0, cmabuf_sysfs_read(self->in.dev, "stats/unreachable_maps",
-				       &unreachable[1]));
-	EXPECT_EQ(unreachable[0], unreachable[1]);
+		for (p = 0; p < MAX_PLANES; p++)
+			cbuf_init(&self->buf[i][p]);
+	ASSERT_EQ(0, leak_take(&self->leak));
+	inst_open(_metadata, &self->in, variant->src.inst);
+	if (!src_usable(_metadata, &self->in, &variant->src))
+		return;
+	vimc_use(_metadata, variant->allocator);
+	self->media = media_find("vimc");
+	ASSERT_LE(0, self->media) TH_LOG("no media device of vimc");
+
+	self->sensor = vimc_node(_metadata, self->media, "Sensor A", &sensor);
+	deb = vimc_node(_metadata, self->media, "Debayer A", &debayer);
+	sc = vimc_node(_metadata, self->media, "Scaler", &scaler);
+	ASSERT_EQ(0, media_entity(self->media, "Raw Capture 0", &raw));
+	ASSERT_EQ(0, media_entity(self->media, "RGB/YUV Capture", &rgb));
+	ASSERT_EQ(0, media_link_enable(self->media, &sensor, 0, &raw, 0));
+	ASSERT_EQ(0, media_link_enable(self->media, &sensor, 0, &debayer, 0));
+	ASSERT_EQ(0, media_link_enable(self->media, &debayer, 1, &scaler, 0));
+	ASSERT_EQ(0, media_link_enable(self->media, &scaler, 1, &rgb, 0));
+
+	ASSERT_EQ(0, ctrl_set_menu(self->sensor, "Test Pattern",
+				   "100% Color Squares"));
+	ASSERT_EQ(0, ctrl_set_menu(self->sensor, "Show Information", "None"));
+	ASSERT_EQ(0, subdev_fmt_set(self->sensor, 0, MEDIA_BUS_FMT_SRGGB8_1X8,
+				    VIMC_W, VIMC_H, V4L2_COLORSPACE_SRGB));
+	ASSERT_EQ(0, subdev_fmt_set(deb, 0, MEDIA_BUS_FMT_SRGGB8_1X8, VIMC_W,
+				    VIMC_H, V4L2_COLORSPACE_SRGB));
+	ASSERT_EQ(0, subdev_fmt_set(sc, 0, MEDIA_BUS_FMT_RGB888_1X24, VIMC_W,
+				    VIMC_H, V4L2_COLORSPACE_SRGB));
+	ASSERT_EQ(0, subdev_fmt_set(sc, 1, MEDIA_BUS_FMT_RGB888_1X24,
+				    VIMC_SCALED_W, VIMC_SCALED_H,
+				    V4L2_COLORSPACE_SRGB));
+	close(deb);
+	close(sc);
+
+	fd = vimc_capture(_metadata, self->media, "Raw Capture 0",
+			  V4L2_PIX_FMT_SRGGB8, VIMC_W, VIMC_H,
+			  variant->scaled ? &other : &self->fmt);
+	if (variant->scaled)
+		close(fd);
+	else
+		self->video = fd;
+	fd = vimc_capture(_metadata, self->media, "RGB/YUV Capture",
+			  V4L2_PIX_FMT_RGB24, VIMC_SCALED_W, VIMC_SCALED_H,
+			  variant->scaled ? &self->fmt : &other);
+	if (variant->scaled)
+		self->video = fd;
+	else
+		close(fd);
+}
+
+FIXTURE_TEARDOWN(vimc)
+{
+	unsigned int i, p;
+
+	close_fd(&self->video);
+	close_fd(&self->sensor);
+	close_fd(&self->media);
+	for (i = 0; i < NBUFS; i++)
+		for (p = 0; p < MAX_PLANES; p++)
+			cbuf_free(&self->buf[i][p]);
+	for (p = 0; p < MAX_PLANES; p++)
+		free(self->ref[p]);
+	close_fd(&self->in.dev);
+	leak_check(_metadata, &self->leak);
+}
+
+/*
+ * Frames vimc captured into cmabuf buffers through its media pipeline
+ * are those it captured into its own MMAP buffers, byte for byte: the
+ * whole frame (bytesused is sizeimage), width x height x bytes a pixel.
+ */
+TEST_F_TIMEOUT(vimc, frames_equal_vimc_mmap_frames, TIMEOUT)
+{
+	const struct vfmt *f = &self->fmt;
+	__u32 bpp = variant->scaled ? 3 : 1;
+
+	ASSERT_EQ(f->width * f->height * bpp, f->sizeimage[0]);
+	ASSERT_EQ(0, mmap_reference(self->video, f, NBUFS, REF_FRAMES,
+				    self->ref, &self->rfr))
+		TH_LOG("vimc's own MMAP frames (EILSEQ: they differ, the pattern is not still)");
+	EXPECT_EQ(f->sizeimage[0], self->rfr.bytesused[0]);
+	EXPECT_EQ(0U, self->rfr.data_offset[0]);
+	frames_check(_metadata, self->video, f, &self->in, &variant->src,
+		     self->buf, self->ref, &self->rfr);
 }
 
 /* ---- import: what a user meets ---- */
@@ -1160,15 +684,15 @@ FIXTURE_SETUP(import)
 	s.inst = "general";
 	if (!src_usable(_metadata, &self->general, &s))
 		return;
-	self->video = vivid_open(_metadata, variant->allocator,
+	self->video = vivid_node(_metadata, variant->allocator,
 				 variant->mplane);
 	if (variant->mplane)
-		fmt_set(_metadata, self->video,
-			V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE,
-			V4L2_PIX_FMT_NV12M, 320, 180, &self->fmt);
+		fmt_must(_metadata, self->video,
+			 V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE,
+			 V4L2_PIX_FMT_NV12M, 320, 180, &self->fmt);
 	else
-		fmt_set(_metadata, self->video, V4L2_BUF_TYPE_VIDEO_CAPTURE,
-			V4L2_PIX_FMT_YUYV, 320, 180, &self->fmt);
+		fmt_must(_metadata, self->video, V4L2_BUF_TYPE_VIDEO_CAPTURE,
+			 V4L2_PIX_FMT_YUYV, 320, 180, &self->fmt);
 }
 
 FIXTURE_TEARDOWN(import)
@@ -1416,8 +940,8 @@ FIXTURE_SETUP(m2m)
 	ASSERT_LE(0, m->video)
 		TH_LOG("no single-planar vim2m (tests/suites/v4l2.sh loads it)");
 	/* A new context starts unflipped; say so, vim2m copies then. */
-	ctrl_set(_metadata, m->video, V4L2_CID_HFLIP, 0);
-	ctrl_set(_metadata, m->video, V4L2_CID_VFLIP, 0);
+	ASSERT_EQ(0, ctrl_set(m->video, V4L2_CID_HFLIP, 0));
+	ASSERT_EQ(0, ctrl_set(m->video, V4L2_CID_VFLIP, 0));
 }
 
 FIXTURE_TEARDOWN(m2m)
@@ -1481,10 +1005,10 @@ static void m2m_run(struct __test_metadata *_metadata, struct m2m *m,
 	unsigned int i;
 	__u32 count;
 
-	fmt_set(_metadata, m->video, V4L2_BUF_TYPE_VIDEO_OUTPUT,
-		V4L2_PIX_FMT_RGB24, M2M_WIDTH, M2M_HEIGHT, &out);
-	fmt_set(_metadata, m->video, V4L2_BUF_TYPE_VIDEO_CAPTURE, fourcc,
-		M2M_WIDTH, M2M_HEIGHT, &cap);
+	fmt_must(_metadata, m->video, V4L2_BUF_TYPE_VIDEO_OUTPUT,
+		 V4L2_PIX_FMT_RGB24, M2M_WIDTH, M2M_HEIGHT, &out);
+	fmt_must(_metadata, m->video, V4L2_BUF_TYPE_VIDEO_CAPTURE, fourcc,
+		 M2M_WIDTH, M2M_HEIGHT, &cap);
 	ASSERT_EQ(M2M_WIDTH * M2M_HEIGHT * 3U, out.sizeimage[0]);
 	ASSERT_EQ(out.sizeimage[0], cap.sizeimage[0]);
 	m->want = malloc(cap.sizeimage[0]);
@@ -1560,9 +1084,6 @@ TEST_F_TIMEOUT(m2m, rgb24_to_bgr24_swaps_red_and_blue, TIMEOUT)
 
 /* ---- the whole program ---- */
 
-static struct leak at_start;
-static int at_start_err;
-
 /* The fixture of the last test: the harness runs fixtures in order. */
 FIXTURE(end) {
 	int unused;
@@ -1578,17 +1099,15 @@ FIXTURE_TEARDOWN(end)
 
 /*
  * Every buffer of every test is gone: the instances and their CMA areas
- * are where they were before the first test, and vivid and vim2m hold
+ * are where they were before the first test, and vivid, vimc and vim2m hold
  * nothing (v4l2.sh unloads them after).
  */
 TEST_F(end, counters_back_where_they_started)
 {
-	ASSERT_EQ(0, at_start_err);
-	leak_check(_metadata, &at_start);
+	media_back_at_start(_metadata);
 }
 
 int main(int argc, char **argv)
 {
-	at_start_err = leak_take(&at_start);
-	return test_harness_run(argc, argv);
+	return media_harness_run(argc, argv);
 }

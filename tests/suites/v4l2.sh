@@ -9,7 +9,10 @@
 # vivid: four capture-only instances, one per vb2 allocator (0 vmalloc,
 # 1 dma-contig) and API (1 single-planar, 2 multi-planar), in that order:
 # vivid-000 vmalloc/single, vivid-001 dma-contig/single, vivid-002
-# vmalloc/multi, vivid-003 dma-contig/multi. vim2m: mem-to-mem.
+# vmalloc/multi, vivid-003 dma-contig/multi. vim2m: mem-to-mem. vimc:
+# a media-controller pipeline, with one vb2 allocator per load: loaded
+# here with vmalloc (0), and reloaded by cmabuf_v4l2_test with dma-contig
+# (1) for its dma-contig tests, so that one run gives one TAP.
 
 . "${CMABUF_SUITE_LIB:-/suites}/kmod-lib.sh"
 
@@ -17,5 +20,6 @@ kmod_begin cmabuf_v4l2_test
 kmod_load vivid n_devs=4 node_types=0x1,0x1,0x1,0x1 allocators=0,1,0,1 \
 	multiplanar=1,1,2,2
 kmod_load vim2m
+kmod_load vimc allocator=0
 "$kmod_test" 2>&1
 kmod_end $?
