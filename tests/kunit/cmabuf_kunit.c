@@ -101,7 +101,7 @@ static void cmabuf_uapi_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 72, offsetof(struct cmabuf_info, min_compound_order));
 	KUNIT_EXPECT_EQ(test, 76, offsetof(struct cmabuf_info, version));
 	KUNIT_EXPECT_EQ(test, 80, offsetof(struct cmabuf_info, dma_bits));
-	KUNIT_EXPECT_EQ(test, 84, offsetof(struct cmabuf_info, pad));
+	KUNIT_EXPECT_EQ(test, 84, offsetof(struct cmabuf_info, pmd_order));
 }
 
 static void cmabuf_uapi_phys(struct kunit *test)
