@@ -194,13 +194,14 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 		info->min_compound_order = lim.min_compound_order;
 	info->strategies = lim.strategies;
 	info->version = CMABUF_VERSION_CODE;
+	info->pmd_order = lim.pmd_order;
 }
 
 /*
  * CMABUF_IOC_INFO: describe the instance and its area. Works after unbind
  * too, for files opened before.
  *
- * Errors: -EINVAL (non-zero output field or pad), -EFAULT.
+ * Errors: -EINVAL (non-zero output field), -EFAULT.
  */
 static long cmabuf_ioctl_info(struct cmabuf_dev *cdev, unsigned int cmd,
 			      unsigned long arg)

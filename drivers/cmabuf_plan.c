@@ -211,8 +211,12 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_plan_make);
  * @pages: pages in the range, at least one.
  *
  * A folio of order k must start on a multiple of 2^k pages. With an unknown
- * base, the answer is the order that fits wherever the range starts:
- * 2^(k+1) - 1 pages always hold an aligned block of 2^k.
+ * base, the range is a CMA area's, which starts on a pageblock boundary
+ * (mm/cma.c, CMA_MIN_ALIGNMENT_BYTES), and the answer is the order that
+ * fits wherever such a range starts: any block up to a pageblock, and
+ * above one a block of 2^k when 2^(k+1) less a pageblock pages fit. (Not
+ * counting that, an area of one 512 MiB pageblock, the default area with
+ * 64 KiB pages, could hold no folio of a pageblock.)
  *
  * Return: the largest such order.
  */
@@ -221,8 +225,12 @@ unsigned int cmabuf_aligned_order(unsigned long base_pfn, unsigned long pages)
 	unsigned int order = ilog2(pages);
 	unsigned long start;
 
-	if (base_pfn == CMABUF_PFN_UNKNOWN)
-		return ilog2(pages / 2 + 1);
+	if (base_pfn == CMABUF_PFN_UNKNOWN) {
+		for (; order > pageblock_order; order--)
+			if (pages >= (2UL << order) - pageblock_nr_pages)
+				break;
+		return order;
+	}
 
 	for (; order; order--) {
 		start = ALIGN(base_pfn, 1UL << order);

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-kernel.sh NAME: build the arm64 kernel NAME (7.2, 7.2-debug or 6.12)
-# into build/kernel/NAME from tinyconfig plus the fragments of
-# kernel/configs/, then check that every option the fragments ask for is
+# build-kernel.sh NAME: build the arm64 kernel NAME (7.2, 7.2-debug, 7.2-64k,
+# 7.2-16k or 6.12) into build/kernel/NAME from tinyconfig plus the fragments
+# of kernel/configs/, then check that every option the fragments ask for is
 # really set. The kernel is rebuilt only when its source package, patches,
 # fragments, compiler or this script changed.
 
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-name=${1:?usage: build-kernel.sh 7.2|7.2-debug|6.12}
+name=${1:?usage: build-kernel.sh 7.2|7.2-debug|7.2-64k|7.2-16k|6.12}
 src=$(kernel_src_dir "$name")
 out=$(kernel_out_dir "$name")
 mapfile -t fragments < <(kernel_fragments "$name")
@@ -36,29 +36,35 @@ kmake() {
 }
 
 # Fail with the option's name when an option the fragments ask for did not
-# survive olddefconfig (a missing dependency, a renamed symbol).
+# survive olddefconfig (a missing dependency, a renamed symbol). The last
+# fragment that names an option decides its value, as in merge_config.sh
+# (pages-64k.config turns off the 4 KiB pages of qemu-arm64.config).
 verify_config() {
-	local frag line opt val bad=0
+	local frag line opt bad=0
+	local -A want from
+	local -a order=()
 	for frag in "$@"; do
 		while read -r line; do
 			case $line in
-			CONFIG_*=n)
-				opt=${line%%=*}
-				if grep -q "^$opt=" "$out/.config"; then
-					echo "config: $opt is set, $frag wants it off" >&2
-					bad=1
-				fi
-				;;
 			CONFIG_*=*)
 				opt=${line%%=*}
-				val=${line#*=}
-				if ! grep -qx "$opt=$val" "$out/.config"; then
-					echo "config: $opt is not $val (asked for by $(basename "$frag"))" >&2
-					bad=1
-				fi
+				[ -n "${want[$opt]+set}" ] || order+=("$opt")
+				want[$opt]=${line#*=}
+				from[$opt]=$(basename "$frag")
 				;;
 			esac
 		done <"$frag"
+	done
+	for opt in "${order[@]}"; do
+		if [ "${want[$opt]}" = n ]; then
+			if grep -q "^$opt=" "$out/.config"; then
+				echo "config: $opt is set, ${from[$opt]} wants it off" >&2
+				bad=1
+			fi
+		elif ! grep -qx "$opt=${want[$opt]}" "$out/.config"; then
+			echo "config: $opt is not ${want[$opt]} (asked for by ${from[$opt]})" >&2
+			bad=1
+		fi
 	done
 	return $bad
 }

@@ -55,12 +55,29 @@ kernel_mod_dir() {
 
 # The config fragments, in order, that make up a kernel name: what the
 # test bed needs, then Debian's values of the options that change timings
-# (kernel/debian-config.sh), then the debug options.
+# (kernel/debian-config.sh), then the debug options or the page size
+# (7.2-64k: 64 KiB pages, 7.2-16k: 16 KiB; the others have 4 KiB). A later
+# fragment's value of an option replaces an earlier one's.
 kernel_fragments() {
 	echo "$CMABUF_TOP/kernel/configs/qemu-arm64.config"
 	echo "$CMABUF_TOP/kernel/configs/debian-$(kernel_series "$1").config"
 	echo "$CMABUF_TOP/kernel/configs/media.config"
 	case $1 in
 	*-debug) echo "$CMABUF_TOP/kernel/configs/debug.config" ;;
+	*-64k) echo "$CMABUF_TOP/kernel/configs/pages-64k.config" ;;
+	*-16k) echo "$CMABUF_TOP/kernel/configs/pages-16k.config" ;;
 	esac
+}
+
+# The page size of a kernel name, as its fragments set it: 4k, 16k or 64k.
+kernel_page_size() {
+	local f size=4k
+	for f in $(kernel_fragments "$1"); do
+		if grep -qx 'CONFIG_ARM64_16K_PAGES=y' "$f"; then
+			size=16k
+		elif grep -qx 'CONFIG_ARM64_64K_PAGES=y' "$f"; then
+			size=64k
+		fi
+	done
+	echo "$size"
 }

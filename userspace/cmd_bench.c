@@ -361,6 +361,19 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 		if (ret)
 			return ret;
 	}
+	/* The driver would only say EINVAL: say why (a 64 KiB page's 512 MiB). */
+	if (s == CMABUF_STRATEGY_COMPOUND &&
+	    c->dev.info.strategies & CMABUF_STRATEGY_BIT(s) && !compound_fits(c)) {
+		char sz[FMT_LEN], lo[FMT_LEN], hi[FMT_LEN];
+
+		msg_err("bench: path %s: %s is not a COMPOUND size of %s (a power of two from %s to %s here; --size to choose)",
+			tok, fmt_size(c->wl->size, sz, sizeof(sz)), c->dev_path,
+			fmt_size((__u64)c->page_size << c->dev.info.min_compound_order,
+				 lo, sizeof(lo)),
+			fmt_size((__u64)c->page_size << c->dev.info.max_compound_order,
+				 hi, sizeof(hi)));
+		return EXIT_FAILURE;
+	}
 	if (s == PARSE_STRATEGY_ALL)
 		paths_all(paths, n, c);
 	else

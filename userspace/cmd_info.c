@@ -78,6 +78,19 @@ static void info_usage(FILE *fp)
 		"  -j, --json        one JSON document: {\"format\": 1, ..., \"instances\": [...]}\n");
 }
 
+/*
+ * What one PMD entry maps: INFO's pmd_order, or from a driver that predates
+ * it a page of 8-byte entries' worth of pages (2 MiB with 4 KiB pages).
+ */
+static __u64 info_pmd_bytes(const struct cmabuf_info *i)
+{
+	unsigned int order = i->pmd_order;
+
+	if (!order)
+		order = __builtin_ctz(i->page_size) - 3;
+	return (__u64)i->page_size << order;
+}
+
 static void info_version_text(char *buf, size_t len, __u32 v)
 {
 	if (v)
@@ -230,7 +243,8 @@ static void info_print_text(const struct info_inst *in)
 	}
 	info_version_text(a, sizeof(a), i->version);
 	printf("  driver      %s\n", a);
-	printf("  page size   %u\n", i->page_size);
+	printf("  page size   %u (%s)\n", i->page_size,
+	       fmt_size(i->page_size, a, sizeof(a)));
 	if (i->max_compound_order)
 		printf("  compound    orders %u to %u (%s to %s)\n",
 		       i->min_compound_order, i->max_compound_order,
@@ -243,10 +257,14 @@ static void info_print_text(const struct info_inst *in)
 	info_strategies(strategies, sizeof(strategies), i->strategies);
 	printf("  strategies  %s\n", strategies);
 	printf("  clearing    %s\n", info_clearing(i->flags));
-	printf("  mapping     %s\n", !(i->flags & CMABUF_INFO_MMAP_PMD) ?
-	       "one page per entry" : i->flags & CMABUF_INFO_MMAP_PLACED ?
-	       "2 MiB entries; mmap() picks addresses that line up" :
-	       "2 MiB entries where the address lines up");
+	if (!(i->flags & CMABUF_INFO_MMAP_PMD))
+		printf("  mapping     one page per entry\n");
+	else
+		printf("  mapping     %s entries%s\n",
+		       fmt_size(info_pmd_bytes(i), a, sizeof(a)),
+		       i->flags & CMABUF_INFO_MMAP_PLACED ?
+		       "; mmap() picks addresses that line up" :
+		       " where the address lines up");
 	/* Devices without an IOMMU must reach the area with their mask. */
 	if (i->dma_bits)
 		printf("  dma reach   masks of %u bits or more (32-bit: %s, 36: %s, 40: %s)\n",
@@ -322,6 +340,10 @@ static void info_json_one(struct json *j, const struct info_inst *in)
 	json_u64(j, "page_size", i->page_size);
 	info_json_u64(j, in, "min_compound_order", i->min_compound_order);
 	info_json_u64(j, in, "max_compound_order", i->max_compound_order);
+	if (in->ioctl && i->flags & CMABUF_INFO_MMAP_PMD)
+		json_u64(j, "pmd_bytes", info_pmd_bytes(i));
+	else
+		json_null(j, "pmd_bytes");
 	if (in->ioctl) {
 		json_array(j, "strategies");
 		for (s = 0; s < CMABUF_STRATEGY_COUNT; s++) {

@@ -333,6 +333,19 @@ FIXTURE_SETUP(edu_data)
 	edu_pick(_metadata, !path_is_bounce() && variant->size <= SZ_64M,
 		 &self->edu);
 
+	/* COMPOUND starts at a pageblock: 512 MiB with 64 KiB pages. */
+	if (variant->strategy == CMABUF_STRATEGY_COMPOUND) {
+		struct cmabuf_info info;
+		char area[64];
+
+		ASSERT_EQ(0, cmabuf_get_info(dev, &info, area, sizeof(area)));
+		if (cmabuf_strategy_supported(&info, variant->strategy) &&
+		    !cmabuf_compound_fits(&info, variant->size))
+			SKIP(return, "%llu MiB is outside COMPOUND's orders %u..%u on %s",
+			     (unsigned long long)variant->size >> 20,
+			     info.min_compound_order, info.max_compound_order,
+			     area);
+	}
 	ret = buffer_alloc(dev, variant->heap, variant->strategy,
 			   variant->size, &self->buf);
 	if (ret == ENOENT && variant->heap)

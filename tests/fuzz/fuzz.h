@@ -41,7 +41,8 @@
 #define FZ_SMALL_PAGES		2048	/* largest buffer worth allocating */
 #define FZ_CHECK_BYTES		(4ULL << 20)	/* importer reads at most this */
 #define FZ_NAME_LEN		32	/* DMA_BUF_NAME_LEN */
-#define FZ_MAX_BYTES		0xfffff000ULL	/* 4 GiB minus one page */
+/* 4 GiB minus one page of @page bytes (4, 16 or 64 KiB): one sg entry */
+#define FZ_MAX_BYTES(page)	(0xffffffffULL & ~((__u64)(page) - 1))
 #define FZ_PATH_LEN		128
 #define FZ_MAX_WANTS		24	/* kinds we asked to have ready */
 #define FZ_MAX_PREP_FILES	4	/* device files opened to prepare */

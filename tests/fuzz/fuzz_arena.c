@@ -226,6 +226,9 @@ __u64 fz_boundary(struct fz *f)
 		0, 1, 2, 3, 7, 8, 63, 64, 255, 256, 4095, 4096, 4097, 8191,
 		0x7fff, 0x8000, 0xffff, 0x10000, 0x1fffff, 0x200000, 0x200001,
 		0x7fffffff, 0x80000000, 0xfffff000, 0xfffff001, 0xffffffff,
+		/* The largest buffer with 16 and 64 KiB pages, and past it. */
+		0xffffc000, 0xffffc001, 0xffff0000, 0xffff0001,
+		0x2000000, 0x20000000,
 		0x100000000ULL, 0x100000001ULL, 0x40000000, 0x10000000,
 		0x4000000, 0x7fffffffffffffffULL, 0x8000000000000000ULL,
 		UINT64_MAX - 4095, UINT64_MAX - 4094, UINT64_MAX - 1,

@@ -311,7 +311,7 @@ static void fz_bench_model(const struct fz_inst *in,
 	bool bounds = true;
 
 	memset(fr, 0, sizeof(*fr));
-	if (!rq->pages || rq->pages > FZ_MAX_BYTES >> shift) {
+	if (!rq->pages || rq->pages > FZ_MAX_BYTES(in->rel.page_size) >> shift) {
 		fz_err(e, EINVAL, "pages out of bounds");
 		bounds = false;
 	}

@@ -75,7 +75,7 @@ void fz_model_request(const struct fz_inst *in, __u64 size, __u32 align,
 		      __u32 strategy, struct fz_expect *e, struct fz_req *rq)
 {
 	unsigned int shift = fz_shift(in);
-	bool size_ok = size && size <= FZ_MAX_BYTES;
+	bool size_ok = size && size <= FZ_MAX_BYTES(in->rel.page_size);
 	int order;
 
 	memset(rq, 0, sizeof(*rq));
@@ -84,7 +84,7 @@ void fz_model_request(const struct fz_inst *in, __u64 size, __u32 align,
 		fz_err(e, EINVAL, "unknown strategy");
 	if (!size)
 		fz_err(e, EINVAL, "size 0");
-	else if (size > FZ_MAX_BYTES)
+	else if (size > FZ_MAX_BYTES(in->rel.page_size))
 		fz_err(e, EINVAL, "size above 4 GiB minus a page");
 	if (align > CMABUF_ALIGN_MAX)
 		fz_err(e, EINVAL, "alignment above CMABUF_ALIGN_MAX");

@@ -423,7 +423,7 @@ static void fz_model_heap(struct fz *f, int inst,
 		fz_err(e, EINVAL, "unknown heap flag");
 	if (!len)
 		fz_err(e, EINVAL, "length 0 once page-aligned");
-	else if (len > FZ_MAX_BYTES)
+	else if (len > FZ_MAX_BYTES(page))
 		fz_err(e, EINVAL, "length above 4 GiB minus a page");
 	if (!e->may_succeed)
 		return;

@@ -31,6 +31,7 @@
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/pageblock-flags.h>
 #include <linux/platform_device.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -101,7 +102,7 @@ static void cmabuf_uapi_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 72, offsetof(struct cmabuf_info, min_compound_order));
 	KUNIT_EXPECT_EQ(test, 76, offsetof(struct cmabuf_info, version));
 	KUNIT_EXPECT_EQ(test, 80, offsetof(struct cmabuf_info, dma_bits));
-	KUNIT_EXPECT_EQ(test, 84, offsetof(struct cmabuf_info, pad));
+	KUNIT_EXPECT_EQ(test, 84, offsetof(struct cmabuf_info, pmd_order));
 }
 
 static void cmabuf_uapi_phys(struct kunit *test)
@@ -293,6 +294,17 @@ static void cmabuf_arith_aligned_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 14U,
 			cmabuf_aligned_order(unknown, (1UL << 15) - 1));
 	KUNIT_EXPECT_EQ(test, 0U, cmabuf_aligned_order(unknown, 1));
+	/*
+	 * A CMA area starts on a pageblock boundary: one pageblock holds a
+	 * block of its size (the default area with 64 KiB pages is one).
+	 */
+	KUNIT_EXPECT_EQ(test, (unsigned int)pageblock_order,
+			cmabuf_aligned_order(unknown, pageblock_nr_pages));
+	KUNIT_EXPECT_EQ(test, (unsigned int)pageblock_order + 1,
+			cmabuf_aligned_order(unknown, 3 * pageblock_nr_pages));
+	KUNIT_EXPECT_EQ(test, (unsigned int)pageblock_order,
+			cmabuf_aligned_order(unknown,
+					     3 * pageblock_nr_pages - 1));
 }
 
 static void cmabuf_arith_area_max_order(struct kunit *test)
@@ -455,8 +467,9 @@ static const struct cmabuf_plan_case cmabuf_plan_cases[] = {
 	  S(AUTO), 0, 256, S(FROZEN), 0, S(AUTO), 0 },
 	{ "auto not power of two is frozen", &cmabuf_lim_frozen, PG(768), 0,
 	  S(AUTO), 0, 768, S(FROZEN), 0, S(AUTO), 0 },
-	{ "auto gigantic is compound", &cmabuf_lim_frozen, PG(1 << 18), 0,
-	  S(AUTO), 0, 1 << 18, S(COMPOUND), 18, S(FROZEN), 0 },
+	{ "auto gigantic is compound", &cmabuf_lim_frozen, SZ_1G, 0,
+	  S(AUTO), 0, SZ_1G >> PAGE_SHIFT, S(COMPOUND), 30 - PAGE_SHIFT,
+	  S(FROZEN), 0 },
 	{ "auto partial page rounds up", &cmabuf_lim_frozen, PG(512) - 1, 0,
 	  S(AUTO), 0, 512, S(COMPOUND), 9, S(FROZEN), 0 },
 	{ "auto alignment above size is frozen", &cmabuf_lim_frozen, PG(512),
@@ -873,8 +886,11 @@ static void cmabuf_sg_count_pci(struct kunit *test)
 	/* Not 64 KiB aligned: the segments are still 64 KiB long. */
 	KUNIT_EXPECT_EQ(test, 2U,
 			cmabuf_sg_count(lim, SZ_1G + PAGE_SIZE, SZ_128K));
-	/* 4 KiB below 4 GiB: the first segment stops at the boundary. */
-	KUNIT_EXPECT_EQ(test, 3U,
+	/*
+	 * A page below 4 GiB: the first segment stops at the boundary, the
+	 * rest are 64 KiB (3 entries with 4 and 16 KiB pages, 2 with 64 KiB).
+	 */
+	KUNIT_EXPECT_EQ(test, 1U + DIV_ROUND_UP(SZ_128K - PAGE_SIZE, SZ_64K),
 			cmabuf_sg_count(lim, SZ_4G - PAGE_SIZE, SZ_128K));
 }
 

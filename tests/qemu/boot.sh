@@ -193,10 +193,13 @@ run_id=${CMABUF_RUN_ID:-$(date +%s%N)}
 image=$(kernel_out_dir "$kernel")/arch/arm64/boot/Image
 [ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
 
-# Written to a temporary name first: another guest may be reading it.
-dtb=$CMABUF_BUILD/guest/cmabuf-virt-smp$QEMU_SMP.dtb
-if [ ! -f "$dtb" ] || [ "$here/cmabuf-regions.dtsi" -nt "$dtb" ] || [ "$here/qemu.sh" -nt "$dtb" ]; then
-	bash "$here/mkdtb.sh" "$dtb.$$.tmp"
+# Written to a temporary name first: another guest may be reading it. One
+# per page size: CMA regions are multiples of a pageblock.
+pages=$(kernel_page_size "$kernel")
+dtb=$CMABUF_BUILD/guest/cmabuf-virt-smp$QEMU_SMP-$pages.dtb
+if [ ! -f "$dtb" ] || [ "$here/qemu.sh" -nt "$dtb" ] ||
+   [ -n "$(find "$here" -maxdepth 1 -name 'cmabuf-regions*.dtsi' -newer "$dtb")" ]; then
+	bash "$here/mkdtb.sh" "$kernel" "$dtb.$$.tmp"
 	mv "$dtb.$$.tmp" "$dtb"
 fi
 initrd=$logs/initramfs.cpio.gz

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # build-kernels.sh NAME...: fetch, patch and build the named test-bed kernels
-# (7.2, 7.2-debug, 6.12). Each step does nothing when its inputs are unchanged.
+# (7.2, 7.2-debug, 7.2-64k, 7.2-16k, 6.12). Each step does nothing when its
+# inputs are unchanged.
 
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -104,7 +104,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..58"
+echo "1..60"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -263,6 +263,49 @@ if [ "$own" = dma-bounce ] && [[ " $all " != *" dma-bounce "* ]] &&
 else
 	echo "not ok $n apart_suites_boot_apart # '$all' / '$own'"
 	fails=$((fails + 1))
+fi
+
+# The kernels with 16 and 64 KiB pages run the suites whose outcome
+# depends on the page size and no others; the page size follows the name.
+n=$((n + 1))
+want="testbed kunit cmabuf cmabufctl heap-defaults sharing dma fuzz"
+sizes=$(. "$top/kernel/common.sh" && for k in 7.2 7.2-debug 6.12 7.2-16k 7.2-64k; do
+	kernel_page_size "$k"
+done | xargs)
+if [ "$(bash "$here/boot.sh" --list 7.2-64k)" = "$want" ] &&
+	[ "$(bash "$here/boot.sh" --list 7.2-16k)" = "$want" ] &&
+	[ -z "$(bash "$here/boot.sh" --list-apart 7.2-64k)" ] &&
+	[ "$sizes" = "4k 4k 4k 16k 64k" ]; then
+	echo "ok $n page_size_kernels_run_their_suites"
+else
+	echo "not ok $n page_size_kernels_run_their_suites # '$(bash "$here/boot.sh" --list 7.2-64k)' / $sizes"
+	fails=$((fails + 1))
+fi
+
+# A device tree per page size: CMA regions are multiples of a pageblock
+# (512 MiB with 64 KiB pages, 32 MiB with 16 KiB), else the kernel
+# refuses them; 4 KiB kernels keep theirs.
+n=$((n + 1))
+dt_prop() {
+	dtc -q -I dtb -O dts "$1" | awk -v node="$2" -v prop="$3" '
+		$1 == node && $2 == "{" { inside = 1 }
+		inside && $1 == prop { print $3 $4; exit }'
+}
+if command -v "${QEMU:-qemu-system-aarch64}" >/dev/null && command -v dtc >/dev/null; then
+	for k in 7.2 7.2-16k 7.2-64k; do
+		bash "$here/mkdtb.sh" "$k" "$work/$k.dtb" 2>/dev/null
+	done
+	got="$(dt_prop "$work/7.2.dtb" general-pool size) $(dt_prop "$work/7.2.dtb" cmabuf-taken size)"
+	got="$got $(dt_prop "$work/7.2-16k.dtb" general-pool size) $(dt_prop "$work/7.2-16k.dtb" cmabuf-taken size)"
+	got="$got $(dt_prop "$work/7.2-64k.dtb" general-pool size) $(dt_prop "$work/7.2-64k.dtb" cmabuf-taken size)"
+	if [ "$got" = "<0x000x10000000>; <0x000x400000>; <0x000x10000000>; <0x000x2000000>; <0x000x20000000>; <0x000x20000000>;" ]; then
+		echo "ok $n device_tree_per_page_size"
+	else
+		echo "not ok $n device_tree_per_page_size # $got"
+		fails=$((fails + 1))
+	fi
+else
+	echo "ok $n device_tree_per_page_size # SKIP no $QEMU or dtc"
 fi
 
 # Logs of an earlier run, or of a boot.sh that failed, are not this run's.

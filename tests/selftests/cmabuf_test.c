@@ -3,7 +3,9 @@
  * Selftest of the cmabuf driver and its uapi (include/uapi/linux/cmabuf.h).
  *
  * Every fixture runs on one instance: /dev/cmabuf (the default CMA area),
- * /dev/cmabuf-general (256 MiB) or /dev/cmabuf-large (1 GiB, 1 GiB-aligned).
+ * /dev/cmabuf-general (256 MiB; 512 MiB with 64 KiB pages, a pageblock)
+ * or /dev/cmabuf-large (1 GiB, 1 GiB-aligned). Sizes follow the page size
+ * (sysconf(_SC_PAGESIZE)) and what a PMD entry maps (INFO's pmd_order).
  * Variants name the instance, the strategy and the size, so that the test
  * names show the strategy matrix: alloc.general_frozen_1m.contents_zero.
  * A fixture SKIP()s when its device is absent or the running kernel lacks
@@ -58,7 +60,8 @@
 #define DEV_GENERAL	"/dev/cmabuf-general"
 #define DEV_LARGE	"/dev/cmabuf-large"
 
-#define PAGE		SZ_4K
+/* The page size: 4, 16 or 64 KiB on arm64. */
+#define PAGE		((size_t)sysconf(_SC_PAGESIZE))
 
 /* Seconds a test of a 1 GiB buffer may take under TCG. */
 #define TIMEOUT_1G	300
@@ -208,7 +211,23 @@ static __u32 strategy_expected(const struct cmabuf_info *info, __u32 strategy,
 	return strategy;
 }
 
-/* ALLOC a buffer of @size with @strategy from @dev, SKIP()ping as above. */
+/* A variant's size: COMPOUND's smallest order on the instance. */
+#define SIZE_COMPOUND_MIN	0
+
+/* What one PMD entry maps: INFO's pmd_order, or the geometry's (8-byte entries). */
+static size_t pmd_bytes(const struct cmabuf_info *info)
+{
+	unsigned int order = info->pmd_order;
+
+	if (!order)
+		order = __builtin_ctz(info->page_size) - 3;
+	return (size_t)info->page_size << order;
+}
+
+/*
+ * ALLOC a buffer of @size (%SIZE_COMPOUND_MIN: COMPOUND's smallest) with
+ * @strategy from @dev, SKIP()ping as above.
+ */
 static bool buf_setup(struct __test_metadata *_metadata, struct cmabuf_buf *b,
 		      const char *path, __u32 strategy, __u64 size)
 {
@@ -220,6 +239,11 @@ static bool buf_setup(struct __test_metadata *_metadata, struct cmabuf_buf *b,
 	if (!cmabuf_strategy_supported(&b->dev.info, strategy))
 		SKIP(return false, "%s is not supported by this kernel (strategies %#x)",
 		     cmabuf_strategy_name(strategy), b->dev.info.strategies);
+	/* COMPOUND's smallest size here: a pageblock. */
+	if (size == SIZE_COMPOUND_MIN) {
+		size = (__u64)PAGE << b->dev.info.min_compound_order;
+		pages = size / PAGE;
+	}
 	if (strategy == CMABUF_STRATEGY_COMPOUND &&
 	    !cmabuf_compound_fits(&b->dev.info, size))
 		SKIP(return false, "order %u is outside COMPOUND's orders %u..%u on %s",
@@ -348,7 +372,9 @@ static void counters_restored_after_close(struct __test_metadata *_metadata,
 /*
  * alloc: instance x strategy x size, up to 64 MiB. The default area is
  * 64 MiB, so it stops at 1 MiB. COMPOUND starts at the CMA pageblock,
- * 2 MiB with 4 KiB pages, so it has 2 MiB instead of 1 MiB.
+ * 2 MiB with 4 KiB pages, so it has 2 MiB instead of 1 MiB; its sizes
+ * below a pageblock SKIP where pages are larger (32 MiB with 16 KiB, 512
+ * MiB with 64 KiB), and *_compound_min allocate a pageblock everywhere.
  */
 FIXTURE(alloc) {
 	struct cmabuf_buf b;
@@ -408,6 +434,12 @@ FIXTURE_VARIANT_ADD(alloc, general_compound_64m) {
 	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_COMPOUND, .size = SZ_64M,
 };
 
+/* A pageblock: 2 MiB, 32 MiB or (the whole area) 512 MiB. */
+FIXTURE_VARIANT_ADD(alloc, general_compound_min) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_COMPOUND,
+	.size = SIZE_COMPOUND_MIN,
+};
+
 FIXTURE_VARIANT_ADD(alloc, general_frozen_4k) {
 	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_FROZEN, .size = SZ_4K,
 };
@@ -438,6 +470,11 @@ FIXTURE_VARIANT_ADD(alloc, large_auto_1m) {
 
 FIXTURE_VARIANT_ADD(alloc, large_compound_2m) {
 	.path = DEV_LARGE, .strategy = CMABUF_STRATEGY_COMPOUND, .size = SZ_2M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, large_compound_min) {
+	.path = DEV_LARGE, .strategy = CMABUF_STRATEGY_COMPOUND,
+	.size = SIZE_COMPOUND_MIN,
 };
 
 FIXTURE_VARIANT_ADD(alloc, large_frozen_1m) {
@@ -602,16 +639,21 @@ TEST_F(alloc, fdinfo_names_instance_and_size)
 
 /*
  * mapping: CPU mappings are built by faults. Where INFO says so, a fault
- * maps a whole 2 MiB stretch with one PMD entry, and mmap() without an
- * address picks one that lines up with the buffer; partial mappings,
- * mremap, fork and munmap of part of a range must behave as with 4 KiB
- * entries. The faults a full touch takes tell which entries were used:
- * one per 2 MiB with PMDs, one per CMABUF_FAULT_AROUND_PAGES (16) pages
- * without.
+ * maps a whole PMD block (2 MiB with 4 KiB pages, 32 MiB with 16 KiB) with
+ * one PMD entry, and mmap() without an address picks one that lines up
+ * with the buffer; partial mappings, mremap, fork and munmap of part of a
+ * range must behave as with page entries. The faults a full touch takes
+ * tell which entries were used: one per PMD with PMDs, one per
+ * CMABUF_FAULT_AROUND_PAGES (16) pages without. The buffer is 64 MiB or
+ * 16 PMDs, whichever is more, from the general area or else the large
+ * one; with 64 KiB pages 16 PMDs are 8 GiB, more than the guest has, and
+ * pmd_fallback tests the PMDs there.
  */
 FIXTURE(mapping) {
 	struct cmabuf_buf b;
 	__u64 phys;
+	size_t pmd;
+	size_t len;
 };
 
 FIXTURE_VARIANT(mapping) {
@@ -630,12 +672,39 @@ FIXTURE_VARIANT_ADD(mapping, legacy_64m) {
 	.strategy = CMABUF_STRATEGY_LEGACY,
 };
 
+/* The INFO of @path, SKIP()ping as dev_open() does. */
+static bool dev_info(struct __test_metadata *_metadata, const char *path,
+		     struct cmabuf_info *info)
+{
+	struct cmabuf_dev dev;
+
+	if (!dev_open(_metadata, &dev, path))
+		return false;
+	*info = dev.info;
+	close(dev.fd);
+	return true;
+}
+
 FIXTURE_SETUP(mapping)
 {
+	struct cmabuf_info general, large;
 	struct cmabuf_phys phys;
+	const char *path;
 
-	if (!buf_setup(_metadata, &self->b, DEV_GENERAL, variant->strategy,
-		       SZ_64M))
+	if (!dev_info(_metadata, DEV_GENERAL, &general) ||
+	    !dev_info(_metadata, DEV_LARGE, &large))
+		return;
+	self->pmd = pmd_bytes(&general);
+	self->len = self->pmd * 16 > SZ_64M ? self->pmd * 16 : SZ_64M;
+	if (self->len <= general.total_bytes)
+		path = DEV_GENERAL;
+	else if (self->len <= large.total_bytes)
+		path = DEV_LARGE;
+	else
+		SKIP(return, "no area holds 16 PMDs of %zu MiB (pmd_fallback tests PMDs here)",
+		     self->pmd >> 20);
+	if (!buf_setup(_metadata, &self->b, path, variant->strategy,
+		       self->len))
 		return;
 	ASSERT_EQ(0, cmabuf_phys(self->b.dev.fd, self->b.fd, &phys));
 	self->phys = phys.phys;
@@ -666,10 +735,10 @@ static long touch_pages(void *map, size_t len)
 	return minor_faults() - before;
 }
 
-/* Do @map and the buffer's byte @off sit at the same offset into 2 MiB? */
-static bool lines_up(const void *map, __u64 phys, size_t off)
+/* Do @map and the buffer's byte @off sit at the same offset into a @pmd? */
+static bool lines_up(const void *map, __u64 phys, size_t off, size_t pmd)
 {
-	return !(((uintptr_t)map - phys - off) & (SZ_2M - 1));
+	return !(((uintptr_t)map - phys - off) & (pmd - 1));
 }
 
 /* A mapping of @len bytes at buffer offset @off that lines up. */
@@ -677,14 +746,15 @@ static void *map_lined_up(struct __test_metadata *_metadata,
 			  struct cmabuf_buf *b, __u64 phys, size_t len,
 			  off_t off)
 {
+	size_t pmd = pmd_bytes(&b->dev.info);
 	char *hole, *want;
 	void *map;
 
-	hole = mmap(NULL, len + SZ_2M, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+	hole = mmap(NULL, len + pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 		    -1, 0);
 	ASSERT_NE(MAP_FAILED, hole);
-	want = hole + ((phys + off - (uintptr_t)hole) & (SZ_2M - 1));
-	munmap(hole, len + SZ_2M);
+	want = hole + ((phys + off - (uintptr_t)hole) & (pmd - 1));
+	munmap(hole, len + pmd);
 	map = mmap(want, len, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_FIXED_NOREPLACE, b->fd, off);
 	ASSERT_EQ(want, map) TH_LOG("mmap at %p: %s", want, strerror(errno));
@@ -699,17 +769,17 @@ TEST_F(mapping, placed_to_line_up)
 	if (!(flags & CMABUF_INFO_MMAP_PLACED))
 		SKIP(return, "mmap() does not place mappings here (INFO flags %#x)",
 		     flags);
-	map = buf_map(_metadata, &self->b, self->b.fd, SZ_64M, 0);
-	EXPECT_TRUE(lines_up(map, self->phys, 0))
+	map = buf_map(_metadata, &self->b, self->b.fd, self->len, 0);
+	EXPECT_TRUE(lines_up(map, self->phys, 0, self->pmd))
 		TH_LOG("mapping at %p, buffer at %#llx", map, self->phys);
-	map = buf_map(_metadata, &self->b, self->b.fd, SZ_2M * 3, SZ_1M);
-	EXPECT_TRUE(lines_up(map, self->phys, SZ_1M))
+	map = buf_map(_metadata, &self->b, self->b.fd, self->pmd * 3, SZ_1M);
+	EXPECT_TRUE(lines_up(map, self->phys, SZ_1M, self->pmd))
 		TH_LOG("mapping of offset 1 MiB at %p, buffer at %#llx", map,
 		       self->phys);
 }
 
 /*
- * Buffers of 2 MiB or more start on a 2 MiB boundary, and mmap() places
+ * Buffers of a PMD or more start on a PMD boundary, and mmap() places
  * by the file offset alone: the address shows nothing of the physical
  * one, which PHYS keeps behind CAP_SYS_RAWIO.
  */
@@ -718,20 +788,21 @@ TEST_F(mapping, placed_by_offset_alone)
 	__u32 flags = self->b.dev.info.flags;
 	char *map;
 
-	EXPECT_EQ(0ULL, self->phys % SZ_2M)
-		TH_LOG("a 64 MiB buffer at %#llx", self->phys);
+	EXPECT_EQ(0ULL, self->phys % self->pmd)
+		TH_LOG("a %zu MiB buffer at %#llx", self->len >> 20,
+		       self->phys);
 	if (!(flags & CMABUF_INFO_MMAP_PLACED))
 		SKIP(return, "mmap() does not place mappings here (INFO flags %#x)",
 		     flags);
-	map = buf_map(_metadata, &self->b, self->b.fd, SZ_2M * 3,
+	map = buf_map(_metadata, &self->b, self->b.fd, self->pmd * 3,
 		      SZ_1M + PAGE);
-	EXPECT_EQ((uintptr_t)(SZ_1M + PAGE), (uintptr_t)map % SZ_2M);
+	EXPECT_EQ((uintptr_t)(SZ_1M + PAGE), (uintptr_t)map % self->pmd);
 }
 
 /* ptrace and /proc/PID/mem reach a mapping through vm_ops->access. */
 TEST_F(mapping, proc_mem_reads_and_writes)
 {
-	size_t len = SZ_2M + 3 * PAGE, off = SZ_2M - 100;
+	size_t len = self->pmd + 3 * PAGE, off = self->pmd - 100;
 	char want[300], got[300];
 	char *map;
 	int fd;
@@ -740,7 +811,7 @@ TEST_F(mapping, proc_mem_reads_and_writes)
 	cmabuf_fill_pages(map, len, 23);
 	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	/* Across a page and a 2 MiB boundary. */
+	/* Across a page and a PMD boundary. */
 	ASSERT_EQ((ssize_t)sizeof(got),
 		  pread(fd, got, sizeof(got), (uintptr_t)map + off));
 	EXPECT_EQ(0, memcmp(got, map + off, sizeof(got)));
@@ -751,33 +822,33 @@ TEST_F(mapping, proc_mem_reads_and_writes)
 	close(fd);
 }
 
-TEST_F(mapping, one_fault_per_2m_when_lined_up)
+TEST_F(mapping, one_fault_per_pmd_when_lined_up)
 {
-	size_t len = SZ_64M;
+	size_t len = self->len;
 	long faults, limit;
 	void *map;
 
 	map = map_lined_up(_metadata, &self->b, self->phys, len, 0);
 	faults = touch_pages(map, len);
 	munmap(map, len);
-	/* With PMDs: one per 2 MiB, 16 pages at each unaligned end. */
-	limit = len / SZ_2M + 2 * (SZ_2M / PAGE / 16) + 4;
+	/* With PMDs: one per PMD, 16 pages at each unaligned end. */
+	limit = len / self->pmd + 2 * (self->pmd / PAGE / 16) + 4;
 	if (!(self->b.dev.info.flags & CMABUF_INFO_MMAP_PMD))
 		limit = len / PAGE / 16 + 4;
 	EXPECT_GE(limit, faults)
 		TH_LOG("%ld faults to touch %zu pages (flags %#x)", faults,
 		       len / (size_t)PAGE, self->b.dev.info.flags);
-	/* A fresh mapping has nothing mapped: each 2 MiB must fault. */
-	EXPECT_LE((long)(len / SZ_2M), faults);
+	/* A fresh mapping has nothing mapped: each PMD block must fault. */
+	EXPECT_LE((long)(len / self->pmd), faults);
 }
 
 /*
  * INFO's PMD flag is the caller's: a process that turned THP off is told
- * it gets page entries, and it does (a fault per 16 pages, none per 2 MiB).
+ * it gets page entries, and it does (a fault per 16 pages, none per PMD).
  */
 TEST_F(mapping, pmd_flag_follows_thp_disable)
 {
-	size_t len = SZ_64M;
+	size_t len = self->len;
 	int status;
 	pid_t pid;
 
@@ -810,11 +881,11 @@ TEST_F(mapping, pmd_flag_follows_thp_disable)
 
 TEST_F(mapping, fault_around_when_not_lined_up)
 {
-	size_t len = SZ_64M - SZ_2M;
+	size_t len = self->len - self->pmd;
 	long faults;
 	void *map;
 
-	/* Off by one page: no 2 MiB stretch lines up. */
+	/* Off by one page: no PMD block lines up. */
 	map = map_lined_up(_metadata, &self->b, self->phys + PAGE, len, 0);
 	faults = touch_pages(map, len);
 	munmap(map, len);
@@ -827,7 +898,7 @@ TEST_F(mapping, fault_around_when_not_lined_up)
 /* The window around a fault is aligned: touched downwards, as many faults. */
 TEST_F(mapping, fault_around_downwards)
 {
-	size_t len = SZ_2M * 4, off;
+	size_t len = self->pmd * 4, off;
 	long before, faults;
 	char *map;
 
@@ -842,33 +913,33 @@ TEST_F(mapping, fault_around_downwards)
 }
 
 /*
- * A 4 KiB fault maps the pages around it, but not into the next 2 MiB,
- * which a PMD may map already: here the upper 2 MiB is touched first,
+ * A page fault maps the pages around it, but not into the next PMD block,
+ * which a PMD may map already: here the upper block is touched first,
  * then the last page below it (a DEBUG_VM kernel BUGs on a PTE put where
  * a PMD maps).
  */
 TEST_F(mapping, fault_around_stops_at_pmd)
 {
-	size_t len = 2 * SZ_2M - PAGE;
+	size_t len = 2 * self->pmd - PAGE;
 	char *map, *all;
 
-	all = buf_map(_metadata, &self->b, self->b.fd, 2 * SZ_2M, 0);
-	cmabuf_fill_pages(all, 2 * SZ_2M, 17);
-	/* Buffer bytes 4 KiB to 4 MiB: only the upper 2 MiB can be a PMD. */
+	all = buf_map(_metadata, &self->b, self->b.fd, 2 * self->pmd, 0);
+	cmabuf_fill_pages(all, 2 * self->pmd, 17);
+	/* Buffer bytes a page to 2 PMDs: only the upper block can be a PMD. */
 	map = map_lined_up(_metadata, &self->b, self->phys, len, PAGE);
-	EXPECT_EQ(all[SZ_2M], map[SZ_2M - PAGE]);
-	EXPECT_EQ(all[SZ_2M - PAGE], map[SZ_2M - 2 * PAGE]);
+	EXPECT_EQ(all[self->pmd], map[self->pmd - PAGE]);
+	EXPECT_EQ(all[self->pmd - PAGE], map[self->pmd - 2 * PAGE]);
 	EXPECT_EQ(0, memcmp(map, all + PAGE, len));
 	munmap(map, len);
 }
 
 TEST_F(mapping, partial_mapping_sees_buffer)
 {
-	size_t off = SZ_2M + SZ_1M + PAGE, len = 5 * SZ_2M;
+	size_t off = self->pmd + SZ_1M + PAGE, len = 5 * self->pmd;
 	char *all, *part;
 
-	all = buf_map(_metadata, &self->b, self->b.fd, SZ_64M, 0);
-	cmabuf_fill_pages(all, SZ_64M, 11);
+	all = buf_map(_metadata, &self->b, self->b.fd, self->len, 0);
+	cmabuf_fill_pages(all, self->len, 11);
 	part = buf_map(_metadata, &self->b, self->b.fd, len, off);
 	ASSERT_EQ(0, memcmp(part, all + off, len));
 	part[len - 1] = 0x5a;
@@ -877,14 +948,14 @@ TEST_F(mapping, partial_mapping_sees_buffer)
 
 TEST_F(mapping, mremap_moves_mapping)
 {
-	size_t len = 8 * SZ_2M;
+	size_t len = 8 * self->pmd;
 	char *map, *dest, *moved;
 
 	map = map_lined_up(_metadata, &self->b, self->phys, len, 0);
 	cmabuf_fill_pages(map, len, 12);
 	/* Somewhere that does not line up, so PMDs must be split. */
-	dest = mmap(NULL, len + SZ_2M, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-		    -1, 0);
+	dest = mmap(NULL, len + self->pmd, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, dest);
 	moved = mremap(map, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
 		       dest + PAGE);
@@ -897,22 +968,22 @@ TEST_F(mapping, mremap_moves_mapping)
 	map = buf_map(_metadata, &self->b, self->b.fd, len, 0);
 	EXPECT_EQ(len, cmabuf_check_pages(map, len, 13));
 	munmap(moved, len);
-	munmap(dest + PAGE + len, SZ_2M - PAGE);
+	munmap(dest + PAGE + len, self->pmd - PAGE);
 }
 
 TEST_F(mapping, mremap_growing_refused)
 {
 	void *map, *grown;
 
-	map = buf_map(_metadata, &self->b, self->b.fd, SZ_2M, 0);
-	grown = mremap(map, SZ_2M, 2 * SZ_2M, MREMAP_MAYMOVE);
+	map = buf_map(_metadata, &self->b, self->b.fd, self->pmd, 0);
+	grown = mremap(map, self->pmd, 2 * self->pmd, MREMAP_MAYMOVE);
 	ASSERT_EQ(MAP_FAILED, grown);
 	ASSERT_EQ(EFAULT, errno);
 }
 
 TEST_F(mapping, fork_child_shares_mapping)
 {
-	size_t len = 4 * SZ_2M;
+	size_t len = 4 * self->pmd;
 	char *map;
 	int status;
 	pid_t pid;
@@ -936,7 +1007,8 @@ TEST_F(mapping, fork_child_shares_mapping)
 
 TEST_F(mapping, munmap_part_keeps_rest)
 {
-	size_t len = 4 * SZ_2M, hole = SZ_2M + SZ_1M, rest = hole + SZ_2M;
+	size_t len = 4 * self->pmd, hole = self->pmd + SZ_1M;
+	size_t rest = hole + self->pmd;
 	char *map, *all;
 	int status;
 	pid_t pid;
@@ -945,7 +1017,7 @@ TEST_F(mapping, munmap_part_keeps_rest)
 	all = buf_map(_metadata, &self->b, self->b.fd, len, 0);
 	cmabuf_fill_pages(map, len, 16);
 	/* From the middle of one PMD to the middle of the next. */
-	ASSERT_EQ(0, munmap(map + hole, SZ_2M));
+	ASSERT_EQ(0, munmap(map + hole, self->pmd));
 	EXPECT_EQ(0, memcmp(map, all, hole));
 	EXPECT_EQ(0, memcmp(map + rest, all + rest, len - rest));
 	map[0] = 0x3c;
@@ -963,6 +1035,113 @@ TEST_F(mapping, munmap_part_keeps_rest)
 		TH_LOG("a store into the hole gave status %#x", status);
 	munmap(map, hole);
 	munmap(map + rest, len - rest);
+}
+
+/*
+ * pmd_fallback: a buffer of two PMDs from the large area (4 MiB, 64 MiB,
+ * or with 64 KiB pages 1 GiB, where the PMD level is folded and
+ * PTRS_PER_PMD is 1), on a PMD boundary. Mapped one page off lining up,
+ * the one PMD block inside the mapping meets buffer pages that do not
+ * start on a PMD boundary: huge_fault must fall back to page entries, and
+ * every page must show its own bytes. A PMD entry there would map the
+ * aligned block below, a page of another offset at every address, the
+ * buffer's first page shifted or memory outside the buffer. Lined up, the
+ * same buffer gets a PMD entry per block.
+ */
+FIXTURE(pmd_fallback) {
+	struct cmabuf_buf b;
+	__u64 phys;
+	size_t pmd;
+};
+
+FIXTURE_VARIANT(pmd_fallback) {
+	__u32 strategy;
+};
+
+FIXTURE_VARIANT_ADD(pmd_fallback, frozen) {
+	.strategy = CMABUF_STRATEGY_FROZEN,
+};
+
+FIXTURE_VARIANT_ADD(pmd_fallback, compound) {
+	.strategy = CMABUF_STRATEGY_COMPOUND,
+};
+
+FIXTURE_SETUP(pmd_fallback)
+{
+	struct cmabuf_info large;
+	struct cmabuf_phys phys;
+
+	if (!dev_info(_metadata, DEV_LARGE, &large))
+		return;
+	self->pmd = pmd_bytes(&large);
+	if (!buf_setup(_metadata, &self->b, DEV_LARGE, variant->strategy,
+		       2 * self->pmd))
+		return;
+	ASSERT_EQ(0, cmabuf_phys(self->b.dev.fd, self->b.fd, &phys));
+	self->phys = phys.phys;
+	ASSERT_EQ(0ULL, self->phys % self->pmd)
+		TH_LOG("a buffer of two %zu MiB PMDs at %#llx",
+		       self->pmd >> 20, self->phys);
+}
+
+FIXTURE_TEARDOWN(pmd_fallback)
+{
+	buf_teardown(_metadata, &self->b);
+}
+
+/* Check the marks of cmabuf_fill_pages() through @map; the faults taken. */
+static long check_counting_faults(struct __test_metadata *_metadata,
+				  const void *map, size_t len,
+				  unsigned long long seed)
+{
+	long before = minor_faults();
+	size_t off;
+
+	off = cmabuf_check_pages(map, len, seed);
+	EXPECT_EQ(len, off)
+		TH_LOG("byte %zu shows another page's bytes (%#llx)", off,
+		       *(const unsigned long long *)((const char *)map + off));
+	return minor_faults() - before;
+}
+
+TEST_F(pmd_fallback, misaligned_block_falls_back)
+{
+	size_t len = 2 * self->pmd;
+	long faults;
+	char *map;
+
+	map = buf_map(_metadata, &self->b, self->b.fd, len, 0);
+	cmabuf_fill_pages(map, len, 31);
+	buf_unmap(&self->b, map);
+	/* The block at mapping offset pmd - page holds no PMD boundary. */
+	map = map_lined_up(_metadata, &self->b, self->phys + PAGE, len, 0);
+	faults = check_counting_faults(_metadata, map, len, 31);
+	munmap(map, len);
+	EXPECT_LE((long)(len / PAGE / 16), faults)
+		TH_LOG("%ld faults for %zu pages: a PMD where none lines up?",
+		       faults, len / PAGE);
+	EXPECT_GE((long)(len / PAGE / 16 + 4), faults);
+}
+
+TEST_F(pmd_fallback, lined_up_block_uses_pmd)
+{
+	size_t len = 2 * self->pmd;
+	long faults;
+	char *map;
+
+	map = buf_map(_metadata, &self->b, self->b.fd, len, 0);
+	cmabuf_fill_pages(map, len, 32);
+	buf_unmap(&self->b, map);
+	map = map_lined_up(_metadata, &self->b, self->phys, len, 0);
+	faults = check_counting_faults(_metadata, map, len, 32);
+	munmap(map, len);
+	if (!(self->b.dev.info.flags & CMABUF_INFO_MMAP_PMD))
+		SKIP(return, "no PMD mappings here (INFO flags %#x)",
+		     self->b.dev.info.flags);
+	EXPECT_LE(2L, faults);
+	EXPECT_GE(4L, faults)
+		TH_LOG("%ld faults for two %zu MiB PMD blocks", faults,
+		       self->pmd >> 20);
 }
 
 /* The sysfs counters of every strategy of an instance. */
@@ -1051,6 +1230,11 @@ TEST_F(alloc, strategy_counters_count_the_buffer)
 	struct cmabuf_alloc_data data;
 	__u32 used = b->data.strategy;
 
+	/* An area of one such buffer (a 512 MiB pageblock): it goes first. */
+	if (b->dev.info.total_bytes < 2 * b->data.alloc_size) {
+		buf_close(b);
+		ASSERT_EQ(0, cmabuf_settle(b->dev.fd));
+	}
 	strategy_counts_read(_metadata, &b->dev, before);
 	ASSERT_EQ(0, cmabuf_alloc(b->dev.fd, b->size, b->strategy, &data));
 	EXPECT_EQ(used, data.strategy);
@@ -1308,6 +1492,17 @@ TEST_F(alloc_args, output_field_nonzero_einval)
 	ASSERT_EQ(EINVAL, alloc_errno(self->dev.fd, &self->data));
 }
 
+/*
+ * Can the area have @size bytes free? Not where others hold more than the
+ * rest: the kernel's own DMA allocations in the default area, which with
+ * 64 KiB pages is one 512 MiB pageblock, COMPOUND's only size there.
+ */
+static bool area_has_room(const struct cmabuf_info *info, __u64 size)
+{
+	return !(info->flags & CMABUF_INFO_AREA_STATS) ||
+	       size <= info->free_bytes;
+}
+
 /* The smallest COMPOUND buffer; SKIP()s on kernels without COMPOUND. */
 static __u64 compound_min_size(struct __test_metadata *_metadata,
 			       const struct cmabuf_info *info)
@@ -1363,6 +1558,10 @@ TEST_F_TIMEOUT(alloc_args, compound_max_order_allocates, TIMEOUT_1G)
 		return;
 	self->data.flags = CMABUF_STRATEGY_COMPOUND;
 	self->data.size = PAGE << self->dev.info.max_compound_order;
+	if (!area_has_room(&self->dev.info, self->data.size))
+		SKIP(return, "largest COMPOUND, %llu MiB, > the %llu MiB free in %s",
+		     self->data.size >> 20, self->dev.info.free_bytes >> 20,
+		     self->dev.area);
 	ASSERT_EQ(0, cmabuf_ioctl(self->dev.fd, CMABUF_IOC_ALLOC, &self->data))
 		TH_LOG("COMPOUND of order %u from %s",
 		       self->dev.info.max_compound_order, self->dev.area);
@@ -1374,14 +1573,21 @@ TEST_F_TIMEOUT(alloc_args, compound_max_order_allocates, TIMEOUT_1G)
 TEST_F(alloc_args, supported_strategies_allocate)
 {
 	struct cmabuf_alloc_data data;
+	bool compound = cmabuf_strategy_supported(&self->dev.info,
+						  CMABUF_STRATEGY_COMPOUND);
 	__u64 size = SZ_2M;
 	__u32 s;
 
-	if (cmabuf_strategy_supported(&self->dev.info,
-				      CMABUF_STRATEGY_COMPOUND))
+	if (compound)
 		size = PAGE << self->dev.info.min_compound_order;
+	/* COMPOUND's smallest is more than is free: the others at 2 MiB. */
+	if (compound && !area_has_room(&self->dev.info, size)) {
+		size = SZ_2M;
+		compound = false;
+	}
 	for (s = 0; s < CMABUF_STRATEGY_COUNT; s++) {
-		if (!cmabuf_strategy_supported(&self->dev.info, s))
+		if (!cmabuf_strategy_supported(&self->dev.info, s) ||
+		    (s == CMABUF_STRATEGY_COMPOUND && !compound))
 			continue;
 		ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, size, s, &data))
 			TH_LOG("%s", cmabuf_strategy_name(s));
@@ -1389,6 +1595,11 @@ TEST_F(alloc_args, supported_strategies_allocate)
 		ASSERT_EQ(strategy_expected(&self->dev.info, s, size),
 			  data.strategy);
 	}
+	if (cmabuf_strategy_supported(&self->dev.info,
+				      CMABUF_STRATEGY_COMPOUND) && !compound)
+		SKIP(return, "COMPOUND not tried: %llu MiB > the %llu MiB free in %s",
+		     (unsigned long long)(PAGE << self->dev.info.min_compound_order) >> 20,
+		     self->dev.info.free_bytes >> 20, self->dev.area);
 }
 
 TEST_F(alloc_args, unsupported_strategies_eopnotsupp)
@@ -1431,6 +1642,10 @@ TEST_F(alloc_args, auto_power_of_two_prefers_compound)
 	if (cmabuf_strategy_supported(&self->dev.info,
 				      CMABUF_STRATEGY_COMPOUND))
 		size = PAGE << self->dev.info.min_compound_order;
+	if (!area_has_room(&self->dev.info, size))
+		SKIP(return, "smallest COMPOUND, %llu MiB, > the %llu MiB free in %s",
+		     size >> 20, self->dev.info.free_bytes >> 20,
+		     self->dev.area);
 	want = cmabuf_auto_strategy(&self->dev.info, size);
 	if (cmabuf_strategy_supported(&self->dev.info,
 				      CMABUF_STRATEGY_COMPOUND))
@@ -1605,10 +1820,31 @@ TEST_F(info, version_matches_module)
 		  self->dev.info.version);
 }
 
-TEST_F(info, page_size_is_4096)
+/* The page size is the process's: 4, 16 or 64 KiB on arm64. */
+TEST_F(info, page_size_is_the_kernels)
 {
-	ASSERT_EQ(4096U, self->dev.info.page_size);
-	ASSERT_EQ(getpagesize(), (int)self->dev.info.page_size);
+	__u32 page = self->dev.info.page_size;
+
+	ASSERT_EQ(getpagesize(), (int)page);
+	ASSERT_TRUE(page == SZ_4K || page == 4 * SZ_4K || page == 16 * SZ_4K)
+		TH_LOG("page size %u", page);
+}
+
+/*
+ * pmd_order is what a PMD entry maps, a page of 8-byte entries' worth of
+ * pages (2 MiB, 32 MiB, 512 MiB), where the kernel maps PFNs with PMDs;
+ * and where it does, COMPOUND's smallest order (a pageblock) is no larger.
+ */
+TEST_F(info, pmd_order_follows_page_size)
+{
+	const struct cmabuf_info *info = &self->dev.info;
+	unsigned int want = __builtin_ctz(info->page_size) - 3;
+
+	if (!(info->flags & CMABUF_INFO_MMAP_PMD))
+		SKIP(return, "no PMD mappings here (INFO flags %#x)", info->flags);
+	ASSERT_EQ(want, info->pmd_order);
+	if (info->max_compound_order)
+		ASSERT_GE(info->pmd_order, info->min_compound_order);
 }
 
 TEST_F(info, strategies_match_kernel)
@@ -1765,7 +2001,7 @@ TEST_F(info, output_field_nonzero_einval)
 		offsetof(struct cmabuf_info, min_compound_order),
 		offsetof(struct cmabuf_info, version),
 		offsetof(struct cmabuf_info, dma_bits),
-		offsetof(struct cmabuf_info, pad),
+		offsetof(struct cmabuf_info, pmd_order),
 	};
 	struct cmabuf_info info;
 	size_t i;
@@ -2198,7 +2434,7 @@ static unsigned long long area_allocated(const struct cmabuf_dev *dev)
  */
 TEST_F_TIMEOUT(bench_args, fatal_signal_stops_it, 300)
 {
-	const unsigned long long pages = 256;
+	const unsigned long long pages = SZ_1M / PAGE;
 	unsigned long long start, now, done;
 	int status, i;
 	pid_t pid;
@@ -2230,18 +2466,20 @@ TEST_F_TIMEOUT(bench_args, fatal_signal_stops_it, 300)
 
 /*
  * auto_fallback: AUTO's first choice made to fail at run time. The
- * general area (256 MiB on a 256 MiB boundary) is filled with 2 MiB
- * COMPOUND buffers, and two neighbours that start 2 MiB past a 4 MiB
- * boundary are freed: 4 MiB are free in a row, but not on a 4 MiB
- * boundary, so a COMPOUND folio of 4 MiB cannot be had and AUTO falls
- * back to FROZEN, which takes exactly that range.
+ * general area (256 MiB on a 256 MiB boundary) is filled with COMPOUND
+ * buffers of a pageblock (2 MiB; 32 MiB with 16 KiB pages), and two
+ * neighbours that start a block past a two-block boundary are freed: two
+ * blocks are free in a row, but not on a two-block boundary, so a
+ * COMPOUND folio of two blocks cannot be had and AUTO falls back to
+ * FROZEN, which takes exactly that range. With 64 KiB pages the area is
+ * one block, and the fixture SKIPs.
  */
 #define FALLBACK_FILL_MAX	512
 
 /**
  * struct fallback_bufs - the buffers that fill the area
  * @fd: their fds, -1 once closed.
- * @phys: where each 2 MiB buffer starts; 0 for the others and closed ones.
+ * @phys: where each COMPOUND buffer starts; 0 for the others and closed ones.
  * @n: entries in use.
  */
 struct fallback_bufs {
@@ -2253,6 +2491,7 @@ struct fallback_bufs {
 FIXTURE(auto_fallback) {
 	struct cmabuf_dev dev;
 	struct fallback_bufs bufs;
+	__u64 block;
 };
 
 FIXTURE_SETUP(auto_fallback)
@@ -2260,12 +2499,13 @@ FIXTURE_SETUP(auto_fallback)
 	self->bufs.n = 0;
 	if (!dev_open(_metadata, &self->dev, DEV_GENERAL))
 		return;
+	self->block = (__u64)PAGE << self->dev.info.min_compound_order;
 	if (!cmabuf_strategy_supported(&self->dev.info,
 				       CMABUF_STRATEGY_COMPOUND) ||
-	    !cmabuf_compound_fits(&self->dev.info, 2 * SZ_2M) ||
-	    !cmabuf_compound_fits(&self->dev.info, SZ_2M))
+	    !cmabuf_compound_fits(&self->dev.info, 2 * self->block) ||
+	    !cmabuf_compound_fits(&self->dev.info, self->block))
 		SKIP(return, "%s (strategies %#x, orders %u..%u)",
-		     "COMPOUND of 2 and 4 MiB is not supported here",
+		     "COMPOUND of one and two pageblocks is not supported here",
 		     self->dev.info.strategies,
 		     self->dev.info.min_compound_order,
 		     self->dev.info.max_compound_order);
@@ -2298,7 +2538,8 @@ static void fallback_fill(struct __test_metadata *_metadata, int dev,
 		ASSERT_GT(FALLBACK_FILL_MAX, bufs->n);
 		ASSERT_EQ(0, cmabuf_phys(dev, data.fd, &phys));
 		bufs->fd[bufs->n] = data.fd;
-		bufs->phys[bufs->n++] = size == SZ_2M ? phys.phys : 0;
+		bufs->phys[bufs->n++] =
+			strategy == CMABUF_STRATEGY_COMPOUND ? phys.phys : 0;
 	}
 }
 
@@ -2311,18 +2552,19 @@ static void fallback_close(struct fallback_bufs *bufs, int i)
 }
 
 /*
- * A 2 MiB buffer that starts 2 MiB past a 4 MiB boundary and has another
- * right after it: its index in @i and the other's, returned, or -1.
+ * A buffer of @block that starts @block past a boundary of two and has
+ * another right after it: its index in @i and the other's, returned, or -1.
  */
-static int fallback_pair(const struct fallback_bufs *bufs, int *i)
+static int fallback_pair(const struct fallback_bufs *bufs, __u64 block,
+			 int *i)
 {
 	int k, j;
 
 	for (k = 0; k < bufs->n; k++) {
-		if (!bufs->phys[k] || bufs->phys[k] % (2 * SZ_2M) != SZ_2M)
+		if (!bufs->phys[k] || bufs->phys[k] % (2 * block) != block)
 			continue;
 		for (j = 0; j < bufs->n; j++) {
-			if (bufs->phys[j] == bufs->phys[k] + SZ_2M) {
+			if (bufs->phys[j] == bufs->phys[k] + block) {
 				*i = k;
 				return j;
 			}
@@ -2341,21 +2583,21 @@ TEST_F_TIMEOUT(auto_fallback, compound_refused_frozen_serves_then_enomem, 600)
 	int i = -1, j, k, err;
 	__u64 at;
 
-	fallback_fill(_metadata, self->dev.fd, bufs, SZ_2M,
+	fallback_fill(_metadata, self->dev.fd, bufs, self->block,
 		      CMABUF_STRATEGY_COMPOUND);
 	fallback_fill(_metadata, self->dev.fd, bufs, PAGE,
 		      CMABUF_STRATEGY_FROZEN);
-	j = fallback_pair(bufs, &i);
-	ASSERT_LE(0, j) TH_LOG("no two 2 MiB buffers side by side off a 4 MiB boundary among %d",
+	j = fallback_pair(bufs, self->block, &i);
+	ASSERT_LE(0, j) TH_LOG("no two blocks side by side off a two-block boundary among %d",
 			       bufs->n);
 	at = bufs->phys[i];
 	fallback_close(bufs, i);
 	fallback_close(bufs, j);
 	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
 
-	/* 4 MiB free in a row, off a 4 MiB boundary: COMPOUND fails. */
+	/* Two blocks free in a row, off their boundary: COMPOUND fails. */
 	strategy_counts_read(_metadata, &self->dev, before);
-	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, 2 * SZ_2M, CMABUF_STRATEGY_AUTO,
+	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, 2 * self->block, CMABUF_STRATEGY_AUTO,
 				  &data));
 	bufs->fd[i] = data.fd;
 	EXPECT_EQ((__u32)CMABUF_STRATEGY_FROZEN, data.strategy)
@@ -2372,13 +2614,13 @@ TEST_F_TIMEOUT(auto_fallback, compound_refused_frozen_serves_then_enomem, 600)
 	EXPECT_EQ(before[CMABUF_STRATEGY_FROZEN].failures,
 		  now[CMABUF_STRATEGY_FROZEN].failures);
 
-	/* Only 2 MiB free anywhere: both fail, each counts a failure. */
+	/* Only a block free anywhere: both fail, each counts a failure. */
 	for (k = 0; k < bufs->n && !bufs->phys[k]; k++)
 		;
 	ASSERT_GT(bufs->n, k);
 	fallback_close(bufs, k);
 	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
-	err = cmabuf_alloc(self->dev.fd, 2 * SZ_2M, CMABUF_STRATEGY_AUTO, &data);
+	err = cmabuf_alloc(self->dev.fd, 2 * self->block, CMABUF_STRATEGY_AUTO, &data);
 	if (!err)
 		close(data.fd);
 	EXPECT_EQ(ENOMEM, err);
@@ -2403,7 +2645,7 @@ static int busy_retries_param(void)
 }
 
 /*
- * The errno tells what waiting can do. 4 MiB free in two 2 MiB pieces:
+ * The errno tells what waiting can do. Two blocks free in two pieces:
  * the area has the room, no range can be had, and the driver tries again
  * busy_retries times before EBUSY. More than is free: ENOMEM at once,
  * with nothing tried again. Each counts one failure.
@@ -2420,17 +2662,17 @@ TEST_F_TIMEOUT(auto_fallback, split_room_ebusy_after_retries_no_room_enomem,
 	int i, j, err;
 
 	ASSERT_LE(0, retries);
-	fallback_fill(_metadata, self->dev.fd, bufs, SZ_2M,
+	fallback_fill(_metadata, self->dev.fd, bufs, self->block,
 		      CMABUF_STRATEGY_COMPOUND);
 	fallback_fill(_metadata, self->dev.fd, bufs, PAGE,
 		      CMABUF_STRATEGY_FROZEN);
-	/* The first 2 MiB buffer, and one that is not its neighbour. */
+	/* The first block, and one that is not its neighbour. */
 	for (i = 0; i < bufs->n && !bufs->phys[i]; i++)
 		;
 	for (j = 0; j < bufs->n; j++)
 		if (bufs->phys[j] &&
-		    (bufs->phys[j] > bufs->phys[i] + SZ_2M ||
-		     bufs->phys[j] + SZ_2M < bufs->phys[i]))
+		    (bufs->phys[j] > bufs->phys[i] + self->block ||
+		     bufs->phys[j] + self->block < bufs->phys[i]))
 			break;
 	ASSERT_GT(bufs->n, j);
 	fallback_close(bufs, i);
@@ -2438,7 +2680,7 @@ TEST_F_TIMEOUT(auto_fallback, split_room_ebusy_after_retries_no_room_enomem,
 	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
 
 	strategy_counts_read(_metadata, &self->dev, before);
-	err = cmabuf_alloc(self->dev.fd, 2 * SZ_2M, frozen, &data);
+	err = cmabuf_alloc(self->dev.fd, 2 * self->block, frozen, &data);
 	if (!err)
 		close(data.fd);
 	ASSERT_EQ(EBUSY, err);
@@ -2448,7 +2690,7 @@ TEST_F_TIMEOUT(auto_fallback, split_room_ebusy_after_retries_no_room_enomem,
 	EXPECT_EQ(before[frozen].failures + 1, now[frozen].failures);
 	EXPECT_EQ(before[frozen].allocations, now[frozen].allocations);
 
-	err = cmabuf_alloc(self->dev.fd, 3 * SZ_2M, frozen, &data);
+	err = cmabuf_alloc(self->dev.fd, 3 * self->block, frozen, &data);
 	if (!err)
 		close(data.fd);
 	ASSERT_EQ(ENOMEM, err);
@@ -4468,8 +4710,12 @@ TEST_F_TIMEOUT(deferred, free_alloc_loop_of_whole_area_never_fails, 600)
 #define MEMCG_PARAM	"/sys/module/cmabuf/parameters/mem_accounting"
 #define MEMCG_HEAP	"cmabuf-general"	/* DEV_GENERAL's */
 #define MEMCG_BUF	(16 * SZ_1M)
-/* What the per-CPU charge stocks and the test's own pages may add. */
-#define MEMCG_SLACK	SZ_1M
+/*
+ * What the per-CPU charge stocks (MEMCG_CHARGE_BATCH, 64 pages a CPU) and
+ * the test's own pages may add: 256 pages, 1 MiB with 4 KiB pages and
+ * 16 MiB with 64 KiB (4 MiB measured there).
+ */
+#define MEMCG_SLACK	(256 * PAGE)
 
 FIXTURE(memcg) {
 	struct cmabuf_dev dev;

@@ -149,14 +149,15 @@ FIXTURE_SETUP(importer)
 	self->t.imp = -1;
 	self->t.buf = -1;
 	self->t.map = MAP_FAILED;
-	self->t.size = variant->size;
+	/* What the buffer is: the size asked for, rounded up to pages. */
+	self->t.size = (variant->size + PAGE_SZ - 1) / PAGE_SZ * PAGE_SZ;
 	if (!open_or_skip(_metadata, &self->t.dev, variant->dev, "cmabuf instance"))
 		return;
 	if (!open_or_skip(_metadata, &self->t.imp, IMPORTER_DEV, "importer"))
 		return;
 	area_used(_metadata, self->t.dev, self->t.area, &self->t.start);
 	ASSERT_EQ(0, cmabuf_alloc_fd(self->t.dev, variant->size, &self->t.buf));
-	self->t.map = mmap(NULL, variant->size, PROT_READ | PROT_WRITE,
+	self->t.map = mmap(NULL, self->t.size, PROT_READ | PROT_WRITE,
 			   MAP_SHARED, self->t.buf, 0);
 	ASSERT_NE(MAP_FAILED, self->t.map);
 }
@@ -169,7 +170,7 @@ FIXTURE_TEARDOWN(importer)
 		EXPECT_EQ(0, importer_release(self->t.imp, self->t.handle));
 	}
 	if (self->t.map != MAP_FAILED)
-		munmap(self->t.map, variant->size);
+		munmap(self->t.map, self->t.size);
 	close_fd(&self->t.buf);
 	close_fd(&self->t.imp);
 	if (self->t.dev >= 0)
@@ -205,7 +206,7 @@ TEST_F(importer, check_runs_every_step)
 	EXPECT_EQ((__u32)CMABUF_IMPORTER_STEP_NONE, chk.failed_step);
 	EXPECT_EQ(0, chk.error);
 	EXPECT_EQ(STEPS_ALL, chk.steps_done);
-	EXPECT_EQ(variant->size, chk.size);
+	EXPECT_EQ(self->t.size, chk.size);
 }
 
 TEST_F(importer, check_without_cpu_access_skips_cpu_steps)
@@ -226,8 +227,8 @@ TEST_F(importer, mapping_is_one_dma_segment)
 	ASSERT_NE(0U, chk.steps_done & CMABUF_IMPORTER_STEP_BIT(CMABUF_IMPORTER_STEP_MAP));
 	EXPECT_EQ(1U, chk.sg_entries);
 	EXPECT_EQ(1U, chk.dma_segments);
-	EXPECT_EQ(variant->size, chk.dma_len);
-	EXPECT_EQ(variant->size, chk.dma_total);
+	EXPECT_EQ(self->t.size, chk.dma_len);
+	EXPECT_EQ(self->t.size, chk.dma_total);
 }
 
 /* QEMU virt has no IOMMU in front of the importer: DMA address = physical. */
@@ -252,7 +253,7 @@ TEST_F(importer, importer_reads_what_user_wrote)
 				    CMABUF_IMPORTER_CHECK_VERIFY, SEED_USER, 0,
 				    &chk));
 	ASSERT_EQ((__u32)CMABUF_IMPORTER_STEP_NONE, chk.failed_step);
-	EXPECT_EQ(variant->size / CMABUF_IMPORTER_PATTERN_STRIDE,
+	EXPECT_EQ(self->t.size / CMABUF_IMPORTER_PATTERN_STRIDE,
 		  chk.words_checked);
 	EXPECT_EQ(0ULL, chk.mismatches) {
 		TH_LOG("first bad word at %llu: %#llx",
@@ -270,7 +271,7 @@ TEST_F(importer, user_reads_what_importer_wrote)
 				    SEED_IMPORTER, &chk));
 	ASSERT_EQ((__u32)CMABUF_IMPORTER_STEP_NONE, chk.failed_step);
 	ASSERT_EQ(0, dmabuf_sync(self->t.buf, DMA_BUF_SYNC_START));
-	EXPECT_EQ(0UL, pattern_mismatches(self->t.map, variant->size,
+	EXPECT_EQ(0UL, pattern_mismatches(self->t.map, self->t.size,
 					  SEED_IMPORTER));
 	ASSERT_EQ(0, dmabuf_sync(self->t.buf, DMA_BUF_SYNC_END));
 }
@@ -330,7 +331,7 @@ TEST_F(importer, held_mapping_keeps_buffer_until_release)
 /* Closing the importer's own device does not drop what it holds. */
 TEST_F(importer, hold_survives_closing_importer)
 {
-	unsigned long long pages = variant->size / PAGE_SZ;
+	unsigned long long pages = self->t.size / PAGE_SZ;
 	unsigned long long live;
 	struct cmabuf_importer_hold hold;
 
@@ -956,9 +957,9 @@ TEST_F(heap, alloc_without_cloexec_gives_plain_fd)
 
 TEST_F(heap, alloc_rounds_len_up_to_pages)
 {
-	ASSERT_EQ(0, heap_alloc(self->heap, SZ_4K + 1, O_RDWR | O_CLOEXEC,
+	ASSERT_EQ(0, heap_alloc(self->heap, PAGE_SZ + 1, O_RDWR | O_CLOEXEC,
 				&self->buf));
-	EXPECT_EQ((off_t)(2 * SZ_4K), lseek(self->buf, 0, SEEK_END));
+	EXPECT_EQ((off_t)(2 * PAGE_SZ), lseek(self->buf, 0, SEEK_END));
 }
 
 TEST_F(heap, buffer_is_zeroed)
@@ -1071,22 +1072,22 @@ TEST_F(heap, len_beyond_area_refused)
 /* An older, shorter structure: heap_flags reads as 0. */
 TEST_F(heap, short_struct_accepted)
 {
-	ASSERT_EQ(0, heap_alloc_sized(self->heap, SZ_4K, O_RDWR | O_CLOEXEC,
+	ASSERT_EQ(0, heap_alloc_sized(self->heap, PAGE_SZ, O_RDWR | O_CLOEXEC,
 				      0, 0,
 				      offsetof(struct dma_heap_allocation_data,
 					       heap_flags),
 				      &self->buf));
-	EXPECT_EQ((off_t)SZ_4K, lseek(self->buf, 0, SEEK_END));
+	EXPECT_EQ((off_t)PAGE_SZ, lseek(self->buf, 0, SEEK_END));
 }
 
 /* A newer, longer structure with a zero tail. */
 TEST_F(heap, long_struct_accepted)
 {
-	ASSERT_EQ(0, heap_alloc_sized(self->heap, SZ_4K, O_RDWR | O_CLOEXEC,
+	ASSERT_EQ(0, heap_alloc_sized(self->heap, PAGE_SZ, O_RDWR | O_CLOEXEC,
 				      0, 0,
 				      sizeof(struct dma_heap_allocation_data) + 8,
 				      &self->buf));
-	EXPECT_EQ((off_t)SZ_4K, lseek(self->buf, 0, SEEK_END));
+	EXPECT_EQ((off_t)PAGE_SZ, lseek(self->buf, 0, SEEK_END));
 }
 
 /* Exported by the heap's instance, under its name, in bufinfo too. */
@@ -1155,7 +1156,7 @@ FIXTURE_SETUP(bufinfo)
 		return;
 	if (access("/sys/kernel/debug/dma_buf/bufinfo", R_OK))
 		SKIP(return, "no debugfs dma_buf/bufinfo");
-	ASSERT_EQ(0, cmabuf_alloc_fd(self->dev, SZ_4K, &self->buf));
+	ASSERT_EQ(0, cmabuf_alloc_fd(self->dev, PAGE_SZ, &self->buf));
 }
 
 FIXTURE_TEARDOWN(bufinfo)
@@ -1172,7 +1173,7 @@ TEST_F(bufinfo, exp_name_is_cmabuf)
 
 	ASSERT_EQ(0, bufinfo_find(self->buf, &e));
 	EXPECT_STREQ("cmabuf", e.exp_name);
-	EXPECT_EQ(SZ_4K, e.size);
+	EXPECT_EQ((unsigned long long)PAGE_SZ, e.size);
 	EXPECT_EQ(0, e.attached);
 }
 

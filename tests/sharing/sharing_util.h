@@ -13,12 +13,15 @@
 #include <sys/types.h>
 #include <linux/cmabuf.h>
 
+#include <unistd.h>
+
 #include "cmabuf_importer.h"
 #include "cmabuf_test_util.h"
 #include "reliability_util.h"
 #include "vgem_util.h"
 
-#define PAGE_SZ		SZ_4K
+/* The page size: buffers are whole pages of it (4, 16 or 64 KiB). */
+#define PAGE_SZ		((size_t)sysconf(_SC_PAGESIZE))
 
 #define IMPORTER_DEV	"/dev/cmabuf_importer"
 #define IMPORTER_NAME	"cmabuf_importer"

@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..52"
+echo "1..54"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -56,6 +56,29 @@ run cmabufctl info --json
 	[ "$(count '"mmap_placed": [tf]')" -eq "$devices" ]
 r=$?; ok $r "info --json: one document, format 1, an array of $devices instances, strategies an array, INFO's flags"
 diag $r
+
+# Sizes that follow the kernel's page size (4, 16 or 64 KiB): a PMD maps
+# a page of 8-byte entries' worth of pages, COMPOUND starts at a pageblock
+# (a PMD), and the general area is 256 MiB, or one 512 MiB pageblock with
+# 64 KiB pages (tests/qemu/cmabuf-regions-64k.dtsi).
+mib() {
+	echo "$(($1 >> 20)) MiB"
+}
+run cmabufctl info --device general --json
+page=$(echo "$out" | sed -n 's/.*"page_size": \([0-9]*\),.*/\1/p')
+page=${page:-4096}
+pmd=$((page * page / 8))
+general=$(echo "$out" | sed -n 's/.*"total_bytes": \([0-9]*\),.*/\1/p')
+general=${general:-268435456}
+pmd_json=$(echo "$out" | sed -n 's/.*"pmd_bytes": \([0-9a-z]*\),.*/\1/p')
+max_bytes=$((4294967295 & ~(page - 1)))
+SZ_1M=1048576
+
+run cmabufctl info --device general
+[ $rc -eq 0 ] && has "^  page size   $page ($((page >> 10)) KiB)$" &&
+	{ [ "$pmd_json" = null ] && has "^  mapping     one page per entry$" ||
+	  { [ "$pmd_json" = $pmd ] && has "^  mapping     $(mib $pmd) entries"; }; }
+r=$?; ok $r "info: the page size ($page) and what a PMD entry maps ($(mib $pmd), json $pmd_json)"; diag $r
 
 run cmabufctl info --device default
 strategies=$(echo "$out" | sed -n 's/^  strategies  //p')
@@ -113,36 +136,38 @@ r=$?; ok $r "alloc on a missing device: one line listing the instances, exit 1";
 
 run cmabufctl alloc 64G
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	has "size: a buffer is one scatterlist entry, from 1 byte to 4294963200 bytes"
+	has "size: a buffer is one scatterlist entry, from 1 byte to $max_bytes bytes"
 r=$?; ok $r "alloc 64G: one line saying the size is wrong and what it may be"; diag $r
 
 run cmabufctl alloc 1GiB --device general
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	has "1 GiB is more than the whole area (256 MiB)"
-r=$?; ok $r "alloc 1GiB on the 256 MiB area: ENOMEM, more than the whole area"; diag $r
+	has "1 GiB is more than the whole area ($(mib $general))"
+r=$?; ok $r "alloc 1GiB on the $(mib $general) area: ENOMEM, more than the whole area"; diag $r
 
 # Most of the general area held by another process, then more asked for.
-cmabufctl alloc 200MiB --device general --hold 60 >/tmp/hold.out 2>&1 &
+cmabufctl alloc $((general * 25 / 32 >> 20))MiB --device general --hold 60 \
+	>/tmp/hold.out 2>&1 &
 holder=$!
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	grep -q '^holding' /tmp/hold.out && break
 	sleep 1
 done
-run cmabufctl alloc 100M --device general
+run cmabufctl alloc $((general * 100 / 256 >> 20))M --device general
 kill $holder; wait $holder 2>/dev/null
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	has "no room for 100 MiB: [0-9.]* MiB of 256 MiB free, the rest held by other buffers (the largest buffer the area can hold is 256 MiB); the largest free range now is [0-9.]* MiB$"
+	has "no room for $(mib $((general * 100 / 256))): [0-9.]* MiB of $(mib $general) free, the rest held by other buffers (the largest buffer the area can hold is $(mib $general)); the largest free range now is [0-9.]* MiB$"
 r=$?; ok $r "alloc on a busy area: ENOMEM with the free bytes, largest buffer and largest free range"
 diag $r
 
 case " $strategies " in
 *" compound "*)
 	run cmabufctl alloc 3M --strategy compound --device general
-	[ $rc -eq 1 ] && has "general: size: a COMPOUND buffer is a power of two from 2 MiB to 256 MiB here$"
+	[ $rc -eq 1 ] && has "general: size: a COMPOUND buffer is a power of two from $(mib $pmd) to $(mib $general) here$"
 	r=$?; ok $r "alloc 3M compound: the size is wrong, and the range of COMPOUND sizes"; diag $r
-	run cmabufctl alloc 2M --strategy compound --align 4M
-	[ $rc -eq 1 ] && has "alignment: a COMPOUND buffer is aligned to its size (2 MiB), no further$"
-	r=$?; ok $r "alloc 2M compound aligned to 4M: the alignment is wrong"; diag $r
+	run cmabufctl alloc $((pmd >> 20))M --strategy compound --align $((pmd >> 19))M \
+		--device general
+	[ $rc -eq 1 ] && has "alignment: a COMPOUND buffer is aligned to its size ($(mib $pmd)), no further$"
+	r=$?; ok $r "alloc $(mib $pmd) compound aligned to twice that: the alignment is wrong"; diag $r
 	;;
 *)
 	run cmabufctl alloc 2M --strategy compound
@@ -214,15 +239,15 @@ has "^  ok   pattern: 16384 words verified, 0 differ$" &&
 r=$?; ok $r "share: our pattern read by the importer, its pattern read through mmap"
 
 has "^  ok   hold (CMABUF_IMPORTER_IOC_HOLD, attached and mapped): handle [0-9]" &&
-	has "^  ok   allocated: CMA area .* start [0-9]* + 256$" &&
-	has "^  ok   our fd closed, the importer's hold is the last user: CMA area .* start [0-9]* + 256$" &&
+	has "^  ok   allocated: CMA area .* start [0-9]* + $((SZ_1M / page))$" &&
+	has "^  ok   our fd closed, the importer's hold is the last user: CMA area .* start [0-9]* + $((SZ_1M / page))$" &&
 	has "^  ok   after release: CMA area .* back at the start value"
-r=$?; ok $r "share: the held buffer keeps its 256 CMA pages until released, then the area is back at the start"
+r=$?; ok $r "share: the held buffer keeps its $((SZ_1M / page)) CMA pages until released, then the area is back at the start"
 
 run cmabufctl share 3M --device general --importer importer
 [ $rc -eq 0 ] && ! has "^vgem:" && has "^importer: [0-9]* checks passed, 0 failed" &&
 	! has "FAIL" && has "^  ok   1 DMA segment covering 3145728 bytes" &&
-	has "start [0-9]* + 768$"
+	has "start [0-9]* + $((3 * SZ_1M / page))$"
 r=$?; ok $r "share 3M --device general --importer importer: only the importer, every check passed"
 diag $r
 
@@ -257,8 +282,11 @@ run cmabufctl bench blocks-2m --iterations 1 --strategy legacy
 [ $rc -eq 0 ] && has "^cmabuf-legacy *alloc *512 " && has "^cmabuf-legacy *free *512 "
 r=$?; ok $r "bench blocks-2m: per-block table of 512 blocks"; diag $r
 
+# contig-64m at 64 MiB, or a PMD where COMPOUND starts above that (512
+# MiB with 64 KiB pages).
+contig=$((pmd > 67108864 ? pmd : 67108864))
 for s in frozen compound; do
-	run cmabufctl bench contig-64m --iterations 1 --strategy $s
+	run cmabufctl bench contig-64m --iterations 1 --strategy $s --size $((contig >> 20))MiB
 	case " $strategies " in
 	*" $s "*)
 		[ $rc -eq 0 ] && has "^cmabuf-$s *free *1 "
@@ -269,6 +297,17 @@ for s in frozen compound; do
 	esac
 	diag $r
 done
+
+# A COMPOUND size the instance has not: why, not the driver's EINVAL.
+case " $strategies " in
+*" compound "*)
+	run cmabufctl bench contig-64m --iterations 1 --strategy compound --size 3MiB
+	[ $rc -eq 1 ] && has "bench: path compound: 3 MiB is not a COMPOUND size of /dev/cmabuf-general (a power of two from $(mib $pmd) to $(mib $general) here; --size to choose)$" ;;
+*)
+	run cmabufctl bench contig-64m --iterations 1 --strategy compound --size 3MiB
+	[ $rc -eq 1 ] && has "strategy compound is not supported by this kernel" ;;
+esac
+r=$?; ok $r "bench --strategy compound at a size COMPOUND has not here: refused, saying why"; diag $r
 
 run cmabufctl bench contig-64m --strategy nosuch
 [ $rc -eq 2 ] && has "unknown path 'nosuch'"
@@ -399,10 +438,11 @@ run cmabufctl prepare 4M 0 --device general
 [ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && has "bad count '0' (1 to 256"
 r=$?; ok $r "prepare 4M 0: one error line, exit 2"; diag $r
 
-run cmabufctl prepare 200M 1 --device general
+big=$((general * 25 / 32 >> 20))
+run cmabufctl prepare ${big}M 1 --device general
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	has "1 x 200 MiB (200 MiB) and what other files prepare are more than prepared buffers may hold: [0-9.]* MiB, 50% of the area (module parameter prepare_max_percent)$"
-r=$?; ok $r "prepare 200M on the 256 MiB area: ENOSPC, the limit and its parameter"; diag $r
+	has "1 x $big MiB ($big MiB) and what other files prepare are more than prepared buffers may hold: [0-9.]* MiB, 50% of the area (module parameter prepare_max_percent)$"
+r=$?; ok $r "prepare ${big}M on the $(mib $general) area: ENOSPC, the limit and its parameter"; diag $r
 
 run cmabufctl info --json
 [ $rc -eq 0 ] && [ "$(count '"live_buffers": 0,')" -eq "$devices" ] &&

@@ -28,7 +28,7 @@ area_base_pfn() {
 # is_aligned AREA BYTES: the area's base is a multiple of BYTES.
 is_aligned() {
 	base=$(area_base_pfn "$1")
-	[ -n "$base" ] && [ $(((base * 4096) % $2)) -eq 0 ]
+	[ -n "$base" ] && [ $(((base * page_kib * 1024) % $2)) -eq 0 ]
 }
 
 # has_pages AREA PAGES
@@ -38,21 +38,34 @@ has_pages() {
 
 echo "TAP version 13"
 case $CMABUF_KERNEL in
-*-debug) echo "1..9" ;;
-*) echo "1..7" ;;
+*-debug) echo "1..10" ;;
+*) echo "1..8" ;;
 esac
+
+# The page size the kernel's name promises (kernel/common.sh), in KiB, and
+# the regions' sizes in pages: the general region is one 512 MiB pageblock
+# with 64 KiB pages (tests/qemu/cmabuf-regions-64k.dtsi), else 256 MiB.
+case $CMABUF_KERNEL in
+*-64k) page_kib=64 general_mib=512 ;;
+*-16k) page_kib=16 general_mib=256 ;;
+*) page_kib=4 general_mib=256 ;;
+esac
+general_pages=$((general_mib * 1024 / page_kib))
+large_pages=$((1024 * 1024 / page_kib))
 
 series=${CMABUF_KERNEL%%-*}
 check "kernel release is $series" sh -c "uname -r | grep -q '^$series\\.'"
 check "default area reserved by cma= is in sysfs" test -d /sys/kernel/mm/cma/reserved
 check "general region is in sysfs" test -d /sys/kernel/mm/cma/general-pool
 check "large region is in sysfs" test -d /sys/kernel/mm/cma/large-pool@100000000
-check "general region is 256 MiB on a 256 MiB boundary" \
-	sh -c "[ \"\$(cat $cma_debugfs/general-pool/count)\" = 65536 ] &&
-	       [ \$(( \$(cat $cma_debugfs/general-pool/base_pfn) % 65536 )) -eq 0 ]"
+check "page size is $page_kib KiB" \
+	sh -c "grep -m1 '^KernelPageSize:' /proc/self/smaps | grep -q ' $page_kib kB\$'"
+check "general region is $general_mib MiB on a $general_mib MiB boundary" \
+	sh -c "[ \"\$(cat $cma_debugfs/general-pool/count)\" = $general_pages ] &&
+	       [ \$(( \$(cat $cma_debugfs/general-pool/base_pfn) % $general_pages )) -eq 0 ]"
 check "large region is 1 GiB at 4 GiB" \
-	sh -c "[ \"\$(cat $cma_debugfs/large-pool@100000000/count)\" = 262144 ] &&
-	       [ \"\$(cat $cma_debugfs/large-pool@100000000/base_pfn)\" = 1048576 ]"
+	sh -c "[ \"\$(cat $cma_debugfs/large-pool@100000000/count)\" = $large_pages ] &&
+	       [ \"\$(cat $cma_debugfs/large-pool@100000000/base_pfn)\" = $((4 * large_pages)) ]"
 check "cmabuf device nodes are in the device tree" \
 	sh -c 'grep -q linux,cmabuf /proc/device-tree/cmabuf-general/compatible &&
 	       grep -q linux,cmabuf /proc/device-tree/cmabuf-large/compatible'

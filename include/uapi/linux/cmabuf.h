@@ -186,7 +186,11 @@ struct cmabuf_alloc_data {
  *	the area: 32 or less for an area below 4 GiB, which any 32-bit device
  *	reaches. 0 when the kernel does not tell where the area is (the
  *	default area), and from drivers that predate this field.
- * @pad: must be zero.
+ * @pmd_order: out: page order of what one PMD entry maps (2 MiB with
+ *	4 KiB pages, 32 MiB with 16 KiB, 512 MiB with 64 KiB) where this
+ *	kernel can map buffers with PMD entries: buffers of that size or
+ *	more are placed on its boundary. 0 where it cannot, and from drivers
+ *	that predate this field (it was a pad).
  */
 struct cmabuf_info {
 	__u64 area_name_ptr;
@@ -204,7 +208,7 @@ struct cmabuf_info {
 	__u32 min_compound_order;
 	__u32 version;
 	__u32 dma_bits;
-	__u32 pad;
+	__u32 pmd_order;
 };
 
 /**
