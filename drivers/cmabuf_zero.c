@@ -11,7 +11,10 @@
  * and a fatal signal to the caller stops the work within one chunk per CPU.
  * The work items' CPU time is nobody's cgroup's: each may run only a few
  * chunks ahead of the caller, whose own time is charged as usual, so that
- * a caller held back by cpu.max holds its helpers back too.
+ * a caller the scheduler holds back holds its helpers back too. (7.2's
+ * CFS bandwidth control throttles a task only on its way back to user
+ * space, 6.12's at once: on 7.2 cpu.max charges the caller's share
+ * afterwards and does not slow the call.)
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
