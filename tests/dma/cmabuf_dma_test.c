@@ -1210,17 +1210,30 @@ static int sync_flags(int buf, __u64 flags)
 	return edu_ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync);
 }
 
-/* The test importer holds the buffer mapped, bidirectionally. */
+/*
+ * The test importer holds the buffer as @flags say: mapped
+ * (bidirectionally) with CMABUF_IMPORTER_HOLD_MAP, vmapped with _VMAP.
+ */
 static void cpu_access_hold(struct __test_metadata *_metadata,
-			    struct cpu_access *self)
+			    struct cpu_access *self, __u32 flags)
 {
 	struct cmabuf_importer_hold hold = {
 		.fd = self->buf,
-		.flags = CMABUF_IMPORTER_HOLD_MAP,
+		.flags = flags,
 	};
 
 	ASSERT_EQ(0, edu_ioctl(self->imp, CMABUF_IMPORTER_IOC_HOLD, &hold));
 	self->hold = hold.handle;
+}
+
+/* The test importer lets go of what cpu_access_hold() had it hold. */
+static void cpu_access_release(struct __test_metadata *_metadata,
+			       struct cpu_access *self)
+{
+	struct cmabuf_importer_release rel = { .handle = self->hold };
+
+	ASSERT_EQ(0, edu_ioctl(self->imp, CMABUF_IMPORTER_IOC_RELEASE, &rel));
+	self->hold = 0;
 }
 
 /* The events since the last call, into self->trace. */
@@ -1262,15 +1275,9 @@ TEST_F_TIMEOUT(cpu_access, no_importer_syncs_through_the_instance, TIMEOUT)
  */
 TEST_F_TIMEOUT(cpu_access, vmapping_importer_start_cleans_first, TIMEOUT)
 {
-	struct cmabuf_importer_hold hold = {
-		.fd = self->c.buf,
-		.flags = CMABUF_IMPORTER_HOLD_VMAP,
-	};
-	struct cmabuf_importer_release rel;
 	const char *t, *clean, *inval;
 
-	ASSERT_EQ(0, edu_ioctl(self->c.imp, CMABUF_IMPORTER_IOC_HOLD, &hold));
-	self->c.hold = hold.handle;
+	cpu_access_hold(_metadata, &self->c, CMABUF_IMPORTER_HOLD_VMAP);
 	cpu_access_trace(_metadata, &self->c);
 	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_START |
 					   DMA_BUF_SYNC_READ));
@@ -1289,10 +1296,7 @@ TEST_F_TIMEOUT(cpu_access, vmapping_importer_start_cleans_first, TIMEOUT)
 		EXPECT_LT(clean, inval) TH_LOG("%s", t);
 	}
 
-	rel.handle = self->c.hold;
-	rel.pad = 0;
-	ASSERT_EQ(0, edu_ioctl(self->c.imp, CMABUF_IMPORTER_IOC_RELEASE, &rel));
-	self->c.hold = 0;
+	cpu_access_release(_metadata, &self->c);
 	cpu_access_trace(_metadata, &self->c);
 	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_START |
 					   DMA_BUF_SYNC_READ));
@@ -1307,10 +1311,9 @@ TEST_F_TIMEOUT(cpu_access, vmapping_importer_start_cleans_first, TIMEOUT)
 
 TEST_F_TIMEOUT(cpu_access, importer_mapping_takes_over, TIMEOUT)
 {
-	struct cmabuf_importer_release rel;
 	const char *t;
 
-	cpu_access_hold(_metadata, &self->c);
+	cpu_access_hold(_metadata, &self->c, CMABUF_IMPORTER_HOLD_MAP);
 	cpu_access_trace(_metadata, &self->c);
 	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_START |
 					   DMA_BUF_SYNC_READ));
@@ -1323,10 +1326,7 @@ TEST_F_TIMEOUT(cpu_access, importer_mapping_takes_over, TIMEOUT)
 	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_cpu", IMPORTER_NAME,
 				  "BIDIRECTIONAL", 0)) TH_LOG("%s", t);
 
-	rel.handle = self->c.hold;
-	rel.pad = 0;
-	ASSERT_EQ(0, edu_ioctl(self->c.imp, CMABUF_IMPORTER_IOC_RELEASE, &rel));
-	self->c.hold = 0;
+	cpu_access_release(_metadata, &self->c);
 	cpu_access_trace(_metadata, &self->c);
 	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_START |
 					   DMA_BUF_SYNC_READ));
@@ -1357,7 +1357,7 @@ TEST_F_TIMEOUT(cpu_access, range_syncs_only_its_bytes, TIMEOUT)
 	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
 				  "FROM_DEVICE", CPU_SIZE));
 
-	cpu_access_hold(_metadata, &self->c);
+	cpu_access_hold(_metadata, &self->c, CMABUF_IMPORTER_HOLD_MAP);
 	cpu_access_trace(_metadata, &self->c);
 	ASSERT_EQ(0, cmabuf_range_sync(self->c.st.dev[0], self->c.buf,
 				       DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ,
