@@ -55,17 +55,22 @@ kernel_mod_dir() {
 
 # The config fragments, in order, that make up a kernel name: what the
 # test bed needs, then Debian's values of the options that change timings
-# (kernel/debian-config.sh), then the debug options or the page size
-# (7.2-64k: 64 KiB pages, 7.2-16k: 16 KiB; the others have 4 KiB). A later
-# fragment's value of an option replaces an earlier one's.
+# (kernel/debian-config.sh), then the real importers (media.config), then
+# the debug options or the page size (7.2-64k: 64 KiB pages, 7.2-16k:
+# 16 KiB; the others have 4 KiB). The page-size kernels run no importer
+# suite, so they build without V4L2 and DRM: a fresh make check builds
+# them too. A later fragment's value of an option replaces an earlier one's.
 kernel_fragments() {
 	echo "$CMABUF_TOP/kernel/configs/qemu-arm64.config"
 	echo "$CMABUF_TOP/kernel/configs/debian-$(kernel_series "$1").config"
-	echo "$CMABUF_TOP/kernel/configs/media.config"
 	case $1 in
-	*-debug) echo "$CMABUF_TOP/kernel/configs/debug.config" ;;
 	*-64k) echo "$CMABUF_TOP/kernel/configs/pages-64k.config" ;;
 	*-16k) echo "$CMABUF_TOP/kernel/configs/pages-16k.config" ;;
+	*-debug)
+		echo "$CMABUF_TOP/kernel/configs/media.config"
+		echo "$CMABUF_TOP/kernel/configs/debug.config"
+		;;
+	*) echo "$CMABUF_TOP/kernel/configs/media.config" ;;
 	esac
 }
 
