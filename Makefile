@@ -28,7 +28,7 @@
 
 KDIR ?= $(or $(KERNEL_SRC),/lib/modules/$(shell uname -r)/build)
 KERNEL ?= 7.2
-KERNELS ?= 7.2 6.12 7.2-debug 7.2-64k 7.2-16k
+KERNELS ?= 7.2 6.12 7.2-debug
 CROSS_COMPILE ?= aarch64-linux-gnu-
 BUILD := $(CURDIR)/build
 DEPMOD ?= depmod

@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/kernel/common.sh"
 
-[ $# -gt 0 ] || set -- 7.2 6.12 7.2-debug 7.2-64k 7.2-16k
+[ $# -gt 0 ] || set -- 7.2 6.12 7.2-debug
 results=$CMABUF_BUILD/results
 logs=$CMABUF_BUILD/logs
 # Nothing of an earlier run may be judged as this one's: results and logs
