@@ -333,6 +333,10 @@ void cmabuf_range_release(struct cmabuf_dev *cdev,
 			  const struct cmabuf_range *range);
 
 /* cmabuf_zero.c */
+
+/* Chunks each helper may clear beyond the number the caller took. */
+#define CMABUF_ZERO_LEAD		4
+
 int cmabuf_zero_init(void);
 void cmabuf_zero_exit(void);
 int cmabuf_zero_pages(struct page *page, unsigned long count,
@@ -381,6 +385,9 @@ void cmabuf_stats_uncharge(struct cmabuf_dev *cdev, u64 bytes);
 bool cmabuf_charge(atomic64_t *held, u64 cap, u64 bytes);
 bool cmabuf_zero_helper_may_take(unsigned long taken, unsigned long by_caller,
 				 unsigned int helpers);
+int cmabuf_zero_pages_paced(struct page *page, unsigned long count,
+			    unsigned int max_cpus, void (*pause)(void),
+			    unsigned long *by_caller);
 #endif
 
 #endif /* _CMABUF_H */

@@ -38,9 +38,6 @@
 /* Pages cleared between two looks at the stop flag and the scheduler. */
 #define CMABUF_ZERO_CHUNK_PAGES		(SZ_2M >> PAGE_SHIFT)
 
-/* Chunks each helper may clear beyond the number the caller took. */
-#define CMABUF_ZERO_LEAD		4
-
 /* Below this size, waking other CPUs costs more than they save. */
 static unsigned int cmabuf_zero_parallel_min_mb = 8;
 module_param_named(clear_parallel_min_mb, cmabuf_zero_parallel_min_mb, uint,
@@ -59,6 +56,8 @@ static struct workqueue_struct *cmabuf_zero_wq;
  * @by_caller: chunks the caller took.
  * @helpers: work items queued beside the caller.
  * @stop: set by the caller on a fatal signal; nobody takes a chunk then.
+ * @pause: NULL, or called by the caller after each of its chunks (KUnit's
+ *	stand-in for a caller the scheduler holds back).
  */
 struct cmabuf_zero_job {
 	unsigned long pfn;
@@ -68,6 +67,7 @@ struct cmabuf_zero_job {
 	atomic_long_t by_caller;
 	unsigned int helpers;
 	bool stop;
+	void (*pause)(void);
 };
 
 struct cmabuf_zero_worker {
@@ -131,6 +131,8 @@ static void cmabuf_zero_chunks(struct cmabuf_zero_job *job, bool caller)
 		cmabuf_clear_pages(job->pfn + first,
 				   min(job->count - first,
 				       CMABUF_ZERO_CHUNK_PAGES));
+		if (caller && job->pause)
+			job->pause();
 		cond_resched();
 	}
 }
@@ -155,20 +157,20 @@ static unsigned int cmabuf_zero_helpers(int nid, unsigned int max_cpus)
 }
 
 /**
- * cmabuf_zero_pages() - clear a range of pages
+ * cmabuf_zero_pages_paced() - cmabuf_zero_pages(), the caller held back
  * @page: first page.
  * @count: pages.
  * @max_cpus: CPUs that may take part, the caller's included; 1 or more.
+ * @pause: NULL, or called by the caller after each chunk it cleared.
+ * @by_caller: out, may be NULL: the chunks the caller cleared.
  *
- * Ranges below the clear_parallel_min_mb parameter, and every range when the
- * helpers cannot be allocated, are cleared by the caller alone. On a
- * fatal signal, chunks being cleared are finished, the rest are left, and
- * the range must not be handed out.
- *
- * Return: the CPUs that took part, 1 or more, or -EINTR on a fatal signal.
+ * Return: as cmabuf_zero_pages().
  */
-int cmabuf_zero_pages(struct page *page, unsigned long count,
-		      unsigned int max_cpus)
+VISIBLE_IF_KUNIT int cmabuf_zero_pages_paced(struct page *page,
+					     unsigned long count,
+					     unsigned int max_cpus,
+					     void (*pause)(void),
+					     unsigned long *by_caller)
 {
 	struct cmabuf_zero_job job = {
 		.pfn = page_to_pfn(page),
@@ -176,6 +178,7 @@ int cmabuf_zero_pages(struct page *page, unsigned long count,
 		.chunks = DIV_ROUND_UP(count, CMABUF_ZERO_CHUNK_PAGES),
 		.next = ATOMIC_LONG_INIT(0),
 		.by_caller = ATOMIC_LONG_INIT(0),
+		.pause = pause,
 	};
 	struct cmabuf_zero_worker *workers = NULL;
 	int nid = page_to_nid(page);
@@ -207,7 +210,29 @@ int cmabuf_zero_pages(struct page *page, unsigned long count,
 		flush_work(&workers[i].work);
 	kfree(workers);
 
+	if (by_caller)
+		*by_caller = atomic_long_read(&job.by_caller);
 	return job.stop ? -EINTR : helpers + 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_pages_paced);
+
+/**
+ * cmabuf_zero_pages() - clear a range of pages
+ * @page: first page.
+ * @count: pages.
+ * @max_cpus: CPUs that may take part, the caller's included; 1 or more.
+ *
+ * Ranges below the clear_parallel_min_mb parameter, and every range when the
+ * helpers cannot be allocated, are cleared by the caller alone. On a
+ * fatal signal, chunks being cleared are finished, the rest are left, and
+ * the range must not be handed out.
+ *
+ * Return: the CPUs that took part, 1 or more, or -EINTR on a fatal signal.
+ */
+int cmabuf_zero_pages(struct page *page, unsigned long count,
+		      unsigned int max_cpus)
+{
+	return cmabuf_zero_pages_paced(page, count, max_cpus, NULL, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_pages);
 

@@ -23,6 +23,7 @@
 #include <kunit/test.h>
 #include <linux/cma.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-map-ops.h>
@@ -1088,8 +1089,47 @@ static void cmabuf_zero_clears_every_byte(struct kunit *test)
 	cma_release(cma, page, c->pages);
 }
 
+/* A caller the scheduler holds back, 20 ms after each of its chunks. */
+static void cmabuf_zero_slow_caller(void)
+{
+	msleep(20);
+}
+
+/*
+ * The helpers' CPU time is nobody's cgroup's, so they may not run ahead of
+ * a caller that is held back: each at most CMABUF_ZERO_LEAD chunks beyond
+ * the caller's, plus the one it may have taken as the caller's count was
+ * read. Without that bound one helper clears 15 of these 16 chunks while
+ * the caller sleeps after its first.
+ */
+static void cmabuf_zero_helpers_wait_for_the_caller(struct kunit *test)
+{
+	unsigned long pages = MB(32), chunks = 16, by_caller, by_helpers;
+	struct cma *cma = dev_get_cma_area(NULL);
+	struct page *page;
+	int ret;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU: no helper");
+	if (!cma)
+		kunit_skip(test, "no default CMA area");
+	page = cma_alloc(cma, pages, 0, true);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+
+	ret = cmabuf_zero_pages_paced(page, pages, 2, cmabuf_zero_slow_caller,
+				      &by_caller);
+	cma_release(cma, page, pages);
+	KUNIT_ASSERT_EQ(test, ret, 2);
+	KUNIT_ASSERT_LE(test, by_caller, chunks);
+	by_helpers = chunks - by_caller;
+	KUNIT_EXPECT_LE_MSG(test, by_helpers, by_caller + CMABUF_ZERO_LEAD + 1,
+			    "the caller cleared %lu of %lu chunks", by_caller,
+			    chunks);
+}
+
 static struct kunit_case cmabuf_zero_test_cases[] = {
 	KUNIT_CASE_PARAM(cmabuf_zero_clears_every_byte, cmabuf_zero_gen_params),
+	KUNIT_CASE(cmabuf_zero_helpers_wait_for_the_caller),
 	{}
 };
 
