@@ -60,6 +60,20 @@ MODULE_PARM_DESC(prepare_file_percent,
 /* After the shrinker took ready buffers, none are made for this long. */
 #define CMABUF_POOL_SHRUNK_PAUSE	(5 * HZ)
 
+/*
+ * A take refills its want this much later: the taker's first use of the
+ * buffer and the rest of its stream's ALLOCs come first, since the refill
+ * clears on every CPU and would stall them.
+ */
+#define CMABUF_POOL_REFILL_DELAY	msecs_to_jiffies(20)
+
+/*
+ * A free is released a jiffy later, so that the caller's close() arms a
+ * timer instead of waking a worker. Whoever waits for the pages
+ * (cmabuf_pool_wait_released(), unbind) has the work run at once.
+ */
+#define CMABUF_POOL_RELEASE_DELAY	1
+
 /* Where the area's size is unknown, the limits apply to this many pages. */
 #define CMABUF_POOL_UNKNOWN_AREA_PAGES	(SZ_1G >> PAGE_SHIFT)
 
@@ -119,7 +133,7 @@ struct cmabuf_want {
  * @shrunk_until: no buffer is made before this (jiffies).
  * @stopped: the instance is unbound: nothing is made or kept any more.
  * @fill_work: makes the buffers wants lack (cmabuf_pool_kick()).
- * @release_work: releases or recycles freed buffers.
+ * @release_work: releases or recycles freed buffers (cmabuf_pool_put()).
  * @expire_work: drops wants past their time-out.
  * @wq: woken when a buffer gets ready, a try fails, or frees are done.
  * @shrinker: gives ready buffers back under memory pressure.
@@ -134,7 +148,7 @@ struct cmabuf_pool {
 	unsigned long shrunk_until;
 	bool stopped;
 	struct delayed_work fill_work;
-	struct work_struct release_work;
+	struct delayed_work release_work;
 	struct delayed_work expire_work;
 	wait_queue_head_t wq;
 	struct shrinker *shrinker;
@@ -238,6 +252,20 @@ static void cmabuf_pool_kick(struct cmabuf_pool *pool)
 				   pool->shrunk_until - now);
 	else
 		mod_delayed_work(cmabuf_pool_wq, &pool->fill_work, 0);
+}
+
+/* After a take: refill, but not before CMABUF_POOL_REFILL_DELAY. */
+static void cmabuf_pool_kick_later(struct cmabuf_pool *pool)
+{
+	unsigned long now = jiffies, delay = CMABUF_POOL_REFILL_DELAY;
+
+	lockdep_assert_held(&pool->lock);
+	if (pool->stopped)
+		return;
+	if (time_before(now + delay, pool->shrunk_until))
+		delay = pool->shrunk_until - now;
+	/* A refill already queued sooner stays as it is. */
+	queue_delayed_work(cmabuf_pool_wq, &pool->fill_work, delay);
 }
 
 /*
@@ -381,7 +409,8 @@ static void cmabuf_pool_retry(struct cmabuf_pool *pool)
 
 static void cmabuf_pool_release_work(struct work_struct *work)
 {
-	struct cmabuf_pool *pool = container_of(work, struct cmabuf_pool,
+	struct cmabuf_pool *pool = container_of(to_delayed_work(work),
+						struct cmabuf_pool,
 						release_work);
 	struct cmabuf_pool_buf *b;
 	unsigned long pages;
@@ -508,7 +537,7 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
  * @range: out: the pages, all zero.
  *
  * Return: true when a ready buffer was taken; the want that held it is
- * refilled in the background.
+ * refilled in the background, CMABUF_POOL_REFILL_DELAY later.
  */
 bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
 		      u32 strategy, unsigned int align_order,
@@ -550,7 +579,7 @@ bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
 	*range = found->range;
 	kfree(found);
 	spin_lock(&pool->lock);
-	cmabuf_pool_kick(pool);
+	cmabuf_pool_kick_later(pool);
 	spin_unlock(&pool->lock);
 	return true;
 }
@@ -575,7 +604,8 @@ void cmabuf_pool_put(struct cmabuf_dev *cdev, const struct cmabuf_range *range)
 		if (!pool->stopped) {
 			list_add_tail(&b->node, &pool->releasing);
 			pool->releasing_pages += range->count;
-			queue_work(cmabuf_pool_wq, &pool->release_work);
+			queue_delayed_work(cmabuf_pool_wq, &pool->release_work,
+					   CMABUF_POOL_RELEASE_DELAY);
 			b = NULL;
 		}
 		spin_unlock(&pool->lock);
@@ -602,6 +632,11 @@ int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
 
 	if (!READ_ONCE(pool->releasing_pages))
 		return false;
+	/* Not after cmabuf_pool_stop() flushed it: the pool may go then. */
+	spin_lock(&pool->lock);
+	if (!pool->stopped)
+		mod_delayed_work(cmabuf_pool_wq, &pool->release_work, 0);
+	spin_unlock(&pool->lock);
 	if (wait_event_killable(pool->wq, !READ_ONCE(pool->releasing_pages)))
 		return -EINTR;
 	return true;
@@ -1049,7 +1084,7 @@ int cmabuf_pool_create(struct cmabuf_dev *cdev)
 	INIT_LIST_HEAD(&pool->releasing);
 	INIT_DELAYED_WORK(&pool->fill_work, cmabuf_pool_fill_work);
 	pool->shrunk_until = jiffies;
-	INIT_WORK(&pool->release_work, cmabuf_pool_release_work);
+	INIT_DELAYED_WORK(&pool->release_work, cmabuf_pool_release_work);
 	INIT_DELAYED_WORK(&pool->expire_work, cmabuf_pool_expire_work);
 	init_waitqueue_head(&pool->wq);
 
@@ -1090,7 +1125,7 @@ void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 
 	cancel_delayed_work_sync(&pool->expire_work);
 	cancel_delayed_work_sync(&pool->fill_work);
-	flush_work(&pool->release_work);
+	flush_delayed_work(&pool->release_work);
 	cmabuf_pool_release_list(cdev, &out);
 	wake_up_all(&pool->wq);
 }
