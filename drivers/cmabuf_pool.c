@@ -270,7 +270,9 @@ static void cmabuf_pool_kick_later(struct cmabuf_pool *pool)
 
 /*
  * Cleared pages for a buffer nobody waits for: nothing is counted until an
- * allocation takes it, and no signal stops it. Return: 0, -ENOMEM or -EBUSY.
+ * allocation takes it, and no signal stops it. As for an ALLOC, memory on
+ * its way back to CMA is waited for, not failed on (a PREPARE right after
+ * closes). Return: 0, -ENOMEM or -EBUSY.
  */
 static int cmabuf_pool_make(struct cmabuf_dev *cdev,
 			    const struct cmabuf_plan *plan,
@@ -279,7 +281,10 @@ static int cmabuf_pool_make(struct cmabuf_dev *cdev,
 	struct cmabuf_tries t;
 	int ret;
 
-	ret = cmabuf_range_alloc_plan(cdev, plan, &t, range);
+	do {
+		ret = cmabuf_range_alloc_plan(cdev, plan, &t, range);
+	} while ((ret == -ENOMEM || ret == -EBUSY) &&
+		 cmabuf_pool_wait_released(cdev) > 0);
 	if (ret)
 		return ret;
 	ret = cmabuf_range_zero(range);

@@ -4702,6 +4702,46 @@ TEST_F_TIMEOUT(deferred, free_alloc_loop_of_whole_area_never_fails, 600)
 	       n, DEFER_ROUNDS, waited);
 }
 
+/*
+ * A PREPARE that needs the memory of buffers closed a moment ago waits for
+ * their release as an ALLOC does, and does not fail with ENOMEM: all of
+ * the area's free memory is allocated and closed, and two buffers of the
+ * same size are asked for at once (the prepare limits allow half the
+ * area). Everything is back afterwards.
+ */
+TEST_F_TIMEOUT(deferred, prepare_after_closes_waits_for_the_release, 120)
+{
+	unsigned long long count, used, pages = DEFER_SIZE / PAGE, v;
+	struct cmabuf_alloc_data data;
+	struct cmabuf_prepare p;
+	int i, n, err;
+
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "count", &count));
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
+	n = (count - used) / pages;
+	if (n > (int)ARRAY_SIZE(self->fds))
+		n = ARRAY_SIZE(self->fds);
+	ASSERT_LE(2, n) TH_LOG("%s has room for %d buffers of 64 MiB", self->dev.area, n);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, DEFER_SIZE,
+					  CMABUF_STRATEGY_AUTO, &data));
+		self->fds[self->n++] = data.fd;
+	}
+	while (self->n)
+		close(self->fds[--self->n]);
+
+	err = cmabuf_prepare(self->dev.fd, DEFER_SIZE,
+			     CMABUF_STRATEGY_AUTO | CMABUF_PREPARE_WAIT, 2, 0, &p);
+	EXPECT_EQ(0, err) TH_LOG("PREPARE after %d closes: %s", n, strerror(err));
+	EXPECT_EQ(2U, p.ready);
+	ASSERT_EQ(0, cmabuf_prepare(self->dev.fd, DEFER_SIZE,
+				    CMABUF_STRATEGY_AUTO, 0, 0, &p));
+	ASSERT_EQ(0, cmabuf_sysfs_wait(self->dev.fd, "releasing_bytes", 0,
+				       PREP_WAIT_MS, &v))
+		TH_LOG("%llu bytes still being released", v);
+	expect_counters(_metadata, &self->dev, &self->dev.start);
+}
+
 /* ---- memcg: buffers charged to the allocating process's memory cgroup ---- */
 
 /*
