@@ -4667,6 +4667,19 @@ TEST_F_TIMEOUT(deferred, releasing_bytes_back_to_zero, 120)
 	expect_counters(_metadata, &self->dev, &self->dev.start);
 }
 
+/* Buffers of DEFER_SIZE the area has room for, as many as the fixture holds. */
+static int deferred_room(FIXTURE_DATA(deferred) *self)
+{
+	unsigned long long count, used;
+	int n;
+
+	if (cmabuf_cma_read(self->dev.area, "count", &count) ||
+	    cmabuf_cma_read(self->dev.area, "used", &used))
+		return 0;
+	n = (count - used) / (DEFER_SIZE / PAGE);
+	return n > (int)ARRAY_SIZE(self->fds) ? (int)ARRAY_SIZE(self->fds) : n;
+}
+
 /*
  * Allocate all of the area's free memory, free it and allocate it again
  * at once, round after round: an ALLOC that finds the memory still being
@@ -4674,15 +4687,11 @@ TEST_F_TIMEOUT(deferred, releasing_bytes_back_to_zero, 120)
  */
 TEST_F_TIMEOUT(deferred, free_alloc_loop_of_whole_area_never_fails, 600)
 {
-	unsigned long long count, used, pages = DEFER_SIZE / PAGE, v;
 	struct cmabuf_alloc_data data;
 	int r, i, n, waited = 0, err;
+	unsigned long long v;
 
-	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "count", &count));
-	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
-	n = (count - used) / pages;
-	if (n > (int)ARRAY_SIZE(self->fds))
-		n = ARRAY_SIZE(self->fds);
+	n = deferred_room(self);
 	ASSERT_LE(2, n) TH_LOG("%s has room for %d buffers of 64 MiB", self->dev.area, n);
 	for (r = 0; r < DEFER_ROUNDS; r++) {
 		if (r && !cmabuf_sysfs_read(self->dev.fd, "releasing_bytes",
@@ -4711,16 +4720,12 @@ TEST_F_TIMEOUT(deferred, free_alloc_loop_of_whole_area_never_fails, 600)
  */
 TEST_F_TIMEOUT(deferred, prepare_after_closes_waits_for_the_release, 120)
 {
-	unsigned long long count, used, pages = DEFER_SIZE / PAGE, v;
 	struct cmabuf_alloc_data data;
 	struct cmabuf_prepare p;
+	unsigned long long v;
 	int i, n, err;
 
-	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "count", &count));
-	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
-	n = (count - used) / pages;
-	if (n > (int)ARRAY_SIZE(self->fds))
-		n = ARRAY_SIZE(self->fds);
+	n = deferred_room(self);
 	ASSERT_LE(2, n) TH_LOG("%s has room for %d buffers of 64 MiB", self->dev.area, n);
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, DEFER_SIZE,
