@@ -3382,6 +3382,13 @@ struct prep_fds {
 	int n;
 };
 
+static int u64_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 FIXTURE(prepare) {
 	struct cmabuf_dev dev;
 	int owner;
@@ -4037,6 +4044,81 @@ TEST_F_TIMEOUT(prepare, shrinker_gives_back_then_refills, 120)
 	EXPECT_LE(4500ULL, back);
 }
 
+
+#define FLOOR_SIZE	(16 * SZ_1M)
+#define FLOOR_BATCH	8	/* 128 MiB: what the prepare limits allow */
+#define FLOOR_SAMPLES	(3 * FLOOR_BATCH)
+#define FLOOR_RATIO	5
+
+/*
+ * Taking a prepared buffer costs about what creating any dma-buf costs:
+ * back to back, the median prepared ALLOC is within FLOOR_RATIO times the
+ * system heap's 4 KiB ALLOC on the same boot (1.3-2.2 times measured on
+ * 7.2), and so is the close that frees it. tests/floor/cmabuf_floor
+ * times both spaced out as well.
+ */
+TEST_F_TIMEOUT(prepare, ready_alloc_costs_about_a_heap_alloc, 300)
+{
+	__u64 heap_alloc[FLOOR_SAMPLES], heap_close[FLOOR_SAMPLES];
+	__u64 alloc[FLOOR_SAMPLES], closes[FLOOR_SAMPLES];
+	int bufs[FLOOR_BATCH], heap, i, b, buf;
+	struct cmabuf_alloc_data data;
+	struct cmabuf_prepare p;
+	unsigned long long t;
+
+	heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+	if (heap < 0)
+		SKIP(return, "no system dma-heap to compare with");
+	for (i = 0; i < FLOOR_SAMPLES; i++) {
+		t = cmabuf_now_ns();
+		ASSERT_EQ(0, heap_alloc_sized(heap, PAGE, O_RDWR | O_CLOEXEC,
+					      0, 0,
+					      sizeof(struct dma_heap_allocation_data),
+					      &buf));
+		heap_alloc[i] = cmabuf_now_ns() - t;
+		t = cmabuf_now_ns();
+		close(buf);
+		heap_close[i] = cmabuf_now_ns() - t;
+	}
+	close(heap);
+
+	for (i = 0; i < FLOOR_SAMPLES; i += FLOOR_BATCH) {
+		ASSERT_EQ(0, cmabuf_prepare(self->owner, FLOOR_SIZE,
+					    CMABUF_STRATEGY_AUTO |
+					    CMABUF_PREPARE_WAIT,
+					    FLOOR_BATCH, 0, &p));
+		ASSERT_EQ((__u32)FLOOR_BATCH, p.ready);
+		for (b = 0; b < FLOOR_BATCH; b++) {
+			t = cmabuf_now_ns();
+			ASSERT_EQ(0, cmabuf_alloc(self->owner, FLOOR_SIZE,
+						  CMABUF_STRATEGY_AUTO, &data));
+			alloc[i + b] = cmabuf_now_ns() - t;
+			bufs[b] = data.fd;
+		}
+		for (b = 0; b < FLOOR_BATCH; b++) {
+			t = cmabuf_now_ns();
+			close(bufs[b]);
+			closes[i + b] = cmabuf_now_ns() - t;
+		}
+	}
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, FLOOR_SIZE,
+				    CMABUF_STRATEGY_AUTO, 0, 0, &p));
+
+	qsort(heap_alloc, FLOOR_SAMPLES, sizeof(__u64), u64_cmp);
+	qsort(heap_close, FLOOR_SAMPLES, sizeof(__u64), u64_cmp);
+	qsort(alloc, FLOOR_SAMPLES, sizeof(__u64), u64_cmp);
+	qsort(closes, FLOOR_SAMPLES, sizeof(__u64), u64_cmp);
+	TH_LOG("medians, ns: prepared ALLOC %llu, its close %llu; system heap 4 KiB ALLOC %llu, its close %llu",
+	       (unsigned long long)alloc[FLOOR_SAMPLES / 2],
+	       (unsigned long long)closes[FLOOR_SAMPLES / 2],
+	       (unsigned long long)heap_alloc[FLOOR_SAMPLES / 2],
+	       (unsigned long long)heap_close[FLOOR_SAMPLES / 2]);
+	EXPECT_LE(alloc[FLOOR_SAMPLES / 2],
+		  FLOOR_RATIO * heap_alloc[FLOOR_SAMPLES / 2]);
+	EXPECT_LE(closes[FLOOR_SAMPLES / 2],
+		  FLOOR_RATIO * heap_close[FLOOR_SAMPLES / 2]);
+}
+
 /* ---- reserve: the administrator's standing reserve, from sysfs ---- */
 
 FIXTURE(reserve) {
@@ -4566,13 +4648,6 @@ FIXTURE_TEARDOWN(deferred)
 			close(self->fds[self->n]);
 	if (self->dev.fd >= 0)
 		dev_close(_metadata, &self->dev);
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
