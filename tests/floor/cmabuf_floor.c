@@ -9,9 +9,10 @@
  * as a benchmark's samples are, with untimed work between them): the
  * system dma-heap's 4 KiB ALLOC and its close, the least any dma-buf
  * costs, and cmabuf's prepared ALLOC of --size (default 64 MiB) on DEVICE
- * (default /dev/cmabuf-large, where eight fit the prepare limits) and its close, which frees it. Prints one
- * line per path and pacing: p50, p99 and max in microseconds, and exits
- * non-zero when a call failed. Needs a kernel with the system heap.
+ * (default /dev/cmabuf-large, where eight fit the prepare limits) and its
+ * close, which frees it. Prints one line per path and pacing: p50, p99 and
+ * max in microseconds, and exits non-zero when a call failed. Needs a
+ * kernel with the system heap.
  */
 
 #include <errno.h>

@@ -4044,7 +4044,6 @@ TEST_F_TIMEOUT(prepare, shrinker_gives_back_then_refills, 120)
 	EXPECT_LE(4500ULL, back);
 }
 
-
 #define FLOOR_SIZE	(16 * SZ_1M)
 #define FLOOR_BATCH	8	/* 128 MiB: what the prepare limits allow */
 #define FLOOR_SAMPLES	(3 * FLOOR_BATCH)
@@ -4108,9 +4107,10 @@ TEST_F_TIMEOUT(prepare, ready_alloc_costs_about_a_heap_alloc, 300)
 	qsort(heap_close, FLOOR_SAMPLES, sizeof(__u64), u64_cmp);
 	qsort(alloc, FLOOR_SAMPLES, sizeof(__u64), u64_cmp);
 	qsort(closes, FLOOR_SAMPLES, sizeof(__u64), u64_cmp);
-	TH_LOG("medians, ns: prepared ALLOC %llu, its close %llu; system heap 4 KiB ALLOC %llu, its close %llu",
+	TH_LOG("medians, ns: prepared ALLOC %llu, its close %llu; %s %llu, its close %llu",
 	       (unsigned long long)alloc[FLOOR_SAMPLES / 2],
 	       (unsigned long long)closes[FLOOR_SAMPLES / 2],
+	       "system heap 4 KiB ALLOC",
 	       (unsigned long long)heap_alloc[FLOOR_SAMPLES / 2],
 	       (unsigned long long)heap_close[FLOOR_SAMPLES / 2]);
 	EXPECT_LE(alloc[FLOOR_SAMPLES / 2],
@@ -4742,17 +4742,17 @@ TEST_F_TIMEOUT(deferred, releasing_bytes_back_to_zero, 120)
 	expect_counters(_metadata, &self->dev, &self->dev.start);
 }
 
-/* Buffers of DEFER_SIZE the area has room for, as many as the fixture holds. */
-static int deferred_room(FIXTURE_DATA(deferred) *self)
+/* Buffers of DEFER_SIZE @area has room for, @max at most. */
+static int deferred_room(const char *area, int max)
 {
 	unsigned long long count, used;
 	int n;
 
-	if (cmabuf_cma_read(self->dev.area, "count", &count) ||
-	    cmabuf_cma_read(self->dev.area, "used", &used))
+	if (cmabuf_cma_read(area, "count", &count) ||
+	    cmabuf_cma_read(area, "used", &used))
 		return 0;
 	n = (count - used) / (DEFER_SIZE / PAGE);
-	return n > (int)ARRAY_SIZE(self->fds) ? (int)ARRAY_SIZE(self->fds) : n;
+	return n > max ? max : n;
 }
 
 /*
@@ -4766,7 +4766,7 @@ TEST_F_TIMEOUT(deferred, free_alloc_loop_of_whole_area_never_fails, 600)
 	int r, i, n, waited = 0, err;
 	unsigned long long v;
 
-	n = deferred_room(self);
+	n = deferred_room(self->dev.area, ARRAY_SIZE(self->fds));
 	ASSERT_LE(2, n) TH_LOG("%s has room for %d buffers of 64 MiB", self->dev.area, n);
 	for (r = 0; r < DEFER_ROUNDS; r++) {
 		if (r && !cmabuf_sysfs_read(self->dev.fd, "releasing_bytes",
@@ -4800,7 +4800,7 @@ TEST_F_TIMEOUT(deferred, prepare_after_closes_waits_for_the_release, 120)
 	unsigned long long v;
 	int i, n, err;
 
-	n = deferred_room(self);
+	n = deferred_room(self->dev.area, ARRAY_SIZE(self->fds));
 	ASSERT_LE(2, n) TH_LOG("%s has room for %d buffers of 64 MiB", self->dev.area, n);
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, DEFER_SIZE,
