@@ -104,7 +104,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..60"
+echo "1..61"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
