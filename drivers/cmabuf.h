@@ -289,7 +289,9 @@ bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
 		      const void *owner, struct cmabuf_range *range);
 void cmabuf_pool_put(struct cmabuf_dev *cdev,
 		     const struct cmabuf_range *range);
-int cmabuf_pool_wait_released(struct cmabuf_dev *cdev);
+int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
+			   const struct cmabuf_plan *plan,
+			   struct cmabuf_tries *t, struct cmabuf_range *range);
 int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 		     const struct cmabuf_plan *plan, u32 strategy,
 		     unsigned int align_order, unsigned int count,

@@ -62,28 +62,15 @@ static void cmabuf_pages_count(struct cmabuf_dev *cdev,
 		cmabuf_stats_fail(cdev, t->last);
 }
 
-/*
- * An allocation asked for now: one that found no range while freed buffers
- * are still being released waits for them and tries again, since memory on
- * its way back must not make it fail. Counted once, as it ends.
- */
+/* An allocation asked for now (cmabuf_pool_alloc_plan()), counted once. */
 static int cmabuf_pages_alloc_now(struct cmabuf_dev *cdev,
 				  const struct cmabuf_plan *plan,
 				  struct cmabuf_range *range)
 {
 	struct cmabuf_tries t;
-	int ret, waited;
+	int ret;
 
-	for (;;) {
-		ret = cmabuf_range_alloc_plan(cdev, plan, &t, range);
-		if (ret != -ENOMEM && ret != -EBUSY)
-			break;
-		waited = cmabuf_pool_wait_released(cdev);
-		if (waited <= 0) {
-			ret = waited ?: ret;
-			break;
-		}
-	}
+	ret = cmabuf_pool_alloc_plan(cdev, plan, &t, range);
 	cmabuf_pages_count(cdev, plan, &t, ret);
 	return ret;
 }

@@ -281,10 +281,7 @@ static int cmabuf_pool_make(struct cmabuf_dev *cdev,
 	struct cmabuf_tries t;
 	int ret;
 
-	do {
-		ret = cmabuf_range_alloc_plan(cdev, plan, &t, range);
-	} while ((ret == -ENOMEM || ret == -EBUSY) &&
-		 cmabuf_pool_wait_released(cdev) > 0);
+	ret = cmabuf_pool_alloc_plan(cdev, plan, &t, range);
 	if (ret)
 		return ret;
 	ret = cmabuf_range_zero(range);
@@ -621,17 +618,11 @@ void cmabuf_pool_put(struct cmabuf_dev *cdev, const struct cmabuf_range *range)
 	cmabuf_range_release(cdev, range);
 }
 
-/**
- * cmabuf_pool_wait_released() - wait for the frees in flight
- * @cdev: the instance.
- *
- * For an allocation that found no range: memory being released must not
- * make it fail.
- *
- * Return: true when there were frees to wait for and they are done, false
- * when there were none; -EINTR on a fatal signal.
+/*
+ * Wait for the frees in flight. Return: true when there were some and they
+ * are done, false when there were none; -EINTR on a fatal signal.
  */
-int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
+static int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
 {
 	struct cmabuf_pool *pool = cdev->pool;
 
@@ -645,6 +636,35 @@ int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
 	if (wait_event_killable(pool->wq, !READ_ONCE(pool->releasing_pages)))
 		return -EINTR;
 	return true;
+}
+
+/**
+ * cmabuf_pool_alloc_plan() - cmabuf_range_alloc_plan(), waiting for frees
+ * @cdev: the instance.
+ * @plan: from cmabuf_plan_make().
+ * @t: out: how the last try went.
+ * @range: out: the pages, not cleared.
+ *
+ * An allocation that found no range while freed buffers are still being
+ * released waits for them and tries again: memory on its way back to CMA
+ * must not make an ALLOC or a PREPARE fail.
+ *
+ * Return: as cmabuf_range_alloc_plan(); -EINTR on a fatal signal.
+ */
+int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
+			   const struct cmabuf_plan *plan,
+			   struct cmabuf_tries *t, struct cmabuf_range *range)
+{
+	int ret, waited;
+
+	for (;;) {
+		ret = cmabuf_range_alloc_plan(cdev, plan, t, range);
+		if (ret != -ENOMEM && ret != -EBUSY)
+			return ret;
+		waited = cmabuf_pool_wait_released(cdev);
+		if (waited <= 0)
+			return waited ?: ret;
+	}
 }
 
 /* Pages @owner's wants hold stocked; every file's for NULL (no reserve). */
