@@ -195,8 +195,11 @@ for f in "$results"/*/*.tap; do
 done
 splats=$(grep -l '^not ok 2 console log' "$results"/*/guest.tap 2>/dev/null | wc -l)
 echo "  kernels with a kernel report (oops, WARNING, KASAN, lockdep, kmemleak): $splats"
-sed -n "s|^ok 2 console log .* # \(.* known report.* outside cmabuf: .*\)|  \1|p" \
-	"$results"/*/guest.tap 2>/dev/null
+for f in "$results"/*/guest*.tap; do
+	[ -f "$f" ] || continue
+	k=$(basename "$(dirname "$f")")
+	sed -n "s|^ok 2 console log .* # \(.* known report.* outside cmabuf: .*\)|  $k \1|p" "$f"
+done
 
 echo
 python3 "$here/collect.py" summary "$results"
