@@ -195,11 +195,6 @@ for f in "$results"/*/*.tap; do
 done
 splats=$(grep -l '^not ok 2 console log' "$results"/*/guest.tap 2>/dev/null | wc -l)
 echo "  kernels with a kernel report (oops, WARNING, KASAN, lockdep, kmemleak): $splats"
-for f in "$results"/*/guest*.tap; do
-	[ -f "$f" ] || continue
-	k=$(basename "$(dirname "$f")")
-	sed -n "s|^ok 2 console log .* # \(.* known report.* outside cmabuf: .*\)|  $k \1|p" "$f"
-done
 
 echo
 python3 "$here/collect.py" summary "$results"

@@ -283,7 +283,7 @@ def collect_guest(results_dir, log_dir, run_id=None, boot_rc=None):
     if os.path.exists(console_log):
         with open(console_log, errors="replace") as f:
             lines = f.read().splitlines()
-        excused = known_report_lines(lines, known)
+        excused, known = known_reports(lines)
         splats = [l for i, l in enumerate(lines) if i not in excused and SPLAT_RE.search(l)]
     else:
         splats.append("no console log")
@@ -314,14 +314,17 @@ def collect_guest(results_dir, log_dir, run_id=None, boot_rc=None):
         out.append("ok 2 console log has no kernel splat")
     if known:
         out[-1] += " # %d known report(s) outside cmabuf: %s" % (len(known), ", ".join(known))
+        # make check's record prints these with the kernel's name.
+        out += ["# record: known report outside cmabuf: %s" % name for name in known]
     write(os.path.join(results_dir, "guest.tap"), "\n".join(out) + "\n")
     write(os.path.join(results_dir, "guest.rc"), "0\n")
 
 
-def known_report_lines(lines, known):
-    """Indices of the console lines that make up a KNOWN_REPORTS entry;
-    appends each report's name to known."""
+def known_reports(lines):
+    """The indices of the console lines that make up KNOWN_REPORTS entries,
+    and the name of each entry found."""
     excused = set()
+    known = []
     for i, line in enumerate(lines):
         for name, first, culprit in KNOWN_REPORTS:
             if not first.search(line):
@@ -332,7 +335,7 @@ def known_report_lines(lines, known):
             if any(culprit.search(l) for l in lines[i + 1:end]):
                 excused.update(range(i, end))
                 known.append(name)
-    return excused
+    return excused, known
 
 
 def collect_host(results_dir, suite, rc, tap_file):
