@@ -274,6 +274,23 @@ def test_runs(tmp):
        line[1] == "| touch | 48.0 [40.0–56.0] | 8.00 [8.00–8.00] | "
        "6.00× [5.00–7.00] |",
        "runs.py: 4 KiB against 2 MiB entries, per run, as its own table")
+    limited = []
+    for i, ratio in enumerate((1.10, 1.30, 0.95)):
+        rep = {"rows": [], "limits": [
+            {"side": "after", "setting": "init_on_alloc=1, 2 vCPUs",
+             "workload": "e2e-64m", "path": "cmabuf-compound",
+             "alloc_ns": ratio * 1e6, "kernel_ns": 1e5, "zero_ns": 9e5,
+             "zero": "all CPUs", "ratio": ratio}]}
+        limited.append(os.path.join(tmp, f"limit-{i}.json"))
+        with open(limited[-1], "w", encoding="utf-8") as f:
+            json.dump(rep, f)
+    p = subprocess.run([sys.executable, os.path.join(HERE, "runs.py"),
+                        *limited], capture_output=True, text=True, check=False)
+    line = [x for x in p.stdout.splitlines()
+            if "| ALLOC ÷ limit | cmabuf-compound |" in x]
+    ok(p.returncode == 0 and len(line) == 1 and
+       line[0].endswith("| ≤ 1.15× | 1.10× [0.95–1.30] | 2 of 3 runs |"),
+       "runs.py: ALLOC within 1.15x of its limit, counted per run")
 
 
 def as_documents(flat_path, doc_path):
