@@ -525,6 +525,9 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 		cmabuf_pool_kick(pool);
 	spin_unlock(&pool->lock);
 	cmabuf_pool_release_list(pool->cdev, &out);
+	/* Buffers go whole: reclaim counts what went, not what it asked. */
+	if (freed)
+		sc->nr_scanned = freed;
 	return freed ?: SHRINK_STOP;
 }
 

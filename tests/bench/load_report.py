@@ -10,8 +10,9 @@ names the memory load it ran under), the load's records
 (cmabuf_load: what it placed where before each sample, "record": "load"),
 the page-copy rate ("record": "copy"), 7.2's cma_alloc_busy_retry trace
 events ("record": "trace"), which are counted to the sample they fall in,
-and processes killed in the middle of a loaded allocation ("record":
-"kill", tests/load/cmabuf_killtime.c).
+processes killed in the middle of a loaded allocation ("record":
+"kill", tests/load/cmabuf_killtime.c), and ready buffers given back once
+memory ran short ("record": "shrink", tests/load/cmabuf_shrinktime.c).
 
 A path whose buffers were prepared ahead of every sample (cmabuf-S-prepared:
 "prepared" in its results) times a prepared ALLOC, not a cold one: its rows
@@ -57,8 +58,8 @@ def is_prepared(result):
 
 
 def load_file(path):
-    """One boot's records: (results, loads, copies, traces, kills)."""
-    results, loads, copies, traces, kills = [], [], [], [], []
+    """One boot's records: (results, loads, copies, traces, kills, shrinks)."""
+    results, loads, copies, traces, kills, shrinks = [], [], [], [], [], []
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
@@ -83,9 +84,11 @@ def load_file(path):
                     traces.append(r)
                 elif kind == "kill":
                     kills.append(r)
+                elif kind == "shrink":
+                    shrinks.append(r)
                 elif "workload" in r and "samples_ns" in r:
                     results.append(r)
-    return results, loads, copies, traces, kills
+    return results, loads, copies, traces, kills, shrinks
 
 
 def percentile(values, pct):
@@ -176,13 +179,14 @@ def collect(files):
     rows, boots = [], []
     for path in files:
         boot = os.path.basename(path).rsplit(".", 1)[0]
-        results, loads, copies, traces, kills = load_file(path)
+        results, loads, copies, traces, kills, shrinks = load_file(path)
         copy_rate = copies[-1]["pages_per_s"] if copies else None
         longterm = [r["longterm"] for r in loads
                     if r.get("event") == "start" and r.get("longterm", {}).get("bytes")]
         boots.append({"boot": boot, "file": path, "copy_pages_s": copy_rate,
                       "kernels": sorted({r["kernel"] for r in results}),
                       "longterm": longterm, "kills": kills,
+                      "shrinks": shrinks,
                       "trace_events": len(traces)})
         for r in results:
             rows.append(summarise(boot, r, loads, traces, copy_rate))
@@ -356,6 +360,36 @@ def kill_table(boots):
     return lines if found else []
 
 
+def at_ms(look, t0):
+    """When @look was, in ms after @t0 (both records' looks), or "—"."""
+    if not look or not t0:
+        return "—"
+    return fmt_ms(max(look["at_ns"] - t0["at_ns"], 0))
+
+
+def shrink_table(boots):
+    """Ready buffers under memory pressure, one measurement a boot."""
+    lines = ["", "### Ready buffers once memory runs short", "",
+             "| boot | device | ready as | buffers | reclaim began (s) | first back "
+             "(ms after) | all back (ms after) | CmaFree then (MiB) |",
+             "|---|---|---|---|---|---|---|---|"]
+    found = False
+    for b in boots:
+        for r in b.get("shrinks", []):
+            found = True
+            t0, last = r.get("reclaim"), r.get("all_back")
+            began = "never" if not t0 else f"{t0['at_ns'] / 1e9:.1f}"
+            cma = "—" if not (t0 and last) else \
+                f"{t0['cma_free_bytes'] >> 20} → {last['cma_free_bytes'] >> 20}"
+            lines.append(
+                f"| {b['boot']} | {r['device']} | {r['by']} | {r['count']} × "
+                f"{r['size_bytes'] >> 20} MiB | {began} | "
+                f"{at_ms(r.get('first_back'), t0)} | "
+                f"{at_ms(last, t0) if last else 'not within ' + str(r['timeout_ms']) + ' ms'} | "
+                f"{cma} |")
+    return lines if found else []
+
+
 def write_markdown(path, rows, boots):
     lines = ["Allocation under memory load. Times in ms; percentiles of the "
              "attempts that succeeded, ok / n the success rate; moved pages "
@@ -374,6 +408,7 @@ def write_markdown(path, rows, boots):
     lines += concurrent_table(rows)
     lines += fragment_table(rows)
     lines += kill_table(boots)
+    lines += shrink_table(boots)
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
 

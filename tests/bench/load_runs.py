@@ -29,6 +29,8 @@ WANT_SAMPLES = {"load-64m": 50, "camera": 50, "load-1g": 10, "load-blocks-2m": 1
 # loaded; the camera's stream start prepared, this many times the heap's speed.
 PREPARED_LIMITS = {"load-64m": (100e3, 1e6), "load-1g": (100e3, 1e6)}
 PREPARED_CAMERA_RATIO = 100
+# Issue 18: ready buffers back in movable use this soon after reclaim began.
+SHRINK_BACK_NS = 1e9
 PREPARED_PATHS = tuple(p for p in PATH_ORDER if p.endswith(PREPARED_SUFFIX))
 
 
@@ -156,6 +158,24 @@ def prepared_targets(runs):
         ratio_target(runs, f"heap p50 ÷ 7.2 {path} p50", ("cma-heap", "7.2"),
                      (path, "7.2"), "p50_ns", PREPARED_CAMERA_RATIO,
                      workloads=("camera",))
+    shrink_target(runs)
+
+
+def shrink_target(runs):
+    """Issue 18: prepared and reserved buffers back within 1 s of reclaim,
+    every measurement (one a boot) of every run."""
+    for by in ("prepare", "reserve"):
+        got = [r for rep in runs for b in rep.get("boots", [])
+               for r in b.get("shrinks", []) if r["by"] == by]
+        if not got:
+            continue
+        back = [r["back_after_reclaim_ns"] for r in got]
+        done = [ns for ns in back if ns is not None]
+        met = sum(ns <= SHRINK_BACK_NS for ns in done)
+        measured = (f"{spread(done)} ms, {len(done)} of {len(back)} came back"
+                    if done else f"none of {len(back)} came back")
+        print(f"| ready buffers ({by}) back within {SHRINK_BACK_NS / 1e9:g} s of "
+              f"the first reclaim | {measured} | {met} of {len(back)} |")
 
 
 def blocks_context(groups):

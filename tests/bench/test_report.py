@@ -522,6 +522,65 @@ def test_load_prepared(tmp):
        in p.stdout, "load_runs.py: the prepared row is labelled in every table")
 
 
+def shrink_record(by, t0_s, first_ms, all_ms):
+    """cmabuf_shrinktime's record: reclaim at @t0_s, buffers back @first_ms
+    and @all_ms after it (None: not within the time-out)."""
+    def look(at_ns, cma_mib, prepared):
+        return {"at_ns": int(at_ns), "prepared_bytes": prepared,
+                "mem_free_bytes": (cma_mib + 40) << 20,
+                "cma_free_bytes": cma_mib << 20, "touched_bytes": 0,
+                "slabs_scanned": 0}
+    t0 = t0_s * 1e9
+    rec = {"format": 1, "record": "shrink", "device": "/dev/cmabuf-large",
+           "by": by, "size_bytes": 64 << 20, "count": 4, "timeout_ms": 10000,
+           "start": look(0, 1100, 256 << 20), "held": look(t0, 60, 256 << 20),
+           "reclaim": look(t0, 60, 256 << 20),
+           "first_back": None if first_ms is None else
+           look(t0 + first_ms * 1e6, 124, 192 << 20),
+           "all_back": None if all_ms is None else
+           look(t0 + all_ms * 1e6, 316, 0),
+           "back_after_reclaim_ns": None if all_ms is None else
+           int(all_ms * 1e6)}
+    return json.dumps(rec)
+
+
+def test_shrink(tmp):
+    """load_report.py and load_runs.py: ready buffers under pressure."""
+    files = []
+    for name, rec in (("7.2-shrink-large-prepare",
+                       shrink_record("prepare", 8.0, 10, 20)),
+                      ("7.2-shrink-large-reserve",
+                       shrink_record("reserve", 7.0, None, None))):
+        files.append(os.path.join(tmp, name + ".jsonl"))
+        with open(files[-1], "w", encoding="utf-8") as f:
+            f.write(rec + "\n")
+    out = os.path.join(tmp, "shrink")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "load_report.py"),
+                        "--in", files[0], "--in", files[1], "--out-dir", out,
+                        "--no-chart"], capture_output=True, text=True,
+                       check=False)
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        text = f.read()
+    ok(p.returncode == 0 and
+       "| 7.2-shrink-large-prepare | /dev/cmabuf-large | prepare | 4 × 64 MiB | "
+       "8.0 | 10.0 | 20.0 | 60 → 316 |" in text,
+       "the shrink table: reclaim, first and last buffer back, CmaFree")
+    ok("| 7.2-shrink-large-reserve | /dev/cmabuf-large | reserve | 4 × 64 MiB | "
+       "7.0 | — | not within 10000 ms | — |" in text,
+       "the shrink table: buffers that did not come back say so")
+    rep = os.path.join(out, "report.json")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "load_runs.py"),
+                        rep, rep], capture_output=True, text=True, check=False)
+    lines = p.stdout.splitlines()
+    ok(p.returncode == 0 and
+       "| ready buffers (prepare) back within 1 s of the first reclaim | "
+       "20.0 [20.0–20.0] ms, 2 of 2 came back | 2 of 2 |" in lines,
+       "load_runs.py: issue 18's pressure target, every measurement")
+    ok("| ready buffers (reserve) back within 1 s of the first reclaim | "
+       "none of 2 came back | 0 of 2 |" in lines,
+       "load_runs.py: buffers that never came back miss the target")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
@@ -535,6 +594,7 @@ def main():
         test_load_runs(tmp)
         test_report_prepared(tmp)
         test_load_prepared(tmp)
+        test_shrink(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0

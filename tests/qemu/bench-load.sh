@@ -8,7 +8,10 @@
 # they measured into build/bench/load/: report.md, report.json and a
 # latency CDF per workload (tests/bench/load_report.py). With
 # CMABUF_LOAD_INIT0=1, 7.2 is also booted with init_on_alloc=0 for the
-# concurrent and 64 MiB parts. The guest's CMABUF_LOAD_* variables (see
+# concurrent and 64 MiB parts. Four more 7.2 boots each measure ready
+# buffers given back under memory pressure ("shrink"). CMABUF_LOAD_ONLY=
+# PREFIX boots only the settings whose name starts so (shipped, shrink,
+# init_on_alloc=0). The guest's CMABUF_LOAD_* variables (see
 # tests/suites/bench-load.sh) pass through.
 
 set -euo pipefail
@@ -36,6 +39,21 @@ done
 settings=("shipped|7.2||" "shipped|6.12||")
 [ "${CMABUF_LOAD_INIT0:-0}" = 1 ] &&
 	settings+=("init_on_alloc=0|7.2|init_on_alloc=0|CMABUF_LOAD_PARTS=idle,fill")
+# Ready buffers under memory pressure, a boot per measurement.
+for what in large,64M,4 general,12M,8; do
+	for by in prepare reserve; do
+		settings+=("shrink-${what%%,*}-$by|7.2||CMABUF_LOAD_PARTS=shrink CMABUF_SHRINK=$what,$by")
+	done
+done
+# CMABUF_LOAD_ONLY=PREFIX: only the boots whose name starts so.
+if [ -n "${CMABUF_LOAD_ONLY:-}" ]; then
+	only=()
+	for s in "${settings[@]}"; do
+		[[ $s == "$CMABUF_LOAD_ONLY"* ]] && only+=("$s")
+	done
+	[ ${#only[@]} -gt 0 ] || die "no boot is named $CMABUF_LOAD_ONLY*"
+	settings=("${only[@]}")
+fi
 
 inputs=()
 for s in "${settings[@]}"; do
@@ -49,7 +67,7 @@ for s in "${settings[@]}"; do
 	results=$CMABUF_BUILD/results-bench-load/$k-$name
 	python3 "$here/collect.py" guest "$results" "$logs"
 	tap=$results/bench-load.tap
-	sed -n 's/^# \(bench\|load\|trace\|kill\)-json //p' "$tap" >"$out/$k-$name.jsonl"
+	sed -n 's/^# \(bench\|load\|trace\|kill\|shrink\)-json //p' "$tap" >"$out/$k-$name.jsonl"
 	inputs+=(--in "$out/$k-$name.jsonl")
 	log "$k ($name): $(($(date +%s) - start)) s"
 	grep -q '^not ok' "$tap" && die "$k ($name): a workload failed, see $tap"

@@ -25,6 +25,11 @@
 # allocator's balance between CMA and other memory leaves it.
 # "kill": a process SIGKILLed 1 s into a 1 GiB allocation from a filled
 # large-pool (cmabuf_killtime), twice per path ("# kill-json").
+# "shrink" (not run by default): ready buffers, prepared by a file or kept
+# as the reserve, then anonymous memory touched until the kernel reclaims
+# (cmabuf_shrinktime, "# shrink-json"); one measurement a boot, as
+# CMABUF_SHRINK=DEVICE,SIZE,COUNT,prepare|reserve says: a second one in the
+# same boot saw no reclaim at all.
 # The camera (idle and under the fill), load-64m and load-1g (under the
 # fill) also run cmabuf-auto-prepared beside the cold paths: every sample's
 # buffers prepared ahead after the refill, untimed (CMABUF_IOC_PREPARE),
@@ -33,7 +38,7 @@
 #   CMABUF_LOAD_N64    samples per path of the 64 MiB-class workloads (17)
 #   CMABUF_LOAD_N1G    samples per path of the 1 GiB-class ones (3)
 #   CMABUF_LOAD_PARTS  which parts run, comma-separated: idle, large,
-#                      kinds, kill, general (all but general)
+#                      kinds, kill, general, shrink (idle to kill)
 
 # The load's options go as words: $general and $large split on purpose.
 # shellcheck disable=SC2086
@@ -99,6 +104,25 @@ killed() {
 	fi
 }
 
+# shrunk: the ready buffers CMABUF_SHRINK names, given back under pressure.
+shrunk() {
+	IFS=, read -r dev size count by <<EOF
+$CMABUF_SHRINK
+EOF
+	n=$((n + 1))
+	what="$by: $count x $size on $dev"
+	reserve=
+	[ "$by" = reserve ] && reserve=--reserve
+	if cmabuf_shrinktime --device "/dev/cmabuf-$dev" --size "$size" \
+		--count "$count" $reserve >/tmp/shrink.json; then
+		echo "ok $n ready buffers ($what) given back under memory pressure"
+	else
+		echo "not ok $n ready buffers ($what) given back under memory pressure"
+		fails=$((fails + 1))
+	fi
+	sed 's/^/# shrink-json /' /tmp/shrink.json
+}
+
 echo "TAP version 13"
 trace_on
 # The page-copy rate, beside which migration's rate is set, and where the
@@ -151,5 +175,6 @@ if part general && started general $general; then
 	load_stop
 fi
 part kill && killed
+part shrink && shrunk
 echo "1..$n"
 [ $fails -eq 0 ]

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmabuf_shrinktime: how long ready buffers stay out of movable use once
+ * memory runs short: real pressure, not drop_caches.
+ *
+ *   cmabuf_shrinktime --device DEV --size SIZE --count N [--reserve]
+ *                     [--step SIZE] [--margin SIZE] [--timeout MS]
+ *
+ * Has N buffers of SIZE bytes prepared on cmabuf instance DEV (with
+ * --reserve, as the instance's standing reserve instead of by this file)
+ * and waits until they are ready. Then touches anonymous memory, STEP
+ * bytes at a time (2 MiB), until the kernel starts to reclaim
+ * (/proc/vmstat's scans, stalls or kswapd runs move), and holds it: kswapd
+ * runs, and the instance's shrinker is asked for its pages. It stops
+ * touching earlier when the memory outside CMA, which the kernel's own
+ * allocations need, comes within MARGIN (4 MiB) of the min watermarks.
+ * Measured from the first reclaim until the instance's prepared_bytes is
+ * 0, within TIMEOUT ms (10 000) of it; touching that has not made the
+ * kernel reclaim in 2 minutes gives up. Prepared buffers are asked to
+ * stay ready for an hour, so that no time-out gives them back instead.
+ * Prints one JSON record ("record": "shrink"); exit status 0 when
+ * everything came back, 1 when not, 2 on bad arguments.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/cmabuf.h>
+#include <linux/types.h>
+
+#include "json.h"
+#include "parse.h"
+
+#define SHRINK_STATS	"/sys/class/misc"
+#define SHRINK_POLL_US	5000
+#define SHRINK_READY_NS	(60 * 1000000000ULL)
+/* Touching that has not made the kernel reclaim by then never will. */
+#define SHRINK_PRESS_NS	(120 * 1000000000ULL)
+
+struct shrink_opts {
+	const char *device;
+	__u64 size, step, margin;
+	__u32 count, timeout_ms;
+	bool reserve;
+};
+
+/* One look at the machine and the instance. */
+struct shrink_look {
+	__u64 ns;
+	__u64 prepared;		/* the instance's prepared_bytes */
+	__u64 mem_free, cma_free;	/* bytes, /proc/meminfo */
+	__u64 reclaim;		/* pgscan_*, allocstall_*, pageoutrun */
+	__u64 slabs_scanned;	/* objects every shrinker was asked for */
+	__u64 touched;		/* bytes of ours */
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int read_u64(const char *path, __u64 *v)
+{
+	char buf[64];
+	ssize_t len;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -EIO;
+	buf[len] = '\0';
+	*v = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	ssize_t len = strlen(s), done;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	done = write(fd, s, len);
+	if (done != len)
+		done = done < 0 ? -errno : -EIO;
+	close(fd);
+	return done < 0 ? done : 0;
+}
+
+static bool starts(const char *line, const char *prefix)
+{
+	return !strncmp(line, prefix, strlen(prefix));
+}
+
+/* /proc/meminfo's kB lines, and the counters of /proc/vmstat we watch. */
+static int read_proc(struct shrink_look *l)
+{
+	unsigned long long v;
+	char key[64], line[256];
+	FILE *fp;
+
+	fp = fopen("/proc/meminfo", "re");
+	if (!fp)
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%63s %llu", key, &v) != 2)
+			continue;
+		if (!strcmp(key, "MemFree:"))
+			l->mem_free = v * 1024;
+		else if (!strcmp(key, "CmaFree:"))
+			l->cma_free = v * 1024;
+	}
+	fclose(fp);
+
+	fp = fopen("/proc/vmstat", "re");
+	if (!fp)
+		return -errno;
+	l->reclaim = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%63s %llu", key, &v) != 2)
+			continue;
+		if (starts(key, "pgscan_") || starts(key, "allocstall_") ||
+		    !strcmp(key, "pageoutrun"))
+			l->reclaim += v;
+		else if (!strcmp(key, "slabs_scanned"))
+			l->slabs_scanned = v;
+	}
+	fclose(fp);
+	return 0;
+}
+
+/*
+ * The min watermarks, in bytes, of the zones that have memory outside CMA:
+ * below them the kernel's own allocations fail (there is no swap).
+ */
+static int min_watermarks(__u64 *bytes)
+{
+	unsigned long long v, min = 0, managed = 0, cma = 0, pages = 0;
+	char line[256];
+	FILE *fp;
+
+	fp = fopen("/proc/zoneinfo", "re");
+	if (!fp)
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		if (starts(line, "Node ")) {
+			if (managed > cma)
+				pages += min;
+			min = 0;
+			managed = 0;
+			cma = 0;
+		} else if (sscanf(line, " min %llu", &v) == 1) {
+			min = v;
+		} else if (sscanf(line, " managed %llu", &v) == 1) {
+			managed = v;
+		} else if (sscanf(line, " cma %llu", &v) == 1) {
+			cma = v;
+		}
+	}
+	fclose(fp);
+	if (managed > cma)
+		pages += min;
+	*bytes = pages * sysconf(_SC_PAGESIZE);
+	return 0;
+}
+
+static int look(const char *prepared, __u64 touched, struct shrink_look *l)
+{
+	int ret;
+
+	l->ns = now_ns();
+	l->touched = touched;
+	ret = read_u64(prepared, &l->prepared);
+	return ret ?: read_proc(l);
+}
+
+/* @l, its time counted from @start's; null if it never happened. */
+static void json_look(struct json *j, const char *key,
+		      const struct shrink_look *l, const struct shrink_look *start)
+{
+	if (!l->ns) {
+		json_null(j, key);
+		return;
+	}
+	json_object(j, key);
+	json_u64(j, "at_ns", l->ns - start->ns);
+	json_u64(j, "prepared_bytes", l->prepared);
+	json_u64(j, "mem_free_bytes", l->mem_free);
+	json_u64(j, "cma_free_bytes", l->cma_free);
+	json_u64(j, "touched_bytes", l->touched);
+	json_u64(j, "slabs_scanned", l->slabs_scanned);
+	json_close(j);
+}
+
+static int shrink_parse(int argc, char **argv, struct shrink_opts *o)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "size", required_argument, NULL, 'S' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "step", required_argument, NULL, 's' },
+		{ "margin", required_argument, NULL, 'm' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "reserve", no_argument, NULL, 'r' },
+		{ }
+	};
+	int ch, bad = 0;
+
+	while ((ch = getopt_long(argc, argv, "d:S:n:s:m:t:r", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			o->device = optarg;
+			break;
+		case 'S':
+			bad |= parse_size(optarg, &o->size);
+			break;
+		case 'n':
+			bad |= parse_u32(optarg, &o->count);
+			break;
+		case 's':
+			bad |= parse_size(optarg, &o->step);
+			break;
+		case 'm':
+			bad |= parse_size(optarg, &o->margin);
+			break;
+		case 't':
+			bad |= parse_u32(optarg, &o->timeout_ms);
+			break;
+		case 'r':
+			o->reserve = true;
+			break;
+		default:
+			return -1;
+		}
+	}
+	return !bad && optind == argc && o->device && o->size && o->count &&
+	       o->step && o->timeout_ms ? 0 : -1;
+}
+
+/*
+ * Touch memory until the kernel reclaims, then hold it until the instance
+ * has nothing prepared or the time-out after the first reclaim passes.
+ * @held: the look when touching stopped; @t0: the first that saw reclaim;
+ * @first: the first with less prepared; @all: the first with none.
+ */
+static int press(const struct shrink_opts *o, const char *prepared,
+		 struct shrink_look *start, struct shrink_look *held,
+		 struct shrink_look *t0, struct shrink_look *first,
+		 struct shrink_look *all)
+{
+	__u64 keep = 0, mem, touched = 0, ps = sysconf(_SC_PAGESIZE), i;
+	struct shrink_look l;
+	unsigned char *base;
+	int ret;
+
+	ret = min_watermarks(&keep);
+	if (ret)
+		return ret;
+	keep += o->margin;
+	ret = look(prepared, 0, start);
+	if (ret)
+		return ret;
+	mem = start->mem_free;
+	base = mmap(NULL, mem, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	for (;;) {
+		ret = look(prepared, touched, &l);
+		if (ret)
+			break;
+		if (!t0->ns && l.reclaim != start->reclaim)
+			*t0 = l;
+		if (!first->ns && l.prepared < start->prepared)
+			*first = l;
+		if (!l.prepared) {
+			*all = l;
+			break;
+		}
+		if (t0->ns && l.ns - t0->ns > o->timeout_ms * 1000000ULL)
+			break;
+		if (!t0->ns && l.ns - start->ns > SHRINK_PRESS_NS)
+			break;
+		if (!t0->ns && l.mem_free > l.cma_free + keep + o->step &&
+		    touched + o->step <= mem) {
+			for (i = 0; i < o->step; i += ps)
+				base[touched + i] = 1;
+			touched += o->step;
+		} else {
+			if (!held->ns)
+				*held = l;
+			usleep(SHRINK_POLL_US);
+		}
+	}
+	munmap(base, mem);
+	return ret;
+}
+
+/*
+ * The buffers made ready: by this file (@fd), or as the reserve, which is
+ * ready once prepared_bytes has all of it (the instance has nothing else
+ * prepared here).
+ */
+static int make_ready(const struct shrink_opts *o, int fd, const char *sys)
+{
+	struct cmabuf_prepare prep = {
+		.size = o->size,
+		.flags = CMABUF_STRATEGY_AUTO | CMABUF_PREPARE_WAIT,
+		.count = o->count,
+		/* Not the time-out's doing: an hour unused. */
+		.timeout_ms = 3600 * 1000,
+	};
+	__u64 ready, until = now_ns() + SHRINK_READY_NS;
+	char path[300], words[64];
+	int ret;
+
+	if (!o->reserve)
+		return ioctl(fd, CMABUF_IOC_PREPARE, &prep) ? -errno :
+		       prep.ready == o->count ? 0 : -EAGAIN;
+	snprintf(path, sizeof(path), "%s/reserve", sys);
+	snprintf(words, sizeof(words), "%llux%u\n",
+		 (unsigned long long)o->size, o->count);
+	ret = write_str(path, words);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/prepared_bytes", sys);
+	while (!(ret = read_u64(path, &ready)) && ready < o->size * o->count) {
+		if (now_ns() > until)
+			return -ETIMEDOUT;
+		usleep(SHRINK_POLL_US);
+	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct shrink_opts o = { .step = 2 << 20, .margin = 4 << 20,
+				 .timeout_ms = 10000 };
+	struct shrink_look start = { }, held = { }, t0 = { }, first = { };
+	struct shrink_look all = { };
+	char sys[256], prepared[300], reserve[300];
+	const char *dev;
+	struct json j;
+	int fd, ret;
+
+	if (shrink_parse(argc, argv, &o)) {
+		fprintf(stderr,
+			"usage: cmabuf_shrinktime --device DEV --size SIZE --count N [--reserve]\n"
+			"                         [--step SIZE] [--margin SIZE] [--timeout MS]\n");
+		return 2;
+	}
+	dev = strrchr(o.device, '/');
+	snprintf(sys, sizeof(sys), "%s/%s", SHRINK_STATS, dev ? dev + 1 : o.device);
+	snprintf(prepared, sizeof(prepared), "%s/prepared_bytes", sys);
+	snprintf(reserve, sizeof(reserve), "%s/reserve", sys);
+	fd = open(o.device, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "cmabuf_shrinktime: %s: %s\n", o.device,
+			strerror(errno));
+		return 1;
+	}
+	ret = make_ready(&o, fd, sys);
+	if (!ret)
+		ret = press(&o, prepared, &start, &held, &t0, &first, &all);
+	/* The reserve stands until dropped; the file's go with the file. */
+	if (o.reserve)
+		write_str(reserve, "\n");
+	close(fd);
+	if (ret) {
+		fprintf(stderr, "cmabuf_shrinktime: %u x %llu%s: %s\n", o.count,
+			(unsigned long long)o.size, o.reserve ? " reserved" : "",
+			strerror(-ret));
+		return 1;
+	}
+
+	json_begin(&j, stdout);
+	json_str(&j, "record", "shrink");
+	json_str(&j, "device", o.device);
+	json_str(&j, "by", o.reserve ? "reserve" : "prepare");
+	json_u64(&j, "size_bytes", o.size);
+	json_u64(&j, "count", o.count);
+	json_u64(&j, "timeout_ms", o.timeout_ms);
+	json_look(&j, "start", &start, &start);
+	json_look(&j, "held", &held, &start);
+	json_look(&j, "reclaim", &t0, &start);
+	json_look(&j, "first_back", &first, &start);
+	json_look(&j, "all_back", &all, &start);
+	if (t0.ns && all.ns)
+		json_u64(&j, "back_after_reclaim_ns",
+			 all.ns > t0.ns ? all.ns - t0.ns : 0);
+	else
+		json_null(&j, "back_after_reclaim_ns");
+	json_end(&j);
+	return all.ns ? 0 : 1;
+}
