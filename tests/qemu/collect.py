@@ -74,8 +74,11 @@ KNOWN_REPORTS = [
      re.compile(r"\] schedule_timeout: wrong timeout value "),
      re.compile(r"\] \s*vivid_thread_vid_cap\+0x")),
 ]
-STACK_LINE_RE = re.compile(r"^\[[ 0-9.]+\] (CPU: \d+ |Hardware name: |Call trace:|"
-                           r"\s*\S+\+0x[0-9a-f]+/0x[0-9a-f]+)")
+# The lines of a stack dump (dump_stack()): the CPU, the taint flags spelt
+# out (on their own line once the kernel is tainted, as a loaded cmabuf
+# always taints it), the machine, the frames.
+STACK_LINE_RE = re.compile(r"^\[[ 0-9.]+\] (CPU: \d+ |Tainted: \[|Hardware name: |"
+                           r"Call trace:|\s*\S+\+0x[0-9a-f]+/0x[0-9a-f]+)")
 
 TEST_RE = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$")
 PLAN_RE = re.compile(r"^1\.\.(\d+)\s*(?:#\s*(.*))?$")
