@@ -20,11 +20,9 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/cmabuf.h>
@@ -32,6 +30,7 @@
 #include <linux/dma-heap.h>
 
 #include "json.h"
+#include "load.h"
 #include "parse.h"
 
 #define KILL_STATS	"/sys/class/misc"
@@ -49,32 +48,6 @@ struct kill_counts {
 	__u64 used, failures, interrupted;
 	bool have_used, have_failures, have_interrupted;
 };
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static bool read_u64(const char *path, __u64 *v)
-{
-	char buf[64];
-	ssize_t len;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return false;
-	buf[len] = '\0';
-	*v = strtoull(buf, NULL, 10);
-	return true;
-}
 
 /* The area's name: the instance's sysfs "area", or the heap's name. */
 static void area_name(const struct kill_opts *o, char *area, size_t len)
@@ -101,16 +74,15 @@ static void counts_read(const struct kill_opts *o, const char *area,
 			struct kill_counts *k)
 {
 	const char *dev = o->device ? strrchr(o->device, '/') : NULL;
-	char path[256];
+	char dir[256];
 
-	snprintf(path, sizeof(path), "%s/%s/used", KILL_DEBUGFS, area);
-	k->have_used = read_u64(path, &k->used);
+	snprintf(dir, sizeof(dir), "%s/%s", KILL_DEBUGFS, area);
+	k->have_used = !sys_read_u64(dir, "used", &k->used);
 	if (!dev)
 		return;
-	snprintf(path, sizeof(path), "%s/%s/stats/failures", KILL_STATS, dev + 1);
-	k->have_failures = read_u64(path, &k->failures);
-	snprintf(path, sizeof(path), "%s/%s/stats/interrupted", KILL_STATS, dev + 1);
-	k->have_interrupted = read_u64(path, &k->interrupted);
+	snprintf(dir, sizeof(dir), "%s/%s/stats", KILL_STATS, dev + 1);
+	k->have_failures = !sys_read_u64(dir, "failures", &k->failures);
+	k->have_interrupted = !sys_read_u64(dir, "interrupted", &k->interrupted);
 }
 
 /* The child: say it is in the call, make it, say it returned, wait. */

@@ -48,14 +48,6 @@ struct opts {
 	bool json, churn_given, splice_given;
 };
 
-__u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 void load_err(const char *fmt, ...)
 {
 	va_list ap;

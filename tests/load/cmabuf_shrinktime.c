@@ -24,17 +24,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/cmabuf.h>
 #include <linux/types.h>
 
 #include "json.h"
+#include "load.h"
 #include "parse.h"
 
 #define SHRINK_STATS	"/sys/class/misc"
@@ -60,32 +59,6 @@ struct shrink_look {
 	__u64 touched;		/* bytes of ours */
 };
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int read_u64(const char *path, __u64 *v)
-{
-	char buf[64];
-	ssize_t len;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -EIO;
-	buf[len] = '\0';
-	*v = strtoull(buf, NULL, 10);
-	return 0;
-}
-
 static int write_str(const char *path, const char *s)
 {
 	ssize_t len = strlen(s), done;
@@ -101,30 +74,34 @@ static int write_str(const char *path, const char *s)
 	return done < 0 ? done : 0;
 }
 
+/* The instance's reserve, as SIZExCOUNT words; "\n" drops it. */
+static int reserve_set(const char *sys, const char *words)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/reserve", sys);
+	return write_str(path, words);
+}
+
 static bool starts(const char *line, const char *prefix)
 {
 	return !strncmp(line, prefix, strlen(prefix));
 }
 
-/* /proc/meminfo's kB lines, and the counters of /proc/vmstat we watch. */
+/* The free memory, and the counters of /proc/vmstat we watch. */
 static int read_proc(struct shrink_look *l)
 {
+	struct load_sys sys = { };
 	unsigned long long v;
 	char key[64], line[256];
 	FILE *fp;
+	int ret;
 
-	fp = fopen("/proc/meminfo", "re");
-	if (!fp)
-		return -errno;
-	while (fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%63s %llu", key, &v) != 2)
-			continue;
-		if (!strcmp(key, "MemFree:"))
-			l->mem_free = v * 1024;
-		else if (!strcmp(key, "CmaFree:"))
-			l->cma_free = v * 1024;
-	}
-	fclose(fp);
+	ret = sys_read_meminfo(&sys);
+	if (ret)
+		return ret;
+	l->mem_free = sys.mem_free;
+	l->cma_free = sys.cma_free;
 
 	fp = fopen("/proc/vmstat", "re");
 	if (!fp)
@@ -149,42 +126,29 @@ static int read_proc(struct shrink_look *l)
  */
 static int min_watermarks(__u64 *bytes)
 {
-	unsigned long long v, min = 0, managed = 0, cma = 0, pages = 0;
-	char line[256];
-	FILE *fp;
+	struct load_sys sys;
+	__u64 pages = 0;
+	int i, ret;
 
-	fp = fopen("/proc/zoneinfo", "re");
-	if (!fp)
-		return -errno;
-	while (fgets(line, sizeof(line), fp)) {
-		if (starts(line, "Node ")) {
-			if (managed > cma)
-				pages += min;
-			min = 0;
-			managed = 0;
-			cma = 0;
-		} else if (sscanf(line, " min %llu", &v) == 1) {
-			min = v;
-		} else if (sscanf(line, " managed %llu", &v) == 1) {
-			managed = v;
-		} else if (sscanf(line, " cma %llu", &v) == 1) {
-			cma = v;
-		}
+	ret = sys_read(&sys);
+	if (ret)
+		return ret;
+	for (i = 0; i < sys.nzones; i++) {
+		if (sys.zones[i].managed > sys.zones[i].cma)
+			pages += sys.zones[i].min;
 	}
-	fclose(fp);
-	if (managed > cma)
-		pages += min;
-	*bytes = pages * sysconf(_SC_PAGESIZE);
+	*bytes = pages * sys.page_size;
 	return 0;
 }
 
-static int look(const char *prepared, __u64 touched, struct shrink_look *l)
+/* @sys: the instance's sysfs directory. */
+static int look(const char *sys, __u64 touched, struct shrink_look *l)
 {
 	int ret;
 
 	l->ns = now_ns();
 	l->touched = touched;
-	ret = read_u64(prepared, &l->prepared);
+	ret = sys_read_u64(sys, "prepared_bytes", &l->prepared);
 	return ret ?: read_proc(l);
 }
 
@@ -257,7 +221,7 @@ static int shrink_parse(int argc, char **argv, struct shrink_opts *o)
  * @held: the look when touching stopped; @t0: the first that saw reclaim;
  * @first: the first with less prepared; @all: the first with none.
  */
-static int press(const struct shrink_opts *o, const char *prepared,
+static int press(const struct shrink_opts *o, const char *sys,
 		 struct shrink_look *start, struct shrink_look *held,
 		 struct shrink_look *t0, struct shrink_look *first,
 		 struct shrink_look *all)
@@ -271,7 +235,7 @@ static int press(const struct shrink_opts *o, const char *prepared,
 	if (ret)
 		return ret;
 	keep += o->margin;
-	ret = look(prepared, 0, start);
+	ret = look(sys, 0, start);
 	if (ret)
 		return ret;
 	mem = start->mem_free;
@@ -280,7 +244,7 @@ static int press(const struct shrink_opts *o, const char *prepared,
 	if (base == MAP_FAILED)
 		return -errno;
 	for (;;) {
-		ret = look(prepared, touched, &l);
+		ret = look(sys, touched, &l);
 		if (ret)
 			break;
 		if (!t0->ns && l.reclaim != start->reclaim)
@@ -325,20 +289,19 @@ static int make_ready(const struct shrink_opts *o, int fd, const char *sys)
 		.timeout_ms = 3600 * 1000,
 	};
 	__u64 ready, until = now_ns() + SHRINK_READY_NS;
-	char path[300], words[64];
+	char words[64];
 	int ret;
 
 	if (!o->reserve)
 		return ioctl(fd, CMABUF_IOC_PREPARE, &prep) ? -errno :
 		       prep.ready == o->count ? 0 : -EAGAIN;
-	snprintf(path, sizeof(path), "%s/reserve", sys);
 	snprintf(words, sizeof(words), "%llux%u\n",
 		 (unsigned long long)o->size, o->count);
-	ret = write_str(path, words);
+	ret = reserve_set(sys, words);
 	if (ret)
 		return ret;
-	snprintf(path, sizeof(path), "%s/prepared_bytes", sys);
-	while (!(ret = read_u64(path, &ready)) && ready < o->size * o->count) {
+	while (!(ret = sys_read_u64(sys, "prepared_bytes", &ready)) &&
+	       ready < o->size * o->count) {
 		if (now_ns() > until)
 			return -ETIMEDOUT;
 		usleep(SHRINK_POLL_US);
@@ -352,7 +315,7 @@ int main(int argc, char **argv)
 				 .timeout_ms = 10000 };
 	struct shrink_look start = { }, held = { }, t0 = { }, first = { };
 	struct shrink_look all = { };
-	char sys[256], prepared[300], reserve[300];
+	char sys[256];
 	const char *dev;
 	struct json j;
 	int fd, ret;
@@ -365,8 +328,6 @@ int main(int argc, char **argv)
 	}
 	dev = strrchr(o.device, '/');
 	snprintf(sys, sizeof(sys), "%s/%s", SHRINK_STATS, dev ? dev + 1 : o.device);
-	snprintf(prepared, sizeof(prepared), "%s/prepared_bytes", sys);
-	snprintf(reserve, sizeof(reserve), "%s/reserve", sys);
 	fd = open(o.device, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "cmabuf_shrinktime: %s: %s\n", o.device,
@@ -375,10 +336,10 @@ int main(int argc, char **argv)
 	}
 	ret = make_ready(&o, fd, sys);
 	if (!ret)
-		ret = press(&o, prepared, &start, &held, &t0, &first, &all);
+		ret = press(&o, sys, &start, &held, &t0, &first, &all);
 	/* The reserve stands until dropped; the file's go with the file. */
 	if (o.reserve)
-		write_str(reserve, "\n");
+		reserve_set(sys, "\n");
 	close(fd);
 	if (ret) {
 		fprintf(stderr, "cmabuf_shrinktime: %u x %llu%s: %s\n", o.count,

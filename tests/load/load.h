@@ -62,6 +62,8 @@ struct load_sys {
 };
 
 int sys_read(struct load_sys *s);
+int sys_read_meminfo(struct load_sys *s);
+int sys_read_u64(const char *dir, const char *name, __u64 *val);
 int sys_scan_area(struct load_sys *s, int area);
 int sys_area_find(const struct load_sys *s, const char *name);
 int sys_area_free(struct load_sys *s, int area, __u64 *pages);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/kernel-page-flags.h>
@@ -19,7 +20,17 @@
 #define CMA_DEBUGFS	"/sys/kernel/debug/cma"
 #define SCAN_BATCH	65536
 
-static int read_u64_file(const char *dir, const char *name, __u64 *val)
+/* The clock every record and timing of the load uses. */
+__u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The number in file @name of @dir. */
+int sys_read_u64(const char *dir, const char *name, __u64 *val)
 {
 	char path[512], buf[64];
 	ssize_t len;
@@ -91,7 +102,8 @@ static int zones_read(struct load_sys *s)
 	return s->nzones ? 0 : -ENOENT;
 }
 
-static int meminfo_read(struct load_sys *s)
+/* The totals alone, from /proc/meminfo: cheap enough to poll. */
+int sys_read_meminfo(struct load_sys *s)
 {
 	static const struct { const char *key; size_t off; } keys[] = {
 		{ "MemTotal:", offsetof(struct load_sys, mem_total) },
@@ -145,9 +157,9 @@ static int areas_read(struct load_sys *s)
 		memset(a, 0, sizeof(*a));
 		memcpy(a->name, de->d_name, strlen(de->d_name) + 1);
 		snprintf(dir, sizeof(dir), "%s/%s", CMA_DEBUGFS, de->d_name);
-		if (read_u64_file(dir, "base_pfn", &a->base_pfn) ||
-		    read_u64_file(dir, "count", &a->count) ||
-		    read_u64_file(dir, "order_per_bit", &opb))
+		if (sys_read_u64(dir, "base_pfn", &a->base_pfn) ||
+		    sys_read_u64(dir, "count", &a->count) ||
+		    sys_read_u64(dir, "order_per_bit", &opb))
 			continue;
 		a->order_per_bit = opb;
 		sys_where(s, a->base_pfn, &a->zone, NULL);
@@ -172,7 +184,7 @@ int sys_read(struct load_sys *s)
 	s->page_size = sysconf(_SC_PAGESIZE);
 	ret = zones_read(s);
 	if (!ret)
-		ret = meminfo_read(s);
+		ret = sys_read_meminfo(s);
 	if (!ret)
 		ret = areas_read(s);
 	return ret;
@@ -288,7 +300,7 @@ int sys_scan_area(struct load_sys *s, int area)
 	flags = malloc(SCAN_BATCH * sizeof(*flags));
 	/* Only an area CMA hands out from has a bitmap worth reading. */
 	snprintf(dir, sizeof(dir), "%s/%s", CMA_DEBUGFS, a->name);
-	if (read_u64_file(dir, "used", &used) || used)
+	if (sys_read_u64(dir, "used", &used) || used)
 		map = bitmap_read(a, &words);
 	else
 		map = calloc(1, sizeof(*map));
