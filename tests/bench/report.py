@@ -22,6 +22,9 @@ end-to-end workloads, each setting also gets the limit table: ALLOC against
 the in-kernel allocation of the same size plus the clearing that path must
 do at best (see limits()).
 
+`concurrent` is filed per number of processes (and of areas, when spread):
+"concurrent-2 round" is the round of two callers in one area.
+
 A prepared path (cmabuf-S-prepared: its buffer prepared ahead of every
 cycle, "prepared" in its results) times a prepared ALLOC, not a cold one:
 its rows come after the cold paths', labelled so; it is compared with
@@ -40,9 +43,10 @@ import sys
 REQUIRED = ("kernel", "path", "workload", "phase", "median_ns", "min_ns",
             "max_ns", "n")
 WORKLOAD_ORDER = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m",
-                  "zero-1g", "e2e-64m", "e2e-1g")
+                  "zero-1g", "e2e-64m", "e2e-1g", "concurrent-1", "concurrent-2",
+                  "concurrent-4")
 PHASE_ORDER = ("alloc", "free", "zero-1cpu", "zero-all", "mmap", "sync",
-               "touch", "munmap", "close", "cycle")
+               "touch", "munmap", "close", "cycle", "round")
 # End-to-end workload: (in-kernel workload of the same size, zero workload).
 E2E_PARTS = {"e2e-64m": ("contig-64m", "zero-64m"),
              "e2e-1g": ("gigantic-1g", "zero-1g")}
@@ -102,6 +106,17 @@ def setting_rank(name):
     return (not zeroes, -int(cpus) if cpus.isdigit() else 0, name)
 
 
+def workload_of(r):
+    """The workload a result is filed under: concurrent's per number of
+    processes (concurrent-2), and of areas when spread (concurrent-2x2)."""
+    w = r["workload"]
+    if "procs" in r:
+        w += f"-{r['procs']}"
+        if r.get("areas", 1) > 1:
+            w += f"x{r['areas']}"
+    return w
+
+
 def expand(doc):
     """The results in one line of JSON.
 
@@ -138,7 +153,7 @@ def load(path):
                 if not isinstance(r, dict) or any(k not in r for k in REQUIRED):
                     skipped += 1
                     continue
-                results[(setting(r), r["workload"], r["phase"], r["path"])] = r
+                results[(setting(r), workload_of(r), r["phase"], r["path"])] = r
                 kernels.add(r["kernel"])
     if skipped:
         print(f"report: {path}: skipped {skipped} line(s) that are no result",

@@ -11,7 +11,8 @@ summed up the same way: median [lowest–highest] over the runs.
 Prints, per setting: cmabuf against the upstream CMA heap on 7.2 and
 against 6.12 LEGACY, phase by phase, for the end-to-end workloads; the
 same COMPOUND buffers mapped with 4 KiB entries against 2 MiB ones; the
-in-kernel workloads per strategy; ALLOC against its limit; and the targets
+in-kernel workloads per strategy; callers at once in one area; ALLOC
+against its limit; and the targets
 of the end-to-end and prepared-buffer issues with what was measured.
 """
 
@@ -46,6 +47,17 @@ TARGETS = (
 LIMIT_TARGETS = tuple((pre, w, p, 1.15) for pre in ("init_on_alloc=1, 2",)
                       for w in ("e2e-64m", "e2e-1g")
                       for p in ("cmabuf-compound", "cmabuf-frozen"))
+
+# (setting prefix, processes, path, least ÷ LEGACY, most ÷ limit): callers
+# allocating 64 MiB at once in one area, as shipped. A round is every
+# caller's ALLOC, first call to last return; LEGACY's round is what the
+# same callers get without cmabuf's clearing (the allocator clears inside
+# the area's lock), the limit is the clearing of the bytes of the round on
+# all CPUs (zero-64m's zero-all, once per caller), measured on the same boot.
+CONC_PROCS = (2, 4)
+CONC_TARGETS = tuple(("init_on_alloc=1, 2", n, p, 1.6, 1.25)
+                     for n in CONC_PROCS
+                     for p in ("cmabuf-compound", "cmabuf-frozen"))
 
 
 def fmt(ms):
@@ -202,6 +214,47 @@ def limits_table(runs):
               f"{spread(d['limit'])} | {d['zero']} | {spread(d['ratio'], 'x')} |")
 
 
+def conc_ratios(runs, setting, procs, path):
+    """Per run: (LEGACY's round ÷ @path's, @path's round ÷ its limit)."""
+    w = f"concurrent-{procs}"
+    gain, limit = [], []
+    for _, res in runs:
+        got = res.get((setting, "after", w, "round", path))
+        legacy = res.get((setting, "after", w, "round", "cmabuf-legacy"))
+        zero = res.get((setting, "after", "zero-64m", "zero-all", "cmabuf-auto"))
+        if got and legacy:
+            gain.append(legacy / got)
+        if got and zero:
+            limit.append(got / (procs * zero))
+    return gain, limit
+
+
+def concurrent_table(runs, setting):
+    """Callers at once in one area: the round, against LEGACY and the limit."""
+    rows = []
+    for procs in (1,) + CONC_PROCS:
+        w = f"concurrent-{procs}"
+        zero = values(runs, (setting, "after", "zero-64m", "zero-all",
+                             "cmabuf-auto"))
+        for path in STRATEGIES + ("cma-heap",):
+            got = values(runs, (setting, "after", w, "round", path))
+            if not got:
+                continue
+            gain, limit = conc_ratios(runs, setting, procs, path)
+            lim = [procs * z for z in zero]
+            rows.append(f"| {procs} | {path} | {spread(got)} | {spread(lim)} | "
+                        f"{spread(limit, 'x')} | {spread(gain, 'x')} |")
+    if not rows:
+        return
+    print(f"\nCallers at once, 64 MiB each from one area, {setting} (a round: "
+          "every call, first start to last return; the limit: their bytes "
+          "cleared on all CPUs)\n")
+    print("| callers | path | round | limit | round ÷ limit | "
+          "LEGACY's round ÷ this one |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(rows))
+
+
 def targets_table(runs):
     sets = settings(runs)
     print("\nTargets (ratio of medians within each run; median "
@@ -233,6 +286,20 @@ def targets_table(runs):
         met = sum(x <= most for x in r)
         print(f"| {setting} | {w} | ALLOC ÷ limit | {path} | "
               f"≤ {most:g}× | {spread(r, 'x')} | {met} of {len(r)} runs |")
+    for prefix, procs, path, least, most in CONC_TARGETS:
+        setting = next((s for s in sets if s.startswith(prefix)), None)
+        if setting is None:
+            continue
+        gain, limit = conc_ratios(runs, setting, procs, path)
+        w = f"concurrent-{procs}"
+        if gain:
+            met = sum(x >= least for x in gain)
+            print(f"| {setting} | {w} | round | 7.2 cmabuf-legacy, {path} | "
+                  f"≥ {least:g}× | {spread(gain, 'x')} | {met} of {len(gain)} runs |")
+        if limit:
+            met = sum(x <= most for x in limit)
+            print(f"| {setting} | {w} | round ÷ limit | {path} | "
+                  f"≤ {most:g}× | {spread(limit, 'x')} | {met} of {len(limit)} runs |")
 
 
 def main(argv):
@@ -249,6 +316,7 @@ def main(argv):
         for w in ("e2e-64m", "e2e-1g"):
             mapping_table(runs, s, w)
         kernel_table(runs, s)
+        concurrent_table(runs, s)
     limits_table(runs)
     return 0
 

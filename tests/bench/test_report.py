@@ -30,6 +30,12 @@ def skip(what, why):
     results.append((None, f"{what} # SKIP {why}"))
 
 
+def script(name, *args):
+    """tests/bench/NAME with @args: the finished process, output as text."""
+    return subprocess.run([sys.executable, os.path.join(HERE, name), *args],
+                          capture_output=True, text=True, check=False)
+
+
 def run(out_dir, *extra):
     return subprocess.run([sys.executable, REPORT, "--before", BEFORE,
                            "--after", AFTER, "--out-dir", out_dir, *extra],
@@ -259,8 +265,7 @@ def test_runs(tmp):
                         after, "--out-dir", out, "--no-chart"],
                        capture_output=True, check=False)
         reports.append(os.path.join(out, "report.json"))
-    p = subprocess.run([sys.executable, os.path.join(HERE, "runs.py"),
-                        *reports], capture_output=True, text=True, check=False)
+    p = script("runs.py", *reports)
     line = [x for x in p.stdout.splitlines()
             if x.startswith("| init_on_alloc=1, 2 vCPUs | e2e-64m | alloc |")]
     ok(p.returncode == 0 and line and
@@ -284,8 +289,7 @@ def test_runs(tmp):
         limited.append(os.path.join(tmp, f"limit-{i}.json"))
         with open(limited[-1], "w", encoding="utf-8") as f:
             json.dump(rep, f)
-    p = subprocess.run([sys.executable, os.path.join(HERE, "runs.py"),
-                        *limited], capture_output=True, text=True, check=False)
+    p = script("runs.py", *limited)
     line = [x for x in p.stdout.splitlines()
             if "| ALLOC ÷ limit | cmabuf-compound |" in x]
     ok(p.returncode == 0 and len(line) == 1 and
@@ -394,9 +398,8 @@ def load_run(tmp, name, heap_ms, frozen_fail):
     path = os.path.join(out, "7.2-shipped.jsonl")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    p = subprocess.run([sys.executable, os.path.join(HERE, "load_report.py"),
-                        "--in", path, "--out-dir", out, "--no-chart"],
-                       capture_output=True, text=True, check=False)
+    p = script("load_report.py", "--in", path, "--out-dir", out,
+               "--no-chart")
     return p, os.path.join(out, "report.json"), os.path.join(out, "report.md")
 
 
@@ -432,8 +435,7 @@ def test_load_runs(tmp):
     reports = [load_run(tmp, f"runs-load-{i}", heap, fail)[1]
                for i, (heap, fail) in enumerate((([100, 200, 300, 400], False),
                                                  ([400, 500, 600, 700], True)))]
-    p = subprocess.run([sys.executable, os.path.join(HERE, "load_runs.py"),
-                        *reports], capture_output=True, text=True, check=False)
+    p = script("load_runs.py", *reports)
     out = p.stdout.splitlines()
     ok(p.returncode == 0 and "| load-64m, fill, 7.2 cmabuf-frozen: 100% of ≥ 50 | "
        "7 / 8 | no |" in out, "load_runs.py: a failure anywhere misses the target")
@@ -481,9 +483,8 @@ def test_load_prepared(tmp):
     prepared path is its own row after the cold ones, labelled, its PREPARE
     failures apart; judged by issue 18's targets, not issue 17's."""
     out = os.path.join(tmp, "load-prepared")
-    p = subprocess.run([sys.executable, os.path.join(HERE, "load_report.py"),
-                        "--in", LOAD_PREPARED, "--out-dir", out, "--no-chart"],
-                       capture_output=True, text=True, check=False)
+    p = script("load_report.py", "--in", LOAD_PREPARED, "--out-dir", out,
+               "--no-chart")
     with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
         rep = json.load(f)
     cam = [(x["path"], x["prepared"]) for x in rep["rows"]
@@ -505,9 +506,7 @@ def test_load_prepared(tmp):
     ok("| load-prepared | fill | cmabuf-auto (1 allocation took a ready buffer: "
        "not all cold) | 3 / 3 |" in md,
        "load_report.py: a cold row whose allocation took a ready buffer says so")
-    p = subprocess.run([sys.executable, os.path.join(HERE, "load_runs.py"),
-                        os.path.join(out, "report.json")],
-                       capture_output=True, text=True, check=False)
+    p = script("load_runs.py", os.path.join(out, "report.json"))
     issue17 = p.stdout.split("### Targets (issue 18)")[0]
     ok(p.returncode == 0 and "cmabuf-auto-prepared" not in issue17,
        "load_runs.py: a prepared path is not judged by issue 17's cold targets")
@@ -555,10 +554,8 @@ def test_shrink(tmp):
         with open(files[-1], "w", encoding="utf-8") as f:
             f.write(rec + "\n")
     out = os.path.join(tmp, "shrink")
-    p = subprocess.run([sys.executable, os.path.join(HERE, "load_report.py"),
-                        "--in", files[0], "--in", files[1], "--out-dir", out,
-                        "--no-chart"], capture_output=True, text=True,
-                       check=False)
+    p = script("load_report.py", "--in", files[0], "--in", files[1],
+               "--out-dir", out, "--no-chart")
     with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
         text = f.read()
     ok(p.returncode == 0 and
@@ -569,8 +566,7 @@ def test_shrink(tmp):
        "7.0 | — | not within 10000 ms | — |" in text,
        "the shrink table: buffers that did not come back say so")
     rep = os.path.join(out, "report.json")
-    p = subprocess.run([sys.executable, os.path.join(HERE, "load_runs.py"),
-                        rep, rep], capture_output=True, text=True, check=False)
+    p = script("load_runs.py", rep, rep)
     lines = p.stdout.splitlines()
     ok(p.returncode == 0 and
        "| ready buffers (prepare) back within 1 s of the first reclaim | "
@@ -579,6 +575,58 @@ def test_shrink(tmp):
     ok("| ready buffers (reserve) back within 1 s of the first reclaim | "
        "none of 2 came back | 0 of 2 |" in lines,
        "load_runs.py: buffers that never came back miss the target")
+
+
+def conc_result(procs, path, ms, areas=1):
+    r = json.loads(result("7.2", "concurrent", "round", path, ms, 1))
+    r.update({"procs": procs, "areas": areas, "n": 9})
+    return json.dumps(r)
+
+
+def test_concurrent(tmp):
+    """concurrent's rounds per number of callers; runs.py's issue 18 targets."""
+    reports = []
+    # Per run: LEGACY's and COMPOUND's round of 2 and of 4 callers, and the
+    # clearing of 64 MiB on all CPUs.
+    for i, (legacy, comp, zero) in enumerate(((100.0, 50.0, 20.0),
+                                              (90.0, 60.0, 20.0),
+                                              (120.0, 55.0, 25.0))):
+        lines = [conc_result(2, "cmabuf-legacy", legacy),
+                 conc_result(2, "cmabuf-compound", comp),
+                 conc_result(4, "cmabuf-legacy", 2 * legacy),
+                 conc_result(4, "cmabuf-compound", 2 * comp),
+                 conc_result(2, "cmabuf-compound", 999.0, areas=2),
+                 result("7.2", "zero-64m", "zero-all", "cmabuf-auto", zero, 1)]
+        p, out = run_lines(tmp, f"conc-{i}", lines, lines, "--check",
+                           "concurrent-2 round after:cmabuf-legacy "
+                           "after:cmabuf-compound 1.0 9")
+        reports.append(os.path.join(out, "report.json"))
+        if i == 0:
+            with open(reports[-1], encoding="utf-8") as f:
+                rep = json.load(f)
+            two, four = (row(rep, f"concurrent-{n}", "round", "cmabuf-compound")
+                         for n in (2, 4))
+            spread = row(rep, "concurrent-2x2", "round", "cmabuf-compound")
+            ok(two and four and spread and
+               two["after"]["median_ns"] == 50e6 and
+               four["after"]["median_ns"] == 100e6 and
+               spread["after"]["median_ns"] == 999e6,
+               "report.py: concurrent's rounds filed per callers and areas")
+            ok(p.returncode == 0 and "ok 1 - concurrent-2 round: " in p.stdout,
+               "report.py: a check names the rounds of two callers")
+    p = script("runs.py", *reports)
+    for want, what in (
+            ("| init_on_alloc=1, 2 vCPUs | concurrent-2 | round | 7.2 "
+             "cmabuf-legacy, cmabuf-compound | ≥ 1.6× | 2.00× [1.50–2.18] | "
+             "2 of 3 runs |", "callers at once against LEGACY's, per run"),
+            ("| init_on_alloc=1, 2 vCPUs | concurrent-4 | round ÷ limit | "
+             "cmabuf-compound | ≤ 1.25× | 1.25× [1.10–1.50] | 2 of 3 runs |",
+             "callers at once against their bytes' clearing, per run"),
+            ("| 4 | cmabuf-compound | 110 [100–120] | 80.0 [80.0–100] | "
+             "1.25× [1.10–1.50] | 2.00× [1.50–2.18] |",
+             "the table of callers at once, the limit once per caller")):
+        ok(p.returncode == 0 and want in p.stdout.splitlines(),
+           f"runs.py: {what}")
 
 
 def main():
@@ -595,6 +643,7 @@ def main():
         test_report_prepared(tmp)
         test_load_prepared(tmp)
         test_shrink(tmp)
+        test_concurrent(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0
