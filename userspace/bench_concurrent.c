@@ -6,7 +6,10 @@
  * and the page allocator's clearing (init_on_alloc) happens inside it;
  * across areas nothing is shared. Per round: every call's latency, and
  * the round's wall time from the first call to the last return, whose
- * inverse is the throughput.
+ * inverse is the throughput. After every iteration of the paths, where
+ * the driver's bench file is there (root, debugfs), the limit beside them:
+ * one buffer's size cleared on every CPU, timed in the kernel. Taken in
+ * the same minutes as the rounds, it drifts with the machine as they do.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +22,7 @@
 #include "bench.h"
 #include "clock.h"
 #include "fmt.h"
+#include "kbench.h"
 #include "msg.h"
 #include "parse.h"
 
@@ -39,6 +43,33 @@ struct conc_set {
 	struct bench_samples calls;
 	struct bench_samples rounds;
 };
+
+/*
+ * The clearing of one buffer on every CPU, into @limit; once it fails
+ * (not root, no debugfs), no more are tried and there is no limit row.
+ */
+static void conc_limit(const struct bench_ctx *c, struct bench_samples *limit,
+		       bool *off, unsigned int iter)
+{
+	struct kbench b = {
+		.pages = c->wl->size / c->page_size,
+		.iterations = 1,
+		.strategy = CMABUF_STRATEGY_AUTO,
+		.zero = 1,
+	};
+	int ret;
+
+	if (*off || bench_wait_released(c))
+		return;
+	ret = kbench_run(c->dev_path, &b);
+	if (ret) {
+		msg_warn("concurrent: no clearing limit beside the rounds: %s",
+			 strerror(-ret));
+		*off = true;
+		return;
+	}
+	bench_samples_add(limit, 0, b.zero_all.total_ns, 0, iter);
+}
 
 /* Say ready, wait for go, allocate, answer, wait, close, exit. */
 static void __attribute__((noreturn))
@@ -266,10 +297,35 @@ static void conc_print(const struct bench_ctx *c, struct json *j,
 	json_close(j);
 }
 
+/* The limit: a result of its own (as zero-64m's), or a line under the table. */
+static void conc_limit_print(struct json *j, const struct bench_samples *limit)
+{
+	char p50[FMT_LEN];
+	struct stats st = { };
+
+	if (!limit->n)
+		return;
+	if (j) {
+		json_object(j, NULL);
+		json_str(j, "path", "cmabuf-auto");
+		json_str(j, "phase", "zero-all");
+		json_str(j, "strategy", "auto");
+		json_null(j, "target");
+		json_bool(j, "prepared", false);
+		bench_json_latency(j, limit->ns, limit->err, limit->n);
+		json_close(j);
+		return;
+	}
+	stats_compute(limit->ns, limit->n, &st);
+	printf("limit: one buffer cleared on every CPU, p50 %s (%u samples)\n",
+	       fmt_ns(st.median, p50, sizeof(p50)), limit->n);
+}
+
 /* Every path's sets: a table, or one JSON document. */
 static void conc_report(const struct bench_ctx *c, const struct bench_ctx *c2,
 			const struct bench_path *paths, int n,
-			struct conc_set (*sets)[CONC_MAX_SETS], unsigned int nsets)
+			struct conc_set (*sets)[CONC_MAX_SETS], unsigned int nsets,
+			const struct bench_samples *limit)
 {
 	unsigned int areas = c->spread ? 2 : 1, s;
 	struct json j;
@@ -291,6 +347,7 @@ static void conc_report(const struct bench_ctx *c, const struct bench_ctx *c2,
 					   &sets[i][s], areas);
 		}
 	}
+	conc_limit_print(c->json ? &j : NULL, limit);
 	if (c->json)
 		json_end(&j);
 	fflush(stdout);
@@ -350,6 +407,8 @@ int bench_concurrent_loop(struct bench_ctx *c, struct bench_path *paths, int n)
 	struct bench_path *p2 = calloc(n, sizeof(*p2));
 	unsigned int procs[CONC_MAX_SETS], nsets, iter, s;
 	struct bench_ctx c2 = { .dev_fd = -1 };
+	struct bench_samples limit = { };
+	bool limit_off = false;
 	int i, k, ret = 0;
 
 	nsets = conc_procs(c->procs ? c->procs : "1,2,4", procs);
@@ -359,6 +418,8 @@ int bench_concurrent_loop(struct bench_ctx *c, struct bench_path *paths, int n)
 		ret = conc_spread(c, &c2, paths, p2, n);
 	for (i = 0; i < n && !ret; i++)
 		ret = conc_sets_init(sets[i], procs, nsets, c->iterations);
+	if (!ret)
+		ret = bench_samples_init(&limit, c->iterations, 1);
 	for (iter = 0; iter < c->iterations && !ret; iter++) {
 		for (k = 0; k < n && !ret; k++) {
 			i = (k + iter) % n;
@@ -368,9 +429,12 @@ int bench_concurrent_loop(struct bench_ctx *c, struct bench_path *paths, int n)
 					     c->spread ? &p2[i] : NULL, sets[i],
 					     nsets, iter, k);
 		}
+		if (!ret)
+			conc_limit(c, &limit, &limit_off, n);
 	}
 	if (!ret)
-		conc_report(c, &c2, paths, n, sets, nsets);
+		conc_report(c, &c2, paths, n, sets, nsets, &limit);
+	bench_samples_free(&limit);
 	for (i = 0; i < n && sets; i++) {
 		for (s = 0; s < nsets; s++) {
 			bench_samples_free(&sets[i][s].calls);
