@@ -5,14 +5,17 @@
  *
  *   cmabuf_floor [--samples N] [--size BYTES] [DEVICE]
  *
- * Four paths, each timed back to back and paced (PACE_MS between calls,
- * as a benchmark's samples are, with untimed work between them): the
- * system dma-heap's 4 KiB ALLOC and its close, the least any dma-buf
- * costs, and cmabuf's prepared ALLOC of --size (default 64 MiB) on DEVICE
- * (default /dev/cmabuf-large, where eight fit the prepare limits) and its
- * close, which frees it. Prints one line per path and pacing: p50, p99 and
- * max in microseconds, and exits non-zero when a call failed. Needs a
- * kernel with the system heap.
+ * Five paths, each timed back to back and paced (PACE_MS between calls,
+ * as a benchmark's samples are, with untimed work between them): a
+ * getppid(), the least any system call costs; the system dma-heap's 4 KiB
+ * ALLOC and its close, the least any dma-buf costs; and cmabuf's prepared
+ * ALLOC of --size (default 64 MiB) on DEVICE (default /dev/cmabuf-large,
+ * where eight fit the prepare limits) and its close, which frees it.
+ * Paced twice: asleep between calls (the CPU may go idle), and spinning
+ * (it never does), which tells the cost of a call made cold from the cost
+ * of the first call after idle. Prints one line per path and pacing: p50,
+ * p99 and max in microseconds, and exits non-zero when a call failed.
+ * Needs a kernel with the system heap.
  */
 
 #include <errno.h>
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/dma-heap.h>
 
@@ -28,20 +32,36 @@
 #define PACE_MS		30
 #define MAX_SAMPLES	1000
 
+enum floor_pacing { BACK_TO_BACK, SLEEP, SPIN };
+
+static const char *const floor_pacing_name[] = {
+	[BACK_TO_BACK] = "back-to-back",
+	[SLEEP] = "slept",
+	[SPIN] = "spun",
+};
+
 struct floor_run {
 	int dev;
 	int heap;
 	__u64 size;
 	unsigned int samples;
 	unsigned int pace_ms;
+	enum floor_pacing pacing;
 	unsigned long long alloc_ns[MAX_SAMPLES];
 	unsigned long long close_ns[MAX_SAMPLES];
 };
 
 static void floor_pause(const struct floor_run *r)
 {
-	if (r->pace_ms)
+	unsigned long long end;
+
+	if (r->pacing == SLEEP)
 		usleep(r->pace_ms * 1000);
+	if (r->pacing != SPIN)
+		return;
+	end = cmabuf_now_ns() + r->pace_ms * 1000000ULL;
+	while (cmabuf_now_ns() < end)
+		;
 }
 
 static int floor_cmp(const void *a, const void *b)
@@ -59,8 +79,23 @@ static void floor_print(const char *path, const struct floor_run *r,
 
 	qsort(ns, n, sizeof(*ns), floor_cmp);
 	printf("%-24s %-12s %6u %10.1f %10.1f %10.1f\n", path,
-	       r->pace_ms ? "paced" : "back-to-back", n, ns[n / 2] / 1e3,
+	       floor_pacing_name[r->pacing], n, ns[n / 2] / 1e3,
 	       ns[(n * 99) / 100] / 1e3, ns[n - 1] / 1e3);
+}
+
+/* One system call that does nothing: what entering the kernel costs. */
+static void floor_syscall(struct floor_run *r)
+{
+	unsigned long long t;
+	unsigned int i;
+
+	for (i = 0; i < r->samples; i++) {
+		floor_pause(r);
+		t = cmabuf_now_ns();
+		syscall(SYS_getppid);
+		r->alloc_ns[i] = cmabuf_now_ns() - t;
+	}
+	floor_print("getppid", r, r->alloc_ns);
 }
 
 /* The system heap's 4 KiB buffers, allocated and closed one at a time. */
@@ -133,7 +168,7 @@ static int floor_prepared(struct floor_run *r)
 	unsigned long long left;
 	int ret = 0;
 
-	if (!r->pace_ms) {
+	if (r->pacing == BACK_TO_BACK) {
 		for (first = 0; !ret && first < r->samples; first += batch) {
 			batch = r->samples - first < batch ?
 				r->samples - first : batch;
@@ -200,8 +235,10 @@ int main(int argc, char **argv)
 
 	printf("%-24s %-12s %6s %10s %10s %10s\n", "path", "pacing", "n",
 	       "p50 us", "p99 us", "max us");
-	for (pass = 0; pass < 2 && !ret; pass++) {
-		r.pace_ms = pass ? PACE_MS : 0;
+	r.pace_ms = PACE_MS;
+	for (pass = BACK_TO_BACK; pass <= SPIN && !ret; pass++) {
+		r.pacing = pass;
+		floor_syscall(&r);
 		ret = floor_heap(&r);
 		if (!ret)
 			ret = floor_prepared(&r);
