@@ -243,6 +243,7 @@ struct bench_path {
 
 extern const struct bench_path_ops bench_cmabuf_kernel_ops;
 extern const struct bench_path_ops bench_cmabuf_e2e_ops;
+extern const struct bench_path_ops bench_cmabuf_limit_ops;
 #ifdef CMABUFCTL_TESTS
 /* The peers cmabuf is compared with: test-bed machinery (make TESTS=1). */
 extern const struct bench_path_ops bench_cma_debugfs_ops;

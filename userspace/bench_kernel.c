@@ -56,15 +56,16 @@ static void kernel_explain(const struct bench_path *p, const struct bench_ctx *c
 	}
 }
 
-static int cmabuf_kernel_run(struct bench_path *p, struct bench_ctx *c,
-			     unsigned int iter)
+/* One iteration; with @zero, clearing on one CPU and on all timed too. */
+static int cmabuf_kernel_iter(struct bench_path *p, struct bench_ctx *c,
+			      unsigned int iter, bool zero)
 {
 	struct kbench b = {
 		.pages = c->wl->size / c->page_size,
 		.blocks = c->wl->blocks,
 		.iterations = 1,
 		.strategy = p->strategy,
-		.zero = c->wl->zero,
+		.zero = zero,
 	};
 	struct stats st;
 	int ret;
@@ -76,7 +77,7 @@ static int cmabuf_kernel_run(struct bench_path *p, struct bench_ctx *c,
 	}
 	bench_record(p, PHASE_ALLOC, iter, b.alloc.total_ns);
 	bench_record(p, PHASE_FREE, iter, b.free.total_ns);
-	if (c->wl->zero) {
+	if (zero) {
 		bench_record(p, PHASE_ZERO_ONE, iter, b.zero_one.total_ns);
 		bench_record(p, PHASE_ZERO_ALL, iter, b.zero_all.total_ns);
 	}
@@ -89,8 +90,42 @@ static int cmabuf_kernel_run(struct bench_path *p, struct bench_ctx *c,
 	return 0;
 }
 
+static int cmabuf_kernel_run(struct bench_path *p, struct bench_ctx *c,
+			     unsigned int iter)
+{
+	return cmabuf_kernel_iter(p, c, iter, c->wl->zero);
+}
+
 const struct bench_path_ops bench_cmabuf_kernel_ops = {
 	.run = cmabuf_kernel_run,
+};
+
+/*
+ * cmabuf-limit: beside an end-to-end workload's paths, iteration by
+ * iteration, the parts of an ALLOC's limit (the allocation without
+ * clearing, the clearing on every CPU), so that they drift with the
+ * machine as the ALLOCs do. Root's, where debugfs is: else skipped.
+ */
+static int cmabuf_limit_setup(struct bench_path *p, struct bench_ctx *c)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	ret = kbench_path(c->dev_path, path, sizeof(path));
+	if (!ret && access(path, W_OK))
+		ret = -errno;
+	return ret;
+}
+
+static int cmabuf_limit_run(struct bench_path *p, struct bench_ctx *c,
+			    unsigned int iter)
+{
+	return cmabuf_kernel_iter(p, c, iter, true);
+}
+
+const struct bench_path_ops bench_cmabuf_limit_ops = {
+	.setup = cmabuf_limit_setup,
+	.run = cmabuf_limit_run,
 };
 
 #ifdef CMABUFCTL_TESTS

@@ -300,6 +300,17 @@ static void paths_all(struct bench_path *paths, int *n, const struct bench_ctx *
 #ifdef CMABUFCTL_TESTS
 	path_add_peer(paths, n, c, true);
 #endif
+	/* The ALLOC's limit, timed beside the cycles (root's). */
+	if (c->wl->e2e && !c->wl->loop) {
+		struct bench_path *p = path_add(paths, n, "cmabuf-limit",
+						&bench_cmabuf_limit_ops,
+						BENCH_ZERO_PHASES);
+
+		if (p) {
+			p->strategy = CMABUF_STRATEGY_AUTO;
+			p->implied = true;
+		}
+	}
 }
 
 /*

@@ -52,9 +52,12 @@ E2E_PARTS = {"e2e-64m": ("contig-64m", "zero-64m"),
              "e2e-1g": ("gigantic-1g", "zero-1g")}
 PATH_ORDER = ("cmabuf-compound", "cmabuf-compound-4k", "cmabuf-frozen",
               "cmabuf-legacy", "cmabuf-auto", "cma-heap", "cma-debugfs",
+              "cmabuf-limit",
               "cmabuf-compound-prepared", "cmabuf-frozen-prepared",
               "cmabuf-legacy-prepared", "cmabuf-auto-prepared")
 PREPARED_SUFFIX = "-prepared"
+# In an end-to-end workload, the parts of the limit timed beside the cycles.
+LIMIT_PATH = "cmabuf-limit"
 # The path that stands for "before" when a path did not exist before.
 BASELINE = "cmabuf-legacy"
 # Bar colours by path, the same in every panel; "before" bars are darker.
@@ -300,24 +303,28 @@ def limit_of(results, conf, workload, path):
     kernel that hands them out uncleared (clears_frozen, patch 0004): there,
     as without init_on_alloc, the limit is the allocation without clearing
     plus clearing on every CPU. The CMA heap clears again on one CPU in both
-    settings.
+    settings. A clearing timed beside the cycles (cmabuf-limit, iteration
+    by iteration) is taken before the zero workload's, minutes away.
     """
     kernel_wl, zero_wl = E2E_PARTS[workload]
+
+    def clearing(phase):
+        return (results.get((conf, workload, phase, LIMIT_PATH)) or
+                results.get((conf, zero_wl, phase, "cmabuf-auto")))
+
     alloc = results.get((conf, workload, "alloc", path))
     kpath = BASELINE if path == "cma-heap" else path
     kernel = results.get((conf, kernel_wl, "alloc", kpath))
     if not alloc or not kernel:
         return None
     if path == "cma-heap":
-        zero, what = results.get((conf, zero_wl, "zero-1cpu", "cmabuf-auto")), \
-            "1 CPU"
+        zero, what = clearing("zero-1cpu"), "1 CPU"
     elif alloc.get("allocator_zeroes") and not (
             alloc.get("clears_frozen") and
             alloc.get("strategy") in ("compound", "frozen", "auto")):
         zero, what = {"median_ns": 0}, "by the allocator"
     else:
-        zero, what = results.get((conf, zero_wl, "zero-all", "cmabuf-auto")), \
-            "all CPUs"
+        zero, what = clearing("zero-all"), "all CPUs"
     if not zero:
         return None
     return (alloc["median_ns"], kernel["median_ns"], zero["median_ns"], what)
@@ -327,10 +334,11 @@ def limits(sides):
     """Rows of the limit table, for every setting and end-to-end path."""
     out = []
     for side, results in sides:
-        # A prepared ALLOC allocates and clears nothing: it has no limit.
+        # A prepared ALLOC allocates and clears nothing: it has no limit;
+        # nor has the limit's own path.
         keys = sorted({(k[0], k[1], k[3]) for k in results
                        if k[1] in E2E_PARTS and k[2] == "alloc" and
-                       not is_prepared(k[3])},
+                       not is_prepared(k[3]) and k[3] != LIMIT_PATH},
                       key=lambda k: (setting_rank(k[0]), rank(k[1], WORKLOAD_ORDER),
                                      rank(k[2], PATH_ORDER)))
         for conf, workload, path in keys:

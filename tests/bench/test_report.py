@@ -58,8 +58,7 @@ def test_merge(tmp):
     ok(p.returncode == 0, f"passing checks exit 0 (got {p.returncode})")
     ok("skipped 2 line(s)" in p.stderr,
        "console noise and a truncated line are skipped and counted")
-    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
-        rep = json.load(f)
+    rep = report_json(out)
     ok(len(rep["rows"]) == 13, f"13 merged rows (got {len(rep['rows'])})")
     r = row(rep, "contig-64m", "free", "cmabuf-frozen")
     ok(r and r["before_path"] == "cmabuf-legacy" and
@@ -135,6 +134,12 @@ def result(kernel, workload, phase, path, ms, zeroes, cpus=2):
                        "cpus": cpus})
 
 
+def report_json(out):
+    """The report.json that report.py wrote into @out."""
+    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
 def run_lines(tmp, name, before, after, *extra):
     """report.py on the results @before and @after (JSON lines), into
     tmp/NAME; the process and that directory."""
@@ -172,8 +177,7 @@ def test_settings(tmp):
     first = md.find("### init_on_alloc=1, 2 vCPUs")
     second = md.find("### init_on_alloc=0, 2 vCPUs")
     ok(0 <= first < second, "a table per setting, as shipped first")
-    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
-        rep = json.load(f)
+    rep = report_json(out)
     lim = {(r["side"], r["setting"][:15], r["path"]): r for r in rep["limits"]}
     r = lim.get(("after", "init_on_alloc=0", "cmabuf-frozen"))
     ok(r and r["zero"] == "all CPUs" and abs(r["ratio"] - 12 / 10.5) < 1e-9,
@@ -207,8 +211,7 @@ def test_limit_clears_frozen(tmp):
     subprocess.run([sys.executable, REPORT, "--before", after, "--after", after,
                     "--out-dir", out, "--no-chart"], capture_output=True,
                    text=True, check=False)
-    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
-        rep = json.load(f)
+    rep = report_json(out)
     lim = {(r["side"], r["path"]): r for r in rep["limits"]}
     r = lim.get(("after", "cmabuf-frozen"))
     ok(r and r["zero"] == "all CPUs" and abs(r["ratio"] - 16 / 11) < 1e-9,
@@ -216,6 +219,27 @@ def test_limit_clears_frozen(tmp):
     r = lim.get(("after", "cmabuf-legacy"))
     ok(r and r["zero"] == "by the allocator" and abs(r["ratio"] - 35 / 30) < 1e-9,
        "clears_frozen: LEGACY is still cleared by the allocator")
+
+
+def test_limit_beside(tmp):
+    """The clearing timed beside the cycles (cmabuf-limit) is the limit's,
+    not zero-64m's; the limit's own path has no limit row."""
+    r = json.loads(result("7.2", "contig-64m", "alloc", "cmabuf-frozen", 1.0, 1))
+    r.update(strategy="frozen", clears_frozen=1)
+    e2e = json.loads(result("7.2", "e2e-64m", "alloc", "cmabuf-frozen", 16.0, 1))
+    e2e.update(strategy="frozen", clears_frozen=1)
+    lines = [json.dumps(r), json.dumps(e2e),
+             result("7.2", "zero-64m", "zero-all", "cmabuf-auto", 10.0, 1),
+             result("7.2", "e2e-64m", "zero-all", "cmabuf-limit", 7.0, 1),
+             result("7.2", "e2e-64m", "alloc", "cmabuf-limit", 1.0, 1)]
+    p, out = run_lines(tmp, "beside", lines, lines)
+    rep = report_json(out)
+    lim = {(r["side"], r["path"]): r for r in rep["limits"]}
+    r = lim.get(("after", "cmabuf-frozen"))
+    ok(p.returncode == 0 and r and abs(r["ratio"] - 16 / 8) < 1e-9,
+       "the limit takes the clearing timed beside the cycles")
+    ok(("after", "cmabuf-limit") not in lim,
+       "the limit's own path has no limit row")
 
 
 def test_zero_and_unavailable(tmp):
@@ -457,8 +481,7 @@ def test_report_prepared(tmp):
              result("7.2", "contig-64m", "alloc", "cmabuf-auto", 1.0, 1),
              result("7.2", "zero-64m", "zero-all", "cmabuf-auto", 10.0, 1)]
     p, out = run_lines(tmp, "prepared", before, after)
-    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
-        rep = json.load(f)
+    rep = report_json(out)
     paths = [r["path"] for r in rep["rows"] if r["workload"] == "e2e-64m"]
     ok(p.returncode == 0 and
        paths == ["cmabuf-legacy", "cmabuf-auto", "cma-heap", "cmabuf-auto-prepared"],
@@ -485,8 +508,7 @@ def test_load_prepared(tmp):
     out = os.path.join(tmp, "load-prepared")
     p = script("load_report.py", "--in", LOAD_PREPARED, "--out-dir", out,
                "--no-chart")
-    with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
-        rep = json.load(f)
+    rep = report_json(out)
     cam = [(x["path"], x["prepared"]) for x in rep["rows"]
            if x["workload"] == "camera"]
     ok(p.returncode == 0 and
@@ -641,6 +663,7 @@ def main():
         test_failing_checks(tmp)
         test_settings(tmp)
         test_limit_clears_frozen(tmp)
+        test_limit_beside(tmp)
         test_zero_and_unavailable(tmp)
         test_runs(tmp)
         test_documents(tmp)

@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..54"
+echo "1..55"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -274,6 +274,12 @@ run cmabufctl bench e2e-64m --iterations 1 --strategy legacy,legacy-4k --json
 	[ "$(count '"path": "cmabuf-legacy-4k"')" -eq 7 ]
 r=$?; ok $r "bench e2e-64m legacy and legacy-4k: seven results each"; diag $r
 
+# Every path: as root, the parts of the ALLOC's limit timed beside them.
+run cmabufctl bench e2e-64m --iterations 1 --strategy all --json
+[ $rc -eq 0 ] && [ "$(count '"path": "cmabuf-limit"')" -eq 4 ] &&
+	has '"path": "cmabuf-limit", "phase": "zero-all"'
+r=$?; ok $r "bench e2e-64m all: the limit's allocation and clearings beside the paths"; diag $r
+
 run cmabufctl bench contig-64m --iterations 1 --strategy legacy-4k
 [ $rc -eq 2 ] && has "path legacy-4k maps the buffer: e2e-\* workloads only"
 r=$?; ok $r "bench contig-64m legacy-4k: refused, nothing is mapped in the kernel"; diag $r
@@ -363,8 +369,9 @@ run cmabufctl bench load-blocks-2m --iterations 1 --strategy legacy --json
 r=$?; ok $r "bench load-blocks-2m: 512 x 2 MiB, every allocation succeeded"; diag $r
 
 run cmabufctl bench concurrent --procs 1,2 --iterations 1 --strategy legacy --json
-[ $rc -eq 0 ] && has '"workload": "concurrent"' && ! has '"failures": [1-9]'
-r=$?; ok $r "bench concurrent: 1 and 2 processes at once, nothing failed"; diag $r
+[ $rc -eq 0 ] && has '"workload": "concurrent"' && ! has '"failures": [1-9]' &&
+	has '"path": "cmabuf-auto", "phase": "zero-all"'
+r=$?; ok $r "bench concurrent: 1 and 2 processes at once, nothing failed, the limit beside"; diag $r
 
 run cmabufctl bench fragment --steps 20 --strategy legacy --json
 [ $rc -eq 0 ] && has '"workload": "fragment"'
