@@ -82,7 +82,8 @@ static int blocks_merge(const struct bench_path *p, enum bench_phase phase,
 
 const char *bench_path_strategy(const struct bench_path *p)
 {
-	return p->ops == &bench_cmabuf_kernel_ops || p->ops == &bench_cmabuf_e2e_ops ?
+	return p->ops == &bench_cmabuf_kernel_ops || p->ops == &bench_cmabuf_e2e_ops ||
+	       p->ops == &bench_cmabuf_limit_ops ?
 		strategy_name(p->strategy) : "cma_alloc";
 }
 
