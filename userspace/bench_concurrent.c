@@ -49,7 +49,7 @@ struct conc_set {
  * (not root, no debugfs), no more are tried and there is no limit row.
  */
 static void conc_limit(const struct bench_ctx *c, struct bench_samples *limit,
-		       bool *off, unsigned int iter)
+		       bool *off, unsigned int turn)
 {
 	struct kbench b = {
 		.pages = c->wl->size / c->page_size,
@@ -68,7 +68,7 @@ static void conc_limit(const struct bench_ctx *c, struct bench_samples *limit,
 		*off = true;
 		return;
 	}
-	bench_samples_add(limit, 0, b.zero_all.total_ns, 0, iter);
+	bench_samples_add(limit, 0, b.zero_all.total_ns, 0, turn);
 }
 
 /* Say ready, wait for go, allocate, answer, wait, close, exit. */
@@ -300,18 +300,19 @@ static void conc_print(const struct bench_ctx *c, struct json *j,
 /* The limit: a result of its own (as zero-64m's), or a line under the table. */
 static void conc_limit_print(struct json *j, const struct bench_samples *limit)
 {
+	/* Named as zero-64m's clearing, which it stands in for. */
+	const struct bench_path zero = {
+		.name = "cmabuf-auto",
+		.ops = &bench_cmabuf_kernel_ops,
+		.strategy = CMABUF_STRATEGY_AUTO,
+	};
 	char p50[FMT_LEN];
 	struct stats st = { };
 
 	if (!limit->n)
 		return;
 	if (j) {
-		json_object(j, NULL);
-		json_str(j, "path", "cmabuf-auto");
-		json_str(j, "phase", "zero-all");
-		json_str(j, "strategy", "auto");
-		json_null(j, "target");
-		json_bool(j, "prepared", false);
+		bench_json_result(j, &zero, "zero-all");
 		bench_json_latency(j, limit->ns, limit->err, limit->n);
 		json_close(j);
 		return;

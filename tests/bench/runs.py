@@ -243,9 +243,9 @@ def conc_ratios(runs, setting, procs, path):
 def concurrent_table(runs, setting):
     """Callers at once in one area: the round, against LEGACY and the limit."""
     rows = []
+    zero = [z for z in (conc_zero(res, setting) for _, res in runs) if z]
     for procs in (1,) + CONC_PROCS:
         w = f"concurrent-{procs}"
-        zero = [z for z in (conc_zero(res, setting) for _, res in runs) if z]
         for path in STRATEGIES + ("cma-heap",):
             got = values(runs, (setting, "after", w, "round", path))
             if not got:

@@ -45,7 +45,6 @@ struct floor_run {
 	int heap;
 	__u64 size;
 	unsigned int samples;
-	unsigned int pace_ms;
 	enum floor_pacing pacing;
 	unsigned long long alloc_ns[MAX_SAMPLES];
 	unsigned long long close_ns[MAX_SAMPLES];
@@ -56,10 +55,10 @@ static void floor_pause(const struct floor_run *r)
 	unsigned long long end;
 
 	if (r->pacing == SLEEP)
-		usleep(r->pace_ms * 1000);
+		usleep(PACE_MS * 1000);
 	if (r->pacing != SPIN)
 		return;
-	end = cmabuf_now_ns() + r->pace_ms * 1000000ULL;
+	end = cmabuf_now_ns() + PACE_MS * 1000000ULL;
 	while (cmabuf_now_ns() < end)
 		;
 }
@@ -235,7 +234,6 @@ int main(int argc, char **argv)
 
 	printf("%-24s %-12s %6s %10s %10s %10s\n", "path", "pacing", "n",
 	       "p50 us", "p99 us", "max us");
-	r.pace_ms = PACE_MS;
 	for (pass = BACK_TO_BACK; pass <= SPIN && !ret; pass++) {
 		r.pacing = pass;
 		floor_syscall(&r);

@@ -21,7 +21,8 @@ else
 	bench "gigantic-1g" gigantic-1g --strategy all --iterations 10
 	bench "blocks-2m" blocks-2m --strategy all
 	# 1, 2 and 4 callers at once in one area (the whole of general-pool),
-	# against zero-64m's clearing on all CPUs, once per caller.
+	# against one buffer's clearing on all CPUs, timed between the
+	# iterations, once per caller.
 	bench "concurrent" concurrent --strategy all --procs 1,2,4 \
 		--iterations 9
 fi
