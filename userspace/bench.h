@@ -31,6 +31,7 @@ enum bench_phase {
 	PHASE_CYCLE,
 	PHASE_ZERO_ONE,
 	PHASE_ZERO_ALL,
+	PHASE_REF,
 	PHASE_COUNT
 };
 
@@ -49,6 +50,9 @@ enum bench_phase {
 #define BENCH_SMALL_PAGES_SUFFIX	"-4k"
 /* cmabuf-<S>-prepared: every sample's buffers prepared ahead, untimed. */
 #define BENCH_PREPARED_SUFFIX		"-prepared"
+
+/* The path of the same work on any kernel, to compare boots (bench_ref.c). */
+#define BENCH_CPU_REF			"cpu-ref"
 
 /* What a cmabuf path is besides its strategy (bench_path.c). */
 enum bench_variant {
@@ -220,6 +224,7 @@ struct bench_samples {
  * @hits_mark: that counter when its current sample started
  * @hits_unknown: the counter could not be read (an older driver)
  * @rec: the samples of a loop workload
+ * @ref_buf: cpu-ref's memory, mapped by its setup
  */
 struct bench_path {
 	char name[32];
@@ -239,11 +244,13 @@ struct bench_path {
 	__u64 hits_mark;
 	bool hits_unknown;
 	struct bench_samples rec;
+	void *ref_buf;
 };
 
 extern const struct bench_path_ops bench_cmabuf_kernel_ops;
 extern const struct bench_path_ops bench_cmabuf_e2e_ops;
 extern const struct bench_path_ops bench_cmabuf_limit_ops;
+extern const struct bench_path_ops bench_cpu_ref_ops;
 #ifdef CMABUFCTL_TESTS
 /* The peers cmabuf is compared with: test-bed machinery (make TESTS=1). */
 extern const struct bench_path_ops bench_cma_debugfs_ops;

@@ -22,6 +22,7 @@ static const char * const phase_names[PHASE_COUNT] = {
 	[PHASE_CYCLE] = "cycle",
 	[PHASE_ZERO_ONE] = "zero-1cpu",
 	[PHASE_ZERO_ALL] = "zero-all",
+	[PHASE_REF] = "ref",
 };
 
 const char *bench_phase_name(enum bench_phase phase)
@@ -82,6 +83,8 @@ static int blocks_merge(const struct bench_path *p, enum bench_phase phase,
 
 const char *bench_path_strategy(const struct bench_path *p)
 {
+	if (p->ops == &bench_cpu_ref_ops)
+		return "none";
 	return p->ops == &bench_cmabuf_kernel_ops || p->ops == &bench_cmabuf_e2e_ops ||
 	       p->ops == &bench_cmabuf_limit_ops ?
 		strategy_name(p->strategy) : "cma_alloc";

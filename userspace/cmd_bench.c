@@ -140,7 +140,10 @@ static void bench_usage(FILE *fp)
 		"                sample's buffers prepared ahead on a file of its own\n"
 		"                (CMABUF_IOC_PREPARE, waited for, after --prepare) and\n"
 		"                given back after it, untimed: a prepared ALLOC, not\n"
-		"                ALLOC's cold time; skipped where the driver cannot\n");
+		"                ALLOC's cold time; skipped where the driver cannot\n"
+		"  cpu-ref       workloads timed iteration by iteration: the same\n"
+		"                user-space memory work on any kernel (phase ref),\n"
+		"                to take each boot's speed out of a comparison of two\n");
 	bench_usage_peers(fp, "paths");
 	fprintf(fp,
 		"  all           (default) every strategy the device supports\n"
@@ -178,12 +181,12 @@ static void bench_usage(FILE *fp)
 		"\nPhases: in-kernel alloc, free (and zero-1cpu, zero-all for the zero\n"
 		"workloads); end-to-end alloc, mmap, sync (the CPU access bracket\n"
 		"around the touch: cache maintenance where the device is not coherent),\n"
-		"touch, munmap, close, and cycle, all of them. load-*, camera,\n"
-		"concurrent and fragment map nothing: they make every allocation a\n"
-		"sample that may fail (its errno kept), report the percentiles of\n"
-		"those that succeeded and the success rate, run the paths in turn\n"
-		"(each goes first in one iteration) and read the kernel's migration\n"
-		"and CMA counters around every sample.\n"
+		"touch, munmap, close, and cycle, all of them; cpu-ref's ref.\n"
+		"load-*, camera, concurrent and fragment map nothing: they make\n"
+		"every allocation a sample that may fail (its errno kept), report\n"
+		"the percentiles of those that succeeded and the success rate, run\n"
+		"the paths in turn (each goes first in one iteration) and read the\n"
+		"kernel's migration and CMA counters around every sample.\n"
 		"In-kernel workloads need root and debugfs (/sys/kernel/debug).\n"
 		"Exits 1 when no path measured anything.\n");
 }
@@ -359,6 +362,15 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 		return 0;
 	}
 #endif
+	if (!strcmp(tok, BENCH_CPU_REF)) {
+		if (c->wl->loop) {
+			msg_err("bench: path %s is timed beside iterations: not in workload %s",
+				tok, c->wl->name);
+			return EXIT_USAGE;
+		}
+		path_add(paths, n, BENCH_CPU_REF, &bench_cpu_ref_ops, BIT(PHASE_REF));
+		return 0;
+	}
 	if (bench_path_parse(tok, &s, &v)) {
 		msg_err("bench: unknown path '%s' (try 'cmabufctl bench --help')", tok);
 		return EXIT_USAGE;

@@ -7,10 +7,13 @@ is installed, OUT/report.png (bars per path with min-max whiskers) from the
 script OUT/report.gp. With --check, also tests speedup ratios and prints
 them as TAP; the exit status is 1 when one fails.
 
-A check is "WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO [MIN_N]": the median
-of the first must be at least RATIO times the median of the second, both
-measured with at least MIN_N samples (default --min-n) and neither zero.
-SIDE is "before" or "after". Example:
+A check is "WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO [MIN_N] [by=REF]": the
+median of the first must be at least RATIO times the median of the second,
+both measured with at least MIN_N samples (default --min-n) and neither
+zero. SIDE is "before" or "after". With by=REF, each median is first
+divided by its side's median of REF's phase "ref" in the same workload
+(cpu-ref: the same user-space work on both boots), so that two boots at
+different speeds of the machine compare as at one. Example:
   --check "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 2"
 A check that needs a side given as --unavailable SIDE=REASON is a skip
 with that reason; a check whose results are missing fails.
@@ -46,13 +49,13 @@ WORKLOAD_ORDER = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m",
                   "zero-1g", "e2e-64m", "e2e-1g", "concurrent-1", "concurrent-2",
                   "concurrent-4")
 PHASE_ORDER = ("alloc", "free", "zero-1cpu", "zero-all", "mmap", "sync",
-               "touch", "munmap", "close", "cycle", "round")
+               "touch", "munmap", "close", "cycle", "round", "ref")
 # End-to-end workload: (in-kernel workload of the same size, zero workload).
 E2E_PARTS = {"e2e-64m": ("contig-64m", "zero-64m"),
              "e2e-1g": ("gigantic-1g", "zero-1g")}
 PATH_ORDER = ("cmabuf-compound", "cmabuf-compound-4k", "cmabuf-frozen",
               "cmabuf-legacy", "cmabuf-auto", "cma-heap", "cma-debugfs",
-              "cmabuf-limit",
+              "cmabuf-limit", "cpu-ref",
               "cmabuf-compound-prepared", "cmabuf-frozen-prepared",
               "cmabuf-legacy-prepared", "cmabuf-auto-prepared")
 PREPARED_SUFFIX = "-prepared"
@@ -241,9 +244,12 @@ def run_checks(specs, before, after, min_n, unavailable=None):
         try:
             workload, phase, first, second, want = words[:5]
             want = float(want)
-            need = int(words[5]) if len(words) == 6 else min_n
-            if len(words) > 6:
+            by = [w[3:] for w in words[5:] if w.startswith("by=")]
+            rest = [w for w in words[5:] if not w.startswith("by=")]
+            need = int(rest[0]) if rest else min_n
+            if len(rest) > 1 or len(by) > 1 or "" in by:
                 raise ValueError
+            by = by[0] if by else None
             used = []
             for word in (first, second):
                 side = word.split(":", 1)[0]
@@ -281,12 +287,28 @@ def run_checks(specs, before, after, min_n, unavailable=None):
                               f"{', '.join(zero)}: nothing was measured")
             continue
         ratio = picked[0]["median_ns"] / picked[1]["median_ns"]
-        res["ratio"] = ratio
-        res["ok"] = ratio >= want and not few
         res["message"] = (
             f"{workload} {phase}: {first} {fmt_ms(picked[0]['median_ns'])} ms"
-            f" / {second} {fmt_ms(picked[1]['median_ns'])} ms = {ratio:.2f}x"
-            f" (want >= {want:g}x)")
+            f" / {second} {fmt_ms(picked[1]['median_ns'])} ms = {ratio:.2f}x")
+        if by:
+            # Each side's time over the same work on its own boot.
+            refs = [pick(sides[w.split(":", 1)[0]], workload, "ref", by)
+                    for w in (first, second)]
+            gone = [f"{w.split(':', 1)[0]}:{by}" for w, r in
+                    zip((first, second), refs) if not r or r["median_ns"] <= 0]
+            if gone:
+                res["message"] += (f"; no {by} ref to take the boots' speed "
+                                   f"out: {', '.join(dict.fromkeys(gone))}")
+                continue
+            few += [f"{w.split(':', 1)[0]}:{by} n={r['n']}"
+                    for w, r in zip((first, second), refs) if r["n"] < need]
+            ratio *= refs[1]["median_ns"] / refs[0]["median_ns"]
+            res["message"] += (
+                f"; {by} {fmt_ms(refs[0]['median_ns'])} / "
+                f"{fmt_ms(refs[1]['median_ns'])} ms: {ratio:.2f}x at one speed")
+        res["ratio"] = ratio
+        res["ok"] = ratio >= want and not few
+        res["message"] += f" (want >= {want:g}x)"
         if few:
             res["message"] += f"; fewer than {need} samples: {', '.join(few)}"
     return out

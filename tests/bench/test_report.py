@@ -271,6 +271,36 @@ def test_zero_and_unavailable(tmp):
        "the others still run")
 
 
+def test_by_ref(tmp):
+    """by=cpu-ref: each side over its own boot's reference work."""
+    before = [result("6.12.58", "e2e-64m", "cycle", "cmabuf-legacy", 80, 1),
+              result("6.12.58", "e2e-64m", "ref", "cpu-ref", 10, 1)]
+    # The same cycle on a boot that ran the reference work 1.5x slower.
+    after = [result("7.2.13", "e2e-64m", "cycle", "cmabuf-compound", 82, 1),
+             result("7.2.13", "e2e-64m", "ref", "cpu-ref", 15, 1)]
+    check = "e2e-64m cycle before:cmabuf-legacy after:cmabuf-compound 1.2"
+    p, _ = run_lines(tmp, "ref-raw", before, after, "--check", check)
+    ok(p.returncode == 1 and "= 0.98x (want >= 1.2x)" in p.stdout,
+       "by=: without it, a slower second boot fails the check (0.98x)")
+    p, _ = run_lines(tmp, "ref", before, after, "--check", check + " by=cpu-ref")
+    ok(p.returncode == 0 and "cpu-ref 10.0 / 15.0 ms: 1.46x at one speed "
+       "(want >= 1.2x)" in p.stdout,
+       "by=cpu-ref: the boots' speed taken out, 0.98x becomes 1.46x")
+    p, _ = run_lines(tmp, "ref-n", before, after, "--check",
+                     check + " 30 by=cpu-ref")
+    ok(p.returncode == 1 and "after:cpu-ref n=20" in p.stdout,
+       "by=: the reference needs the check's samples too")
+    p, _ = run_lines(tmp, "ref-gone", before, after[:1], "--check",
+                     check + " by=cpu-ref")
+    ok(p.returncode == 1 and "no cpu-ref ref to take the boots' speed out: "
+       "after:cpu-ref" in p.stdout,
+       "by=: a side without the reference fails and names it")
+    p, _ = run_lines(tmp, "ref-bad", before, after, "--check",
+                     check + " by= by=cpu-ref")
+    ok(p.returncode == 1 and "malformed check" in p.stdout,
+       "by=: an empty or second reference is a malformed check")
+
+
 def test_runs(tmp):
     """runs.py: ratios within each run, then median [lowest-highest]."""
     reports = []
@@ -665,6 +695,7 @@ def main():
         test_limit_clears_frozen(tmp)
         test_limit_beside(tmp)
         test_zero_and_unavailable(tmp)
+        test_by_ref(tmp)
         test_runs(tmp)
         test_documents(tmp)
         test_load_report(tmp)

@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..55"
+echo "1..57"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -279,6 +279,17 @@ run cmabufctl bench e2e-64m --iterations 1 --strategy all --json
 [ $rc -eq 0 ] && [ "$(count '"path": "cmabuf-limit"')" -eq 4 ] &&
 	has '"path": "cmabuf-limit", "phase": "zero-all"'
 r=$?; ok $r "bench e2e-64m all: the limit's allocation and clearings beside the paths"; diag $r
+
+# The same user-space work on any kernel, to compare two boots' runs.
+run cmabufctl bench e2e-64m --iterations 2 --strategy legacy,cpu-ref --json
+[ $rc -eq 0 ] && [ "$(count '"path": "cpu-ref"')" -eq 1 ] &&
+	has '{"path": "cpu-ref", "phase": "ref", "strategy": "none", ' &&
+	has '"phase": "ref", [^}]*"n": 2[,}]' && ! has '"median_ns": 0,'
+r=$?; ok $r "bench e2e-64m cpu-ref: one result, phase ref, n=2, beside legacy's"; diag $r
+
+run cmabufctl bench concurrent --iterations 1 --strategy cpu-ref
+[ $rc -eq 2 ] && has "path cpu-ref is timed beside iterations: not in workload concurrent"
+r=$?; ok $r "bench concurrent cpu-ref: refused, it has no iterations to be beside"; diag $r
 
 run cmabufctl bench contig-64m --iterations 1 --strategy legacy-4k
 [ $rc -eq 2 ] && has "path legacy-4k maps the buffer: e2e-\* workloads only"

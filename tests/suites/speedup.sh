@@ -13,15 +13,18 @@ echo "TAP version 13"
 echo "1..5"
 # LEGACY runs on 7.2 too: 7.2's cma_release() also frees through the
 # batched path, and the report should show how much of the gain that is.
+# cpu-ref, beside every workload a check compares across the two boots:
+# the same user-space work on both, to take each boot's speed out.
 if have_frozen; then
 	bench "contig-64m, compound, frozen and legacy" contig-64m \
-		--strategy compound,frozen,legacy --iterations 20
+		--strategy compound,frozen,legacy,cpu-ref --iterations 20
 	bench "gigantic-1g, compound, frozen and legacy" gigantic-1g \
-		--strategy compound,frozen,legacy --iterations 20
+		--strategy compound,frozen,legacy,cpu-ref --iterations 20
 	# End to end, against the CMA heap on the same boot; and with the
 	# buffer prepared ahead of every cycle (untimed), against cold.
 	bench "e2e-64m, compound (cold and prepared) and the CMA heap" e2e-64m \
-		--strategy compound,cma-heap,compound-prepared --iterations 20
+		--strategy compound,cma-heap,compound-prepared,cpu-ref \
+		--iterations 20
 	bench "e2e-1g, compound (2 MiB and 4 KiB entries) and the CMA heap" e2e-1g \
 		--strategy compound,compound-4k,cma-heap --iterations 5
 	# Two callers in one area: COMPOUND clears outside the area's lock
@@ -29,9 +32,11 @@ if have_frozen; then
 	bench "concurrent, two callers in one area, compound and legacy" concurrent \
 		--procs 2 --strategy compound,legacy --iterations 9
 else
-	bench "contig-64m, legacy" contig-64m --strategy legacy --iterations 20
-	bench "gigantic-1g, legacy" gigantic-1g --strategy legacy --iterations 20
-	bench "e2e-64m, legacy" e2e-64m --strategy legacy --iterations 20
+	bench "contig-64m, legacy" contig-64m --strategy legacy,cpu-ref \
+		--iterations 20
+	bench "gigantic-1g, legacy" gigantic-1g --strategy legacy,cpu-ref \
+		--iterations 20
+	bench "e2e-64m, legacy" e2e-64m --strategy legacy,cpu-ref --iterations 20
 	bench "e2e-1g, legacy" e2e-1g --strategy legacy --iterations 5
 	bench "concurrent, two callers in one area, legacy" concurrent \
 		--procs 2 --strategy legacy --iterations 9
