@@ -105,7 +105,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..64"
+echo "1..67"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -194,6 +194,45 @@ report vivid_negative_timeout_is_named pass "^# record: known report outside cma
 d=$(make_log negative_timeout_elsewhere_fails)
 vivid_report vivid_thread_vid_out >>"$d/console.log"
 expect negative_timeout_elsewhere_fails fail "console log has no kernel splat"
+
+# vkms's writeback race (docs/importers.md) is excused as a whole: the
+# WARNING at vkms_composer.c:561 from the composer's worker, with its
+# modules, registers and IRQ state, as the debug kernel printed it in
+# make check (2026-12-03). The same dump at :558, a plane with no mapping
+# (which an exporter could cause), still fails.
+vkms_report() {
+	printf '%s\n' "[ 60.1] WARNING: ../../src/7.2/drivers/gpu/drm/vkms/vkms_composer.c:$1 at compose_active_planes+0x11d8/0x1b20 [vkms], CPU#0: kworker/u8:2/35" \
+		'[ 60.1] Modules linked in: vkms vivid configfs drm_kms_helper cmabuf(OE) [last unloaded: vkms]' \
+		'[ 60.1] CPU: 0 UID: 0 PID: 35 Comm: kworker/u8:2 Tainted: G           OE    N  7.2.13 #1 PREEMPTLAZY' \
+		'[ 60.1] Tainted: [O]=OOT_MODULE, [E]=UNSIGNED_MODULE, [N]=TEST' \
+		'[ 60.1] Hardware name: linux,dummy-virt (DT)' \
+		'[ 60.1] Workqueue: vkms_composer vkms_composer_worker [vkms]' \
+		'[ 60.1] pstate: 61400005 (nZCv daif +PAN -UAO -TCO +DIT -SSBS BTYPE=--)' \
+		'[ 60.1] pc : compose_active_planes+0x11d8/0x1b20 [vkms]' \
+		'[ 60.1] lr : vkms_composer_worker+0x2dc/0x4f0 [vkms]' \
+		'[ 60.1] sp : ffff800080387820' \
+		'[ 60.1] x29: ffff800080387820 x28: dfff800000000000 x27: 0000000000000001' \
+		'[ 60.1] x2 : 1ffe000001008116 x1 : 0000000000000000 x0 : 0000000000000000' \
+		'[ 60.1] Call trace:' '[ 60.1]  compose_active_planes+0x11d8/0x1b20 [vkms] (P)' \
+		'[ 60.1]  vkms_composer_worker+0x2dc/0x4f0 [vkms]' \
+		'[ 60.1]  process_one_work+0x720/0x1a90' '[ 60.1]  kthread+0x368/0x420' \
+		'[ 60.1] irq event stamp: 59566' \
+		'[ 60.1] hardirqs last  enabled at (59565): [<ffffa6359c3ed670>] _raw_spin_unlock_irq+0x38/0x98' \
+		'[ 60.1] softirqs last disabled at (59523): [<ffffa6359b2103a4>] __do_softirq+0x1c/0x28' \
+		'[ 60.1] ---[ end trace 0000000000000000 ]---'
+}
+d=$(make_log vkms_writeback_race_is_excused)
+vkms_report 561 >>"$d/console.log"
+expect vkms_writeback_race_is_excused pass ""
+grep -q "^ok 2 console log has no kernel splat # 1 known report(s) outside cmabuf: vkms's writeback" \
+	"$work/results/7.2/guest.tap"
+rc=$?
+report vkms_writeback_race_is_named pass "^# record: known report outside cmabuf: vkms's" \
+	"$(cat "$work/results/7.2/guest.tap")" $rc
+
+d=$(make_log vkms_plane_without_map_fails)
+vkms_report 558 >>"$d/console.log"
+expect vkms_plane_without_map_fails fail "console log has no kernel splat"
 
 # A suite that cannot run what it tests (the DKMS build, the KUnit module
 # missing from the initramfs) bails out.
