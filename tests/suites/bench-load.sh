@@ -38,7 +38,8 @@
 #   CMABUF_LOAD_N64    samples per path of the 64 MiB-class workloads (17)
 #   CMABUF_LOAD_N1G    samples per path of the 1 GiB-class ones (3)
 #   CMABUF_LOAD_PARTS  which parts run, comma-separated: idle, large,
-#                      kinds, kill, general, shrink (idle to kill)
+#                      kinds, kill, general, shrink (idle to kill); fill
+#                      is large's fill without its churn and pins
 
 # The load's options go as words: $general and $large split on purpose.
 # shellcheck disable=SC2086
@@ -140,7 +141,7 @@ if part idle; then
 	bench "fragment, idle" fragment --steps 300
 	trace_emit
 fi
-if part large && started fill $large --longterm 64M; then
+if { part large || part fill; } && started fill $large --longterm 64M; then
 	load_bench "load-64m, fill" load-64m --device large --iterations "$n64" \
 		--strategy all,auto-prepared
 	load_bench "camera, fill" camera --device large --iterations "$n64" \
@@ -153,12 +154,18 @@ if part large && started fill $large --longterm 64M; then
 		--strategy all,auto-prepared
 	echo "$max" >$params/prepare_max_percent
 	load_bench "load-blocks-2m, fill" load-blocks-2m --iterations "$n1g"
-	load_set churn --churn 32M
-	load_bench "load-64m, churn" load-64m --device large --iterations "$n64"
-	load_bench "load-1g, churn" load-1g --iterations "$n1g"
-	load_bench "load-blocks-2m, churn" load-blocks-2m --iterations "$n1g"
-	load_set pins --churn 0 --splice 256,200,100
-	load_bench "load-64m, pins" load-64m --device large --iterations "$n64"
+	# "fill" is this part's fill alone, without the churn and the pins.
+	if part large; then
+		load_set churn --churn 32M
+		load_bench "load-64m, churn" load-64m --device large \
+			--iterations "$n64"
+		load_bench "load-1g, churn" load-1g --iterations "$n1g"
+		load_bench "load-blocks-2m, churn" load-blocks-2m \
+			--iterations "$n1g"
+		load_set pins --churn 0 --splice 256,200,100
+		load_bench "load-64m, pins" load-64m --device large \
+			--iterations "$n64"
+	fi
 	load_stop
 fi
 if part kinds; then
