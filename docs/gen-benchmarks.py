@@ -120,7 +120,9 @@ def checks():
             w, ph, slow, fast, ratio = words[:5]
             side = [f"{SIDES[s.split(':')[0]]} {s.split(':', 1)[1]}"
                     for s in (slow, fast)]
-            out.append(f"| {w} | {ph} | {side[0]} | {side[1]} | {ratio}× |")
+            by = [x[3:] for x in words[5:] if x.startswith("by=")]
+            at = f"{ratio}×" + (f", each over its boot's {by[0]}" if by else "")
+            out.append(f"| {w} | {ph} | {side[0]} | {side[1]} | {at} |")
     return out
 
 
