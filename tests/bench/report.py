@@ -292,16 +292,15 @@ def run_checks(specs, before, after, min_n, unavailable=None):
             f" / {second} {fmt_ms(picked[1]['median_ns'])} ms = {ratio:.2f}x")
         if by:
             # Each side's time over the same work on its own boot.
-            refs = [pick(sides[w.split(":", 1)[0]], workload, "ref", by)
-                    for w in (first, second)]
-            gone = [f"{w.split(':', 1)[0]}:{by}" for w, r in
-                    zip((first, second), refs) if not r or r["median_ns"] <= 0]
+            refs = [pick(sides[side], workload, "ref", by) for side in used]
+            gone = [f"{side}:{by}" for side, r in zip(used, refs)
+                    if not r or r["median_ns"] <= 0]
             if gone:
                 res["message"] += (f"; no {by} ref to take the boots' speed "
                                    f"out: {', '.join(dict.fromkeys(gone))}")
                 continue
-            few += [f"{w.split(':', 1)[0]}:{by} n={r['n']}"
-                    for w, r in zip((first, second), refs) if r["n"] < need]
+            few += [f"{side}:{by} n={r['n']}"
+                    for side, r in zip(used, refs) if r["n"] < need]
             ratio *= refs[1]["median_ns"] / refs[0]["median_ns"]
             res["message"] += (
                 f"; {by} {fmt_ms(refs[0]['median_ns'])} / "

@@ -279,27 +279,25 @@ def test_by_ref(tmp):
     after = [result("7.2.13", "e2e-64m", "cycle", "cmabuf-compound", 82, 1),
              result("7.2.13", "e2e-64m", "ref", "cpu-ref", 15, 1)]
     check = "e2e-64m cycle before:cmabuf-legacy after:cmabuf-compound 1.2"
-    p, _ = run_lines(tmp, "ref-raw", before, after, "--check", check)
-    ok(p.returncode == 1 and "= 0.98x (want >= 1.2x)" in p.stdout,
-       "by=: without it, a slower second boot fails the check (0.98x)")
-    p, _ = run_lines(tmp, "ref", before, after, "--check", check + " by=cpu-ref")
-    ok(p.returncode == 0 and "cpu-ref 10.0 / 15.0 ms: 1.46x at one speed "
-       "(want >= 1.2x)" in p.stdout,
-       "by=cpu-ref: the boots' speed taken out, 0.98x becomes 1.46x")
-    p, _ = run_lines(tmp, "ref-n", before, after, "--check",
-                     check + " 30 by=cpu-ref")
-    ok(p.returncode == 1 and "after:cpu-ref n=20" in p.stdout,
-       "by=: the reference needs the check's samples too")
-    p, _ = run_lines(tmp, "ref-gone", before, after[:1], "--check",
-                     check + " by=cpu-ref")
-    ok(p.returncode == 1 and "no cpu-ref ref to take the boots' speed out: "
-       "after:cpu-ref" in p.stdout,
-       "by=: a side without the reference fails and names it")
-    p, _ = run_lines(tmp, "ref-bad", before, after, "--check",
-                     check + " by= by=cpu-ref")
-    ok(p.returncode == 1 and "malformed check" in p.stdout,
-       "by=: an empty or second reference is a malformed check")
-
+    # (name, after's results, words after the check, exit status, output, what)
+    cases = (
+        ("ref-raw", after, "", 1, "= 0.98x (want >= 1.2x)",
+         "by=: without it, a slower second boot fails the check (0.98x)"),
+        ("ref", after, " by=cpu-ref", 0,
+         "cpu-ref 10.0 / 15.0 ms: 1.46x at one speed (want >= 1.2x)",
+         "by=cpu-ref: the boots' speed taken out, 0.98x becomes 1.46x"),
+        ("ref-n", after, " 30 by=cpu-ref", 1, "after:cpu-ref n=20",
+         "by=: the reference needs the check's samples too"),
+        ("ref-gone", after[:1], " by=cpu-ref", 1,
+         "no cpu-ref ref to take the boots' speed out: after:cpu-ref",
+         "by=: a side without the reference fails and names it"),
+        ("ref-bad", after, " by= by=cpu-ref", 1, "malformed check",
+         "by=: an empty or second reference is a malformed check"),
+    )
+    for name, after_lines, words, rc, want, what in cases:
+        p, _ = run_lines(tmp, name, before, after_lines, "--check",
+                         check + words)
+        ok(p.returncode == rc and want in p.stdout, what)
 
 def test_runs(tmp):
     """runs.py: ratios within each run, then median [lowest-highest]."""
