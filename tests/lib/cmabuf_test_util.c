@@ -402,10 +402,6 @@ int cmabuf_sysfs_read_str(int dev, const char *file, char *buf, size_t size)
 	return ret ?: cmabuf_read_file(path, buf, size);
 }
 
-/*
- * Write @val to a sysfs file of the instance behind @dev, in one write().
- * Return: 0, or the errno of the open or the write.
- */
 /* Write @val to the file @path in one write(): 0 or the errno. */
 int cmabuf_write_file(const char *path, const char *val)
 {
@@ -422,6 +418,10 @@ int cmabuf_write_file(const char *path, const char *val)
 	return ret;
 }
 
+/*
+ * Write @val to a sysfs file of the instance behind @dev, in one write().
+ * Return: 0, or the errno of the open or the write.
+ */
 int cmabuf_sysfs_write(int dev, const char *file, const char *val)
 {
 	char path[256];

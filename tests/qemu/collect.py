@@ -121,16 +121,17 @@ def directive(text):
 
 
 def parse_level(lines, tap, where, depth=0):
-    """Parse one nesting level of TAP 13 / KTAP. lines are (indent, text)
-    pairs; the shallowest indent is this level, deeper lines are subtests,
-    which KTAP prints before the result line of their parent."""
-    base = min(indent for indent, _ in lines)
+    """Parse one nesting level of TAP 13 / KTAP. lines are (indent, text,
+    why) triples, why the diagnostics printed before the line; the
+    shallowest indent is this level, deeper lines are subtests, which KTAP
+    prints before the result line of their parent."""
+    base = min(line[0] for line in lines)
     plan = None
     count = 0
     children = []
-    for indent, text in lines:
+    for indent, text, why in lines:
         if indent > base:
-            children.append((indent, text))
+            children.append((indent, text, why))
             continue
         if text.startswith("Bail out!"):
             tap.problem("%s: %s" % (where, text))
@@ -165,7 +166,8 @@ def parse_level(lines, tap, where, depth=0):
             tap.passed += 1
         else:
             tap.failed += 1
-            tap.problem("%s: not ok %s%s" % (where, name, " # " + direc if direc else ""))
+            tap.problem("%s: not ok %s%s" % (where, name, " # " + direc if direc else "")
+                        + "".join("\n  | " + w for w in why))
     if children:
         parse_level(children, tap, where + "/(unfinished)", depth + 1)
         tap.problem("%s: subtests without their result line" % where)
@@ -179,14 +181,25 @@ def parse_level(lines, tap, where, depth=0):
         tap.problem("%s: planned %d tests, ran %d" % (where, plan, count))
 
 
+# What a failed test said before its "not ok", shown with it in the summary
+# (a CI log keeps only the summary): the last lines, without the harness's
+# own RUN / FAIL markers.
+WHY_LINES = 6
+HARNESS_MARK_RE = re.compile(r"^#\s+(RUN|FAIL|OK|SKIP)\s")
+
+
 def parse_tap(text, where):
     tap = Tap()
     lines = []
+    why = []
     for raw in text.splitlines():
         stripped = raw.rstrip()
         body = stripped.lstrip(" \t")
         if PLAN_RE.match(body) or TEST_RE.match(body) or body.startswith("Bail out!"):
-            lines.append((len(stripped) - len(body), body))
+            lines.append((len(stripped) - len(body), body, tuple(why[-WHY_LINES:])))
+            why = []
+        elif body.startswith("#") and not HARNESS_MARK_RE.match(body) and body != "#":
+            why.append(body)
     if lines:
         parse_level(lines, tap, where)
     else:

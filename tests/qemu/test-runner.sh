@@ -105,7 +105,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..67"
+echo "1..68"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -129,6 +129,12 @@ expect kmemleak_report_fails fail "console log has no kernel splat"
 d=$(make_log failing_test_fails)
 sed -i 's/^ok 2 second/not ok 2 second/' "$d/results.log"
 expect failing_test_fails fail "not ok second"
+
+# A CI log keeps only the summary: it shows what the test said.
+d=$(make_log failing_test_shows_why)
+sed -i 's/^ok 2 second/#  RUN second\n# t.c:7:second:Expected 0 (0) == ret (28)\n#  FAIL second\nnot ok 2 second/' \
+	"$d/results.log"
+expect failing_test_shows_why fail "^  | # t.c:7:second:Expected 0 (0) == ret (28)$"
 
 d=$(make_log missing_plan_fails)
 sed -i '/^1\.\.2$/d' "$d/results.log"
