@@ -96,12 +96,14 @@ struct cmabuf_pool_buf {
  * @align_order: the alignment asked for, as a page order.
  * @count: buffers wanted ready.
  * @ready: buffers on @bufs.
- * @filling: buffers the worker is making for it.
+ * @filling: buffers being made or recycled for it.
+ * @making: the fill worker is making one for it (at most one at a time).
  * @error: the worker's last failure for it; no more tries until it is
  *	asked again or memory is freed.
  * @timeout: how long it may go untaken before it is dropped; 0: never.
  * @used: when it was last asked for or taken from (jiffies).
- * @dead: dropped while the worker was making one; the worker frees it.
+ * @dead: dropped while a buffer was made or recycled for it; the worker
+ *	frees it.
  * @bufs: the ready buffers, all zero.
  *
  * All fields are protected by &cmabuf_pool.lock.
@@ -115,6 +117,7 @@ struct cmabuf_want {
 	unsigned int count;
 	unsigned int ready;
 	unsigned int filling;
+	bool making;
 	int error;
 	unsigned long timeout;
 	unsigned long used;
@@ -129,7 +132,9 @@ struct cmabuf_want {
  * @wants: &struct cmabuf_want.
  * @ready_pages: pages of all ready buffers.
  * @releasing: &struct cmabuf_pool_buf freed, waiting for the worker.
- * @releasing_pages: their pages.
+ * @releasing_pages: their pages, and those of dropped ready buffers until
+ *	they are back.
+ * @unwanted_pages: those of the buffer being made for a dropped want.
  * @shrunk_until: no buffer is made before this (jiffies).
  * @stopped: the instance is unbound: nothing is made or kept any more.
  * @fill_work: makes the buffers wants lack (cmabuf_pool_kick()).
@@ -145,6 +150,7 @@ struct cmabuf_pool {
 	unsigned long ready_pages;
 	struct list_head releasing;
 	unsigned long releasing_pages;
+	unsigned long unwanted_pages;
 	unsigned long shrunk_until;
 	bool stopped;
 	struct delayed_work fill_work;
@@ -188,10 +194,19 @@ static void cmabuf_pool_unready(struct cmabuf_pool *pool, unsigned long pages)
 	pool->releasing_pages += pages;
 }
 
+/* @pages of @count are back in CMA: wake whoever waits for them. */
+static void cmabuf_pool_released(struct cmabuf_pool *pool,
+				 unsigned long *count, unsigned long pages)
+{
+	spin_lock(&pool->lock);
+	*count -= pages;
+	spin_unlock(&pool->lock);
+	wake_up_all(&pool->wq);
+}
+
 static void cmabuf_pool_release_list(struct cmabuf_dev *cdev,
 				     struct list_head *list)
 {
-	struct cmabuf_pool *pool = cdev->pool;
 	struct cmabuf_pool_buf *b, *next;
 	unsigned long pages = 0;
 
@@ -200,12 +215,9 @@ static void cmabuf_pool_release_list(struct cmabuf_dev *cdev,
 		cmabuf_range_release(cdev, &b->range);
 		kfree(b);
 	}
-	if (!pages)
-		return;
-	spin_lock(&pool->lock);
-	pool->releasing_pages -= pages;
-	spin_unlock(&pool->lock);
-	wake_up_all(&pool->wq);
+	if (pages)
+		cmabuf_pool_released(cdev->pool, &cdev->pool->releasing_pages,
+				     pages);
 }
 
 /* Take @w off the pool; its buffers go to @out. */
@@ -218,6 +230,12 @@ static void cmabuf_want_drop(struct cmabuf_pool *pool, struct cmabuf_want *w,
 	w->ready = 0;
 	w->count = 0;
 	list_del(&w->node);
+	/*
+	 * The buffer being made for it is on its way back too: an ALLOC that
+	 * needs its pages waits for it, and sysfs counts it as releasing.
+	 */
+	if (w->making)
+		pool->unwanted_pages += w->plan.pages;
 	if (w->filling)
 		w->dead = true;
 	else
@@ -297,6 +315,7 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 	struct cmabuf_pool_buf *b;
 	struct cmabuf_want *w;
 	struct cmabuf_plan plan;
+	bool dropped;
 	int ret;
 
 	for (;;) {
@@ -319,6 +338,7 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 			return;
 		}
 		w->filling++;
+		w->making = true;
 		plan = w->plan;
 		spin_unlock(&pool->lock);
 
@@ -326,6 +346,9 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 
 		spin_lock(&pool->lock);
 		w->filling--;
+		w->making = false;
+		/* Dead now: cmabuf_want_drop() counted the buffer as unwanted. */
+		dropped = w->dead;
 		if (ret) {
 			w->error = ret;
 		} else if (!w->dead && !pool->stopped &&
@@ -339,11 +362,15 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 		if (w->dead && !w->filling)
 			kfree(w);
 		spin_unlock(&pool->lock);
-		wake_up_all(&pool->wq);
 
 		if (b && !ret)
 			cmabuf_range_release(pool->cdev, &b->range);
 		kfree(b);
+		if (dropped)
+			cmabuf_pool_released(pool, &pool->unwanted_pages,
+					     plan.pages);
+		else
+			wake_up_all(&pool->wq);
 		cond_resched();
 	}
 }
@@ -434,11 +461,7 @@ static void cmabuf_pool_release_work(struct work_struct *work)
 			kfree(b);
 			cmabuf_pool_retry(pool);
 		}
-
-		spin_lock(&pool->lock);
-		pool->releasing_pages -= pages;
-		spin_unlock(&pool->lock);
-		wake_up_all(&pool->wq);
+		cmabuf_pool_released(pool, &pool->releasing_pages, pages);
 		cond_resched();
 	}
 }
@@ -621,6 +644,17 @@ void cmabuf_pool_put(struct cmabuf_dev *cdev, const struct cmabuf_range *range)
 	cmabuf_range_release(cdev, range);
 }
 
+/* Pages on their way back to CMA that the caller may wait for. */
+static unsigned long cmabuf_pool_coming_back(struct cmabuf_pool *pool)
+{
+	unsigned long pages = READ_ONCE(pool->releasing_pages);
+
+	/* Not the fill worker: the unwanted buffer is the one it is making. */
+	if (current_work() != &pool->fill_work.work)
+		pages += READ_ONCE(pool->unwanted_pages);
+	return pages;
+}
+
 /*
  * Wait for the frees in flight. Return: true when there were some and they
  * are done, false when there were none; -EINTR on a fatal signal.
@@ -629,14 +663,14 @@ static int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
 {
 	struct cmabuf_pool *pool = cdev->pool;
 
-	if (!READ_ONCE(pool->releasing_pages))
+	if (!cmabuf_pool_coming_back(pool))
 		return false;
 	/* Not after cmabuf_pool_stop() flushed it: the pool may go then. */
 	spin_lock(&pool->lock);
 	if (!pool->stopped)
 		mod_delayed_work(cmabuf_pool_wq, &pool->release_work, 0);
 	spin_unlock(&pool->lock);
-	if (wait_event_killable(pool->wq, !READ_ONCE(pool->releasing_pages)))
+	if (wait_event_killable(pool->wq, !cmabuf_pool_coming_back(pool)))
 		return -EINTR;
 	return true;
 }
@@ -966,7 +1000,8 @@ static int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t l
  * @cdev: the instance.
  * @ready_bytes: out: bytes of ready buffers.
  * @ready_buffers: out: how many.
- * @releasing_bytes: out: bytes freed and not yet released.
+ * @releasing_bytes: out: bytes freed and not yet released, and those of a
+ *	buffer being made for a dropped want.
  */
 static void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
 			      u64 *ready_buffers, u64 *releasing_bytes)
@@ -980,7 +1015,8 @@ static void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
 		buffers += w->ready;
 	*ready_buffers = buffers;
 	*ready_bytes = (u64)pool->ready_pages << PAGE_SHIFT;
-	*releasing_bytes = (u64)pool->releasing_pages << PAGE_SHIFT;
+	*releasing_bytes = (u64)(pool->releasing_pages + pool->unwanted_pages) <<
+			   PAGE_SHIFT;
 	spin_unlock(&pool->lock);
 }
 

@@ -4822,6 +4822,54 @@ TEST_F_TIMEOUT(deferred, prepare_after_closes_waits_for_the_release, 120)
 	expect_counters(_metadata, &self->dev, &self->dev.start);
 }
 
+/*
+ * A want dropped while the worker makes a buffer for it: until that
+ * buffer's pages are back, they count as releasing, so that whoever waits
+ * for the area to settle waits for them, and so does an ALLOC that needs
+ * them. One 64 MiB buffer is asked for without waiting; once the worker
+ * holds its pages (the area's used count rose) the want is dropped, and
+ * all of the area's free memory is allocated at once.
+ */
+TEST_F_TIMEOUT(deferred, buffer_made_for_a_dropped_want_counts_as_releasing,
+	       300)
+{
+	const unsigned long long start = self->dev.start.cma_used_pages;
+	unsigned long long end, used, v;
+	struct cmabuf_alloc_data data;
+	struct cmabuf_prepare p;
+	int i, n, err;
+
+	n = deferred_room(self->dev.area, ARRAY_SIZE(self->fds));
+	ASSERT_LE(2, n) TH_LOG("%s has room for %d buffers of 64 MiB", self->dev.area, n);
+	ASSERT_EQ(0, cmabuf_prepare(self->dev.fd, DEFER_SIZE,
+				    CMABUF_STRATEGY_AUTO, 1, 0, &p));
+	end = cmabuf_now_ms() + PREP_WAIT_MS;
+	do {
+		ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
+	} while (used < start + DEFER_SIZE / PAGE && cmabuf_now_ms() < end);
+	ASSERT_LE(start + DEFER_SIZE / PAGE, used)
+		TH_LOG("the worker never took the buffer's pages");
+	ASSERT_EQ(0, cmabuf_prepare(self->dev.fd, DEFER_SIZE,
+				    CMABUF_STRATEGY_AUTO, 0, 0, &p));
+
+	/* In this order: pages back between the two reads are not missed. */
+	ASSERT_EQ(0, cmabuf_sysfs_read(self->dev.fd, "releasing_bytes", &v));
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
+	EXPECT_TRUE(v || used == start)
+		TH_LOG("%llu pages of %s held, none counted as releasing",
+		       used - start, self->dev.area);
+
+	for (i = 0; i < n; i++) {
+		err = cmabuf_alloc(self->dev.fd, DEFER_SIZE,
+				   CMABUF_STRATEGY_AUTO, &data);
+		ASSERT_EQ(0, err) TH_LOG("buffer %d of %d: %s", i, n,
+					 strerror(err));
+		self->fds[self->n++] = data.fd;
+	}
+	while (self->n)
+		close(self->fds[--self->n]);
+}
+
 /* ---- memcg: buffers charged to the allocating process's memory cgroup ---- */
 
 /*
