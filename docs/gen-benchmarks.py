@@ -38,6 +38,9 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The speedup checks' format is report.py's: one parser for both.
+sys.path.insert(0, os.path.join(TOP, "tests", "bench"))
+import report  # noqa: E402
 BENCH = os.path.join(TOP, "docs", "bench")
 FILES = ("README.md", os.path.join("docs", "benchmarks.md"),
          os.path.join("docs", "benchmarks-load.md"))
@@ -114,15 +117,19 @@ def checks():
     with open(os.path.join(TOP, "tests", "bench", "speedup-checks"),
               encoding="utf-8") as f:
         for line in f:
-            words = line.split("#")[0].split()
-            if not words:
+            spec = line.split("#")[0].strip()
+            if not spec:
                 continue
-            w, ph, slow, fast, ratio = words[:5]
+            try:
+                c = report.parse_check(spec, 0)
+            except ValueError:
+                raise GenError(f"speedup-checks: malformed check '{spec}'")
             side = [f"{SIDES[s.split(':')[0]]} {s.split(':', 1)[1]}"
-                    for s in (slow, fast)]
-            by = [x[3:] for x in words[5:] if x.startswith("by=")]
-            at = f"{ratio}×" + (f", each over its boot's {by[0]}" if by else "")
-            out.append(f"| {w} | {ph} | {side[0]} | {side[1]} | {at} |")
+                    for s in (c["first"], c["second"])]
+            at = f"{c['want_text']}×" + (f", each over its boot's {c['by']}"
+                                      if c["by"] else "")
+            out.append(f"| {c['workload']} | {c['phase']} | {side[0]} | "
+                       f"{side[1]} | {at} |")
     return out
 
 

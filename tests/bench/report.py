@@ -231,6 +231,29 @@ def pick(results, workload, phase, path):
     return found[0] if found else None
 
 
+def parse_check(spec, min_n):
+    """A line of tests/bench/speedup-checks: WORKLOAD PHASE SIDE:PATH
+    SIDE:PATH RATIO [N] [by=PATH], as a dict (first, second and used, the
+    sides' names; want_text, the ratio as written; by None without it).
+    ValueError when malformed."""
+    words = spec.split()
+    if len(words) < 5:
+        raise ValueError(spec)
+    workload, phase, first, second, want = words[:5]
+    by = [w[3:] for w in words[5:] if w.startswith("by=")]
+    rest = [w for w in words[5:] if not w.startswith("by=")]
+    if len(rest) > 1 or len(by) > 1 or "" in by:
+        raise ValueError(spec)
+    used = [w.split(":", 1)[0] for w in (first, second)]
+    if any(":" not in w for w in (first, second)) or \
+            any(side not in ("before", "after") for side in used):
+        raise ValueError(spec)
+    return {"workload": workload, "phase": phase, "first": first,
+            "second": second, "want": float(want), "want_text": want,
+            "need": int(rest[0]) if rest else min_n,
+            "by": by[0] if by else None, "used": used}
+
+
 def run_checks(specs, before, after, min_n, unavailable=None):
     """Each spec checked; a list of dicts with ok, a one-line message and,
     for a check that needs an unavailable side, the reason to skip it."""
@@ -238,27 +261,16 @@ def run_checks(specs, before, after, min_n, unavailable=None):
     unavailable = unavailable or {}
     out = []
     for spec in specs:
-        words = spec.split()
         res = {"check": spec, "ok": False}
         out.append(res)
         try:
-            workload, phase, first, second, want = words[:5]
-            want = float(want)
-            by = [w[3:] for w in words[5:] if w.startswith("by=")]
-            rest = [w for w in words[5:] if not w.startswith("by=")]
-            need = int(rest[0]) if rest else min_n
-            if len(rest) > 1 or len(by) > 1 or "" in by:
-                raise ValueError
-            by = by[0] if by else None
-            used = []
-            for word in (first, second):
-                side = word.split(":", 1)[0]
-                if side not in sides:
-                    raise KeyError(side)
-                used.append(side)
-        except (ValueError, KeyError):
+            c = parse_check(spec, min_n)
+        except ValueError:
             res["message"] = f"malformed check '{spec}'"
             continue
+        workload, phase, first, second = (c["workload"], c["phase"],
+                                          c["first"], c["second"])
+        want, need, by, used = c["want"], c["need"], c["by"], c["used"]
         gone = [unavailable[s] for s in dict.fromkeys(used) if s in unavailable]
         if gone:
             res["ok"] = True
