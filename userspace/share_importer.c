@@ -277,6 +277,15 @@ struct importer_area {
 	bool counted;
 };
 
+/* A freed buffer's pages go back in the background: wait for them. */
+static void importer_settle(struct share_result *res,
+			    const struct importer_area *a, const char *when)
+{
+	if (dev_wait_released(a->dev_path, 10000))
+		share_check(res, false, "%s: %s still releasing after 10 s",
+			    when, a->dev_path);
+}
+
 /* The area's used pages now are @start, plus the buffer's when @held. */
 static void importer_used(struct share_result *res, const struct importer_area *a,
 			  bool held, const char *when)
@@ -286,10 +295,8 @@ static void importer_used(struct share_result *res, const struct importer_area *
 
 	if (!a->counted)
 		return;
-	/* A freed buffer's pages go back in the background: wait for them. */
-	if (!held && dev_wait_released(a->dev_path, 10000))
-		share_check(res, false, "%s: %s still releasing after 10 s",
-			    when, a->dev_path);
+	if (!held)
+		importer_settle(res, a, when);
 	ret = dev_area_read(a->di.area, "used", &used);
 	if (ret)
 		share_check(res, false, "%s: %s/%s/used: %s", when, CMA_DEBUGFS,
@@ -317,6 +324,8 @@ static int importer_area_start(struct share_result *res,
 	if (!share_check(res, !ret, "CMABUF_IOC_INFO of %s: %s", buf->dev_path,
 			 ret ? dev_strerror(ret) : a->di.area))
 		return ret;
+	/* Not counting buffers freed before, still on their way back. */
+	importer_settle(res, a, "start");
 	ret = dev_area_read(a->di.area, "used", &a->start);
 	a->counted = !ret;
 	if (ret)
