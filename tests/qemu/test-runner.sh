@@ -446,9 +446,26 @@ mkdir -p "$work/bin" "$work/kunit"
 printf '#!/bin/sh\nexit 0\n' >"$work/bin/insmod"
 cp "$work/bin/insmod" "$work/bin/rmmod"
 chmod +x "$work/bin/insmod" "$work/bin/rmmod"
-host_expect kunit_without_suites_fails fail "no cmabuf suite" \
+host_expect kunit_without_suites_fails fail "cmabuf_uapi # no results" \
 	env PATH="$work/bin:$PATH" CMABUF_KUNIT_KO="$here/init" \
 	CMABUF_KUNIT_DIR="$work/kunit" sh "$top/tests/suites/kunit.sh"
+# Every suite of the module's list but one shows results: that one fails,
+# and a suite the list lacks fails the run, each named.
+for s in $(sed -n '/^kunit_test_suites(/,/);/p' "$top/tests/kunit/cmabuf_kunit.c" |
+	   grep -o '&cmabuf_[a-z0-9_]*_suite' | sed -e 's/^&//' -e 's/_suite$//'); do
+	mkdir -p "$work/kunit-all/$s"
+	printf 'KTAP version 1\n1..1\nok 1 %s\n' "$s" >"$work/kunit-all/$s/results"
+done
+host_expect kunit_all_suites_pass pass '^7 passed, 0 failed' \
+	env PATH="$work/bin:$PATH" CMABUF_KUNIT_KO="$here/init" \
+	CMABUF_KUNIT_DIR="$work/kunit-all" sh "$top/tests/suites/kunit.sh"
+mv "$work/kunit-all/cmabuf_zero" "$work/kunit-all/cmabuf_other"
+host_expect kunit_missing_suite_fails fail "cmabuf_zero # no results" \
+	env PATH="$work/bin:$PATH" CMABUF_KUNIT_KO="$here/init" \
+	CMABUF_KUNIT_DIR="$work/kunit-all" sh "$top/tests/suites/kunit.sh"
+host_expect kunit_unlisted_suite_fails fail "cmabuf_other ran but is not in" \
+	env PATH="$work/bin:$PATH" CMABUF_KUNIT_KO="$here/init" \
+	CMABUF_KUNIT_DIR="$work/kunit-all" sh "$top/tests/suites/kunit.sh"
 host_expect kunit_module_missing_fails fail "was not built" \
 	env CMABUF_KUNIT_KO="$work/none.ko" sh "$top/tests/suites/kunit.sh"
 host_expect kmemleak_scan_refused_fails fail "not ok kmemleak scanned" \
@@ -516,9 +533,14 @@ host_expect media_suite_driver_held_fails fail "exit status 1" \
 mkdir -p "$work/load/bin" "$work/load/tmp" "$work/load/nobin"
 cat >"$work/load/bin/cmabufctl" <<'FAKE'
 #!/bin/sh
+if [ "$1" = info ]; then
+	echo "  strategies  auto compound frozen legacy"
+	exit 0
+fi
 printf '{"format": 1, "kernel": "7.2", "workload": "load-64m", "results": ['
 sep=
 for p in cmabuf-compound cmabuf-frozen cmabuf-legacy cma-heap; do
+	[ "$p" = "$FAKE_MISSING" ] && continue
 	f=0
 	[ "$p" = "$FAKE_FAIL" ] && f=1
 	ms=100
@@ -536,10 +558,13 @@ echo "{\"format\": 1, \"record\": \"load\", \"event\": \"$1\"}"
 FAKE
 cp "$work/load/bin/cmabufctl" "$work/load/nobin/cmabufctl"
 chmod +x "$work/load/bin/"* "$work/load/nobin/"*
+mkdir -p "$work/load/debugfs/cma/area"
+echo 0 >"$work/load/debugfs/cma/area/used"
 load_suite() {
 	env PATH="$work/load/bin:$PATH" TMPDIR="$work/load/tmp" \
 		CMABUF_SUITE_LIB="$top/tests/suites" CMABUF_TRACEFS="$work/none" \
-		CMABUF_DEBUGFS="$work/none" CMABUF_BUILD="${CMABUF_BUILD:-$top/build}" "$@"
+		CMABUF_DEBUGFS="$work/load/debugfs" \
+		CMABUF_BUILD="${CMABUF_BUILD:-$top/build}" "$@"
 }
 host_expect load_suite_clean_passes pass '^[0-9]+ passed, 0 failed' \
 	load_suite sh "$top/tests/suites/load.sh"
@@ -547,6 +572,10 @@ host_expect load_suite_failed_sample_fails fail "cmabuf-frozen: 3 of 4 loaded al
 	load_suite env FAKE_FAIL=cmabuf-frozen sh "$top/tests/suites/load.sh"
 host_expect load_suite_slow_compound_fails fail "not ok loaded median" \
 	load_suite env FAKE_COMPOUND_MS=300 sh "$top/tests/suites/load.sh"
+host_expect load_suite_path_missing_fails fail "cmabuf-frozen: 0 of 4 loaded allocations" \
+	load_suite env FAKE_MISSING=cmabuf-frozen sh "$top/tests/suites/load.sh"
+host_expect load_suite_cma_unreadable_fails fail "not ok no CMA page lost" \
+	load_suite env CMABUF_DEBUGFS="$work/none" sh "$top/tests/suites/load.sh"
 host_expect load_suite_load_not_started_fails fail "not ok the load fills large-pool" \
 	load_suite env FAKE_LOAD_FAILS=1 sh "$top/tests/suites/load.sh"
 host_expect load_suite_without_load_program_fails fail "cmabuf_load (tests/load) is not installed" \

@@ -4,13 +4,18 @@
 # The KUnit suites of cmabuf_kunit.ko, as KTAP: loading the module runs
 # them; each suite's results come from /sys/kernel/debug/kunit/<suite>/results.
 # The test bed builds the module for every kernel it boots: a missing
-# module, or one that shows no suite, fails.
+# module fails, and so does each suite of the module's
+# kunit_test_suites() that shows no results (the plan is that list's
+# length, known before anything runs), and any suite not on the list.
 #
 #   CMABUF_KUNIT_KO   the module (default /lib/modules/cmabuf/cmabuf_kunit.ko)
 #   CMABUF_KUNIT_DIR  KUnit's debugfs directory (default /sys/kernel/debug/kunit)
 
 ko=${CMABUF_KUNIT_KO:-/lib/modules/cmabuf/cmabuf_kunit.ko}
 kunit=${CMABUF_KUNIT_DIR:-/sys/kernel/debug/kunit}
+# kunit_test_suites() of tests/kunit/cmabuf_kunit.c, in its order.
+expected="cmabuf_uapi cmabuf_arith cmabuf_strategy cmabuf_probe cmabuf_sg
+cmabuf_dma cmabuf_zero"
 
 echo "KTAP version 1"
 if [ ! -f "$ko" ]; then
@@ -21,16 +26,31 @@ if ! insmod "$ko"; then
 	echo "Bail out! insmod $ko failed"
 	exit 1
 fi
-suites=$(ls -d "$kunit"/cmabuf* 2>/dev/null)
-if [ -z "$suites" ]; then
-	echo "Bail out! $ko loaded, but no cmabuf suite is in $kunit"
-	rmmod cmabuf_kunit
-	exit 1
-fi
-echo "1..$(echo "$suites" | grep -c .)"
-# Each results file is a KTAP document of its own, with a header and a
-# plan of one suite; the suites go under this document's single header.
-for s in $suites; do
-	sed -e '/^KTAP version/d' -e '/^1\.\.[0-9]*$/d' "$s/results"
+n=0
+for s in $expected; do
+	n=$((n + 1))
+done
+echo "1..$n"
+i=0
+for s in $expected; do
+	i=$((i + 1))
+	# Each results file is a KTAP document of its own, with a header and
+	# a plan of one suite; the suite goes under this document's header,
+	# numbered as the plan says.
+	if [ -f "$kunit/$s/results" ]; then
+		sed -e '/^KTAP version/d' -e '/^1\.\.[0-9]*$/d' \
+			-e "s/^ok [0-9]* $s\$/ok $i $s/" \
+			-e "s/^not ok [0-9]* $s\$/not ok $i $s/" \
+			"$kunit/$s/results"
+	else
+		echo "not ok $i $s # no results in $kunit/$s: the suite did not run"
+	fi
+done
+for d in "$kunit"/cmabuf*; do
+	[ -d "$d" ] || continue
+	case " $(echo $expected) " in
+	*" ${d##*/} "*) ;;
+	*) echo "Bail out! suite ${d##*/} ran but is not in kunit.sh's list" ;;
+	esac
 done
 rmmod cmabuf_kunit
