@@ -685,6 +685,147 @@ def test_concurrent(tmp):
            f"runs.py: {what}")
 
 
+def kresult(kernel, workload, phase, path, ms, zeroes, strategy, frozen,
+            cpus=2):
+    """A result with what its allocation cleared: the run's flags and the
+    path's strategy, as bench --json prints them."""
+    r = json.loads(result(kernel, workload, phase, path, ms, zeroes, cpus))
+    r.update(strategy=strategy, clears_frozen=frozen)
+    return json.dumps(r)
+
+
+def demo_results(zeroes=1):
+    """The demo's runs, as shipped by default: 6.12 LEGACY (the allocator
+    clears it) against 7.2 COMPOUND and FROZEN through the noinit API
+    (patch 0004: cmabuf clears them after the call) and LEGACY. The
+    gigantic-1g figures are those of the review's fresh make demo."""
+    before = [kresult("6.12", "gigantic-1g", "alloc", "cmabuf-legacy", 502,
+                      zeroes, "legacy", 0),
+              kresult("6.12", "contig-64m", "alloc", "cmabuf-legacy", 40,
+                      zeroes, "legacy", 0),
+              kresult("6.12", "zero-1g", "zero-all", "cmabuf-auto", 300,
+                      zeroes, "auto", 0),
+              kresult("6.12", "e2e-64m", "cycle", "cmabuf-legacy", 80,
+                      zeroes, "legacy", 0),
+              kresult("6.12", "e2e-64m", "alloc", "cmabuf-legacy", 42,
+                      zeroes, "legacy", 0)]
+    after = [kresult("7.2", "gigantic-1g", "alloc", "cmabuf-compound", 23.5,
+                     zeroes, "compound", 1),
+             kresult("7.2", "gigantic-1g", "alloc", "cmabuf-legacy", 600,
+                     zeroes, "legacy", 1),
+             kresult("7.2", "gigantic-1g", "free", "cmabuf-compound", 20,
+                     zeroes, "compound", 1),
+             kresult("7.2", "contig-64m", "alloc", "cmabuf-frozen", 3,
+                     zeroes, "frozen", 1),
+             kresult("7.2", "zero-1g", "zero-all", "cmabuf-auto", 280,
+                     zeroes, "auto", 1),
+             kresult("7.2", "e2e-64m", "cycle", "cmabuf-compound", 40,
+                     zeroes, "compound", 1),
+             kresult("7.2", "e2e-64m", "alloc", "cmabuf-compound", 25,
+                     zeroes, "compound", 1)]
+    return before, after
+
+
+def md_rows(out, workload, phase, path):
+    """The lines of report.md in tmp/@out that start as this row."""
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        return [x for x in f.read().splitlines()
+                if x.startswith(f"| {workload} | {phase} | {path} |")]
+
+
+def test_unlike_alloc(tmp):
+    """Issue 30 item 6: an in-kernel allocation that clears nothing
+    (COMPOUND, FROZEN through the noinit API) is not compared with one the
+    page allocator clears (LEGACY with init_on_alloc=1); alloc+clear
+    compares the buffer as ALLOC hands it out on both sides."""
+    before, after = demo_results()
+    p, out = run_lines(tmp, "unlike", before, after, "--min-n", "5",
+                       "--check", "gigantic-1g alloc before:cmabuf-legacy "
+                       "after:cmabuf-compound 5",
+                       "--check", "gigantic-1g alloc+clear before:cmabuf-legacy "
+                       "after:cmabuf-compound 1.5")
+    rep = report_json(out)
+    r = row(rep, "gigantic-1g", "alloc", "cmabuf-compound")
+    ok(r and r["ratio"] is None and "unlike work" in r.get("unlike", "") and
+       r.get("before_clears") == "cleared by the page allocator (1 CPU)" and
+       r.get("after_clears") == "not cleared",
+       "1 GiB alloc, 6.12 LEGACY cleared against 7.2 COMPOUND uncleared: "
+       "no ratio (was 21.36x), each side says what it includes")
+    line = md_rows(out, "gigantic-1g", "alloc", "cmabuf-compound")
+    ok(len(line) == 1 and "21.36" not in line[0] and
+       "502 (502–502), n=20, cleared by the page allocator (1 CPU) "
+       "[cmabuf-legacy]" in line[0] and
+       "23.5 (23.5–23.5), n=20, not cleared" in line[0] and
+       "| — (unlike work" in line[0],
+       "report.md: the alloc row says what each side cleared, no ratio")
+    r = row(rep, "gigantic-1g", "alloc+clear", "cmabuf-compound")
+    ok(r and r["before_path"] == "cmabuf-legacy" and
+       r["after"]["median_ns"] == int(23.5e6) + int(280e6) and
+       r["before"]["median_ns"] == int(502e6) and
+       abs(r["ratio"] - 502 / 303.5) < 1e-6,
+       "alloc+clear: COMPOUND's 23.5 ms + its clearing on every CPU "
+       "(280 ms) against LEGACY's 502 ms: 1.65x, not 21.36x")
+    r = row(rep, "gigantic-1g", "alloc+clear", "cmabuf-legacy")
+    ok(r and r["after"]["median_ns"] == int(600e6) and
+       r["after"]["clear"] == "by the allocator",
+       "alloc+clear of LEGACY as shipped: its allocation, cleared in it")
+    line = md_rows(out, "gigantic-1g", "alloc+clear", "cmabuf-compound")
+    ok(len(line) == 1 and "n=20: alloc 23.5 + clearing 280 (all CPUs)" in line[0]
+       and "cleared in the alloc [cmabuf-legacy]" in line[0] and
+       line[0].endswith("| 1.65× |"),
+       "report.md: alloc+clear shows both parts and the like ratio")
+    ok(row(rep, "contig-64m", "alloc+clear", "cmabuf-frozen") is None,
+       "no alloc+clear where the clearing of that size was not timed")
+    ok(p.returncode == 1 and
+       "not ok 1 - gigantic-1g alloc: before:cmabuf-legacy (cleared by the "
+       "page allocator (1 CPU)) / after:cmabuf-compound (not cleared): "
+       "unlike work" in p.stdout and
+       "ok 2 - gigantic-1g alloc+clear: before:cmabuf-legacy 502 ms / "
+       "after:cmabuf-compound 304 ms = 1.65x" in p.stdout,
+       "a check of an alloc that clears against one that does not fails; "
+       "on alloc+clear it compares")
+    # With init_on_alloc=0 nothing clears in the call: like work.
+    before, after = demo_results(zeroes=0)
+    p, out = run_lines(tmp, "unlike-0", before, after)
+    rep = report_json(out)
+    r = row(rep, "gigantic-1g", "alloc", "cmabuf-compound")
+    ok(r and abs(r["ratio"] - 502 / 23.5) < 1e-6 and "unlike" not in r and
+       r.get("before_clears") == r.get("after_clears") == "not cleared",
+       "init_on_alloc=0: neither allocation clears, the ratio stands, "
+       "both say so")
+    r = row(rep, "gigantic-1g", "alloc+clear", "cmabuf-compound")
+    ok(r and abs(r["ratio"] - (502 + 300) / (23.5 + 280)) < 1e-6,
+       "init_on_alloc=0: alloc+clear adds each boot's clearing to each side")
+
+
+def test_headline(tmp):
+    """The report opens with the end-to-end figures, before any table of
+    in-kernel allocations."""
+    before, after = demo_results()
+    _, out = run_lines(tmp, "headline", before, after)
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    rows = [x for x in lines if x.startswith("| ") and
+            not x.startswith("| workload")]
+    ok(rows and rows[0].startswith("| e2e-64m | cycle | cmabuf-compound | "
+                                   "80.0") and
+       rows[0].endswith("| 2.00× |") and
+       rows[1].startswith("| e2e-64m | alloc | cmabuf-compound |"),
+       "report.md's first rows: the 64 MiB cycle and ALLOC end to end")
+    start = [i for i, x in enumerate(lines) if x.startswith("End to end")]
+    kernel = [i for i, x in enumerate(lines) if x.startswith("| gigantic-1g")]
+    ok(start and kernel and start[0] < kernel[0] and
+       "handed out cleared on every path" in lines[start[0]],
+       "the end-to-end lines come before the in-kernel rows, and say the "
+       "buffers are cleared")
+    table = [x for x in lines if x.startswith("| ")]
+    first = [x.split(" | ")[0] for x in table
+             if not x.startswith(("| workload", "|---"))]
+    ok("| gigantic-1g" in first and "| e2e-64m" in first[3:] and
+       first.index("| gigantic-1g") > first.index("| e2e-64m", 3),
+       "in the table of the setting too, end to end comes first")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
@@ -702,6 +843,8 @@ def main():
         test_load_prepared(tmp)
         test_shrink(tmp)
         test_concurrent(tmp)
+        test_unlike_alloc(tmp)
+        test_headline(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0
