@@ -69,7 +69,8 @@ WORKLOAD_ORDER = ("e2e-64m", "e2e-1g", "contig-64m", "gigantic-1g", "blocks-2m",
                   "concurrent-4")
 # The in-kernel allocations (the debugfs bench file), whose "alloc" clears
 # only what the page allocator clears (see allocator_clears()).
-KERNEL_WORKLOADS = ("contig-64m", "gigantic-1g", "blocks-2m")
+KERNEL_WORKLOADS = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m",
+                    "zero-1g")
 # The in-kernel allocation plus the clearing ALLOC adds to it.
 CLEARED = "alloc+clear"
 PHASE_ORDER = ("alloc", CLEARED, "free", "zero-1cpu", "zero-all", "mmap", "sync",

@@ -705,6 +705,8 @@ def demo_results(zeroes=1):
                       zeroes, "legacy", 0),
               kresult("6.12", "zero-1g", "zero-all", "cmabuf-auto", 300,
                       zeroes, "auto", 0),
+              kresult("6.12", "zero-1g", "alloc", "cmabuf-auto", 500,
+                      zeroes, "auto", 0),
               kresult("6.12", "e2e-64m", "cycle", "cmabuf-legacy", 80,
                       zeroes, "legacy", 0),
               kresult("6.12", "e2e-64m", "alloc", "cmabuf-legacy", 42,
@@ -718,6 +720,8 @@ def demo_results(zeroes=1):
              kresult("7.2", "contig-64m", "alloc", "cmabuf-frozen", 3,
                      zeroes, "frozen", 1),
              kresult("7.2", "zero-1g", "zero-all", "cmabuf-auto", 280,
+                     zeroes, "auto", 1),
+             kresult("7.2", "zero-1g", "alloc", "cmabuf-auto", 20,
                      zeroes, "auto", 1),
              kresult("7.2", "e2e-64m", "cycle", "cmabuf-compound", 40,
                      zeroes, "compound", 1),
@@ -774,6 +778,11 @@ def test_unlike_alloc(tmp):
        and "cleared in the alloc [cmabuf-legacy]" in line[0] and
        line[0].endswith("| 1.65× |"),
        "report.md: alloc+clear shows both parts and the like ratio")
+    r = row(rep, "zero-1g", "alloc", "cmabuf-auto")
+    ok(r and r["ratio"] is None and r.get("unlike") and
+       r.get("after_clears") == "not cleared",
+       "zero-1g's allocation (AUTO: COMPOUND on 7.2) is no more compared "
+       "with 6.12's cleared one")
     ok(row(rep, "contig-64m", "alloc+clear", "cmabuf-frozen") is None,
        "no alloc+clear where the clearing of that size was not timed")
     ok(p.returncode == 1 and
@@ -826,6 +835,60 @@ def test_headline(tmp):
        "in the table of the setting too, end to end comes first")
 
 
+def test_runs_unlike(tmp):
+    """runs.py's in-kernel table: no ratio between an allocation that
+    clears and one that does not, and alloc+clear, from report.py's rows
+    and, for the committed runs older than them, from their limit rows."""
+    setting = "init_on_alloc=1, 2 vCPUs"
+
+    def side(ms):
+        return {"median_ns": ms * 1e6, "min_ns": ms * 1e6,
+                "max_ns": ms * 1e6, "n": 20}
+
+    old = {"rows": [
+        {"setting": setting, "workload": "contig-64m", "phase": "alloc",
+         "path": "cmabuf-compound", "before_path": "cmabuf-legacy",
+         "before": side(40.0), "after": side(3.0), "ratio": 40 / 3},
+        {"setting": setting, "workload": "contig-64m", "phase": "alloc",
+         "path": "cmabuf-legacy", "before_path": "cmabuf-legacy",
+         "before": side(40.0), "after": side(50.0), "ratio": 0.8}],
+        "limits": [
+            {"side": "after", "setting": setting, "workload": "e2e-64m",
+             "path": "cmabuf-compound", "alloc_ns": 25e6, "kernel_ns": 3e6,
+             "zero_ns": 18e6, "zero": "all CPUs", "ratio": 25 / 21},
+            {"side": "after", "setting": setting, "workload": "e2e-64m",
+             "path": "cmabuf-legacy", "alloc_ns": 52e6, "kernel_ns": 50e6,
+             "zero_ns": 0, "zero": "by the allocator", "ratio": 52 / 50},
+            {"side": "before", "setting": setting, "workload": "e2e-64m",
+             "path": "cmabuf-legacy", "alloc_ns": 42e6, "kernel_ns": 40e6,
+             "zero_ns": 0, "zero": "by the allocator", "ratio": 42 / 40}]}
+    path = os.path.join(tmp, "runs-old.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(old, f)
+    p = script("runs.py", path)
+    lines = p.stdout.splitlines()
+    ok(p.returncode == 0 and
+       "| contig-64m | alloc (not cleared: 7.2 COMPOUND; cleared by the page "
+       "allocator: 6.12 LEGACY, 7.2 LEGACY) | 40.0 [40.0–40.0] | "
+       "3.00 [3.00–3.00] | – | 50.0 [50.0–50.0] | unlike work: see "
+       "alloc+clear |" in lines,
+       "runs.py, a run of before alloc+clear: the alloc row says what each "
+       "cleared, no 13.33x")
+    ok("| contig-64m | alloc+clear | 40.0 [40.0–40.0] | 21.0 [21.0–21.0] | "
+       "– | 50.0 [50.0–50.0] | 1.90× [1.90–1.90] |" in lines,
+       "runs.py: alloc+clear from the limit rows, 40 / (3 + 18) = 1.90x")
+    before, after = demo_results()
+    _, out = run_lines(tmp, "runs-unlike", before, after)
+    p = script("runs.py", os.path.join(out, "report.json"))
+    lines = p.stdout.splitlines()
+    ok([x for x in lines if x.startswith("| gigantic-1g | alloc (not cleared:")
+        and x.endswith("| unlike work: see alloc+clear |")] and
+       [x for x in lines if x.startswith("| gigantic-1g | alloc+clear | "
+                                         "502 [502–502] | 304 [304–304] |")
+        and x.endswith("| 1.65× [1.65–1.65] |")],
+       "runs.py on report.py's rows: 1 GiB alloc unlike, alloc+clear 1.65x")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
@@ -845,6 +908,7 @@ def main():
         test_concurrent(tmp)
         test_unlike_alloc(tmp)
         test_headline(tmp)
+        test_runs_unlike(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0
