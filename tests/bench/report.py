@@ -565,18 +565,19 @@ def headline_lines(rows, meta):
     picked.sort(key=lambda r: (rank(r["workload"], WORKLOAD_ORDER),
                                HEADLINE_PHASES.index(r["phase"]),
                                rank(r["path"], PATH_ORDER)))
-    return ["", f"End to end{', ' + conf if conf else ''}: a buffer allocated "
+    return [f"End to end{', ' + conf if conf else ''}: a buffer allocated "
             f"(ALLOC), mapped, every page touched, unmapped and freed through "
             f"the uapi, handed out cleared on every path: the work a user's "
             f"buffer costs (cycle: all of it; alloc: the ALLOC).", "",
             f"| workload | phase | path | before ({meta['before']['label']}) | "
             f"after ({meta['after']['label']}) | ratio before/after |",
-            "|---|---|---|---|---|---|"] + [row_line(r) for r in picked]
+            "|---|---|---|---|---|---|"] + [row_line(r) for r in picked] + [""]
 
 
 def write_markdown(path, rows, meta, checks, limit_rows=()):
     b_kernel, a_kernel = meta["before"]["label"], meta["after"]["label"]
-    lines = [
+    # What a user's buffer costs first, then how to read the rest.
+    lines = headline_lines(rows, meta) + [
         f"Medians in ms, (min–max) and n samples; ratio = before / after "
         f"median (> 1: faster after). Before: {meta['before']['kernels']}; "
         f"after: {meta['after']['kernels']}. Where a path did not exist "
@@ -590,7 +591,6 @@ def write_markdown(path, rows, meta, checks, limit_rows=()):
         f"it (on every CPU, timed apart: a sum of medians), the buffer as a "
         f"user gets it on both sides.",
     ]
-    lines += headline_lines(rows, meta)
     conf = None
     for r in rows:
         if r["setting"] != conf:

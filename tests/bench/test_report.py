@@ -8,6 +8,7 @@ Run: python3 tests/bench/test_report.py (also part of make -C userspace test).
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -823,10 +824,21 @@ def test_headline(tmp):
        "report.md's first rows: the 64 MiB cycle and ALLOC end to end")
     start = [i for i, x in enumerate(lines) if x.startswith("End to end")]
     kernel = [i for i, x in enumerate(lines) if x.startswith("| gigantic-1g")]
-    ok(start and kernel and start[0] < kernel[0] and
-       "handed out cleared on every path" in lines[start[0]],
-       "the end-to-end lines come before the in-kernel rows, and say the "
-       "buffers are cleared")
+    ok(start and kernel and start[0] == 0 and
+       "handed out cleared on every path" in lines[0],
+       "report.md's first line introduces the end-to-end figures, and says "
+       "the buffers are cleared")
+    # make demo's guest runs (tests/suites/demo.sh): end to end first, and
+    # the clearing of every in-kernel allocation's size, for alloc+clear.
+    with open(os.path.join(HERE, "..", "suites", "demo.sh"),
+              encoding="utf-8") as f:
+        demo = [shlex.split(x)[2] for x in f.read().splitlines()
+                if x.split()[:1] == ["bench"]]
+    ok(demo[:2] == ["e2e-64m", "e2e-1g"] and
+       all(z in demo for k, z in (("contig-64m", "zero-64m"),
+                                  ("gigantic-1g", "zero-1g")) if k in demo),
+       f"demo.sh: e2e-64m and e2e-1g first, zero-* beside contig-64m and "
+       f"gigantic-1g (got {demo})")
     table = [x for x in lines if x.startswith("| ")]
     first = [x.split(" | ")[0] for x in table
              if not x.startswith(("| workload", "|---"))]
