@@ -205,24 +205,14 @@ def mapping_table(runs, setting, workload):
     print("\n".join(rows))
 
 
-def alloc_note(runs, setting, w, columns):
-    """What the in-kernel allocations of one row cleared, as words for its
-    phase cell: "" where no run says."""
-    said = {}
-    for label, side, paths in columns:
-        got = {rep["_clears"].get((setting, side, w, p))
-               for rep, _ in runs for p in paths} - {None}
-        if len(got) == 1:
-            said[label] = got.pop()
-    if not said:
+def cleared_word(runs, setting, side, w, path):
+    """", cleared" or ", not cleared": what the runs' in-kernel allocations
+    of @path cleared in the call, where they all say the same; else ""."""
+    got = {rep["_clears"].get((setting, side, w, path)) for rep, _ in runs}
+    got.discard(None)
+    if len(got) != 1:
         return ""
-    if all(said.values()):
-        return " (all cleared by the page allocator)"
-    if not any(said.values()):
-        return " (none cleared)"
-    return (" (not cleared: " + ", ".join(k for k, v in said.items() if not v) +
-            "; cleared by the page allocator: " +
-            ", ".join(k for k, v in said.items() if v) + ")")
+    return ", cleared" if got.pop() else ", not cleared"
 
 
 def unlike_runs(runs, setting, w, slow, fast):
@@ -252,11 +242,12 @@ def kernel_table(runs, setting):
     if not rows:
         return
     print(f"\nIn the kernel, {setting} (`zero-*`: cmabuf's clearing alone, "
-          "one CPU and all; `alloc`: the allocator's call, with what it "
-          "cleared, and no ratio between one that clears and one that does "
-          f"not; `{CLEARED}`: the buffer as ALLOC hands it out, the "
-          "allocation plus the clearing ALLOC adds to it on every CPU, a sum "
-          "of medians)\n")
+          "one CPU and all; `alloc`: the allocator's call, each cell saying "
+          "whether the page allocator cleared the pages in it, and no ratio "
+          "between one that was cleared and one that was not; "
+          f"`{CLEARED}`: the buffer as ALLOC hands it out, the allocation "
+          "plus the clearing ALLOC adds to it on every CPU, a sum of "
+          "medians)\n")
     print("| workload | phase | 6.12 LEGACY | 7.2 COMPOUND | 7.2 FROZEN | "
           "7.2 LEGACY | 6.12 ÷ 7.2 COMPOUND (or the one path) |")
     print("|---|---|---|---|---|---|---|")
@@ -265,25 +256,25 @@ def kernel_table(runs, setting):
             fast_key = "cmabuf-auto"
             slow_key = "cmabuf-auto"
             cells = [auto, [], []]
-            columns = (("6.12 AUTO", "before", ("cmabuf-auto",)),
-                       ("7.2 AUTO", "after", ("cmabuf-auto",)))
+            columns = (("before", "cmabuf-auto"), ("after", "cmabuf-auto"),
+                       None, None)
         else:
             fast_key = "cmabuf-compound"
             slow_key = "cmabuf-legacy"
-            columns = (("6.12 LEGACY", "before", ("cmabuf-legacy",)),
-                       ("7.2 COMPOUND", "after", ("cmabuf-compound",)),
-                       ("7.2 FROZEN", "after", ("cmabuf-frozen",)),
-                       ("7.2 LEGACY", "after", ("cmabuf-legacy",)))
+            columns = (("before", "cmabuf-legacy"),
+                       ("after", "cmabuf-compound"),
+                       ("after", "cmabuf-frozen"), ("after", "cmabuf-legacy"))
         r = ratios(runs, (setting, "before", w, ph, slow_key),
                    (setting, "after", w, ph, fast_key))
         ratio = spread(r, "x")
-        phase = ph
+        texts = [spread(c) for c in [before] + cells]
         if ph == "alloc":
-            phase += alloc_note(runs, setting, w, columns)
+            texts = [t + (cleared_word(runs, setting, col[0], w, col[1])
+                          if col and t != "–" else "")
+                     for t, col in zip(texts, columns)]
             if unlike_runs(runs, setting, w, slow_key, fast_key):
                 ratio = f"unlike work: see {CLEARED}"
-        print(f"| {w} | {phase} | {spread(before)} | " +
-              " | ".join(spread(c) for c in cells) + f" | {ratio} |")
+        print(f"| {w} | {ph} | " + " | ".join(texts) + f" | {ratio} |")
 
 
 def limits_table(runs):
