@@ -34,9 +34,11 @@ allocation clears. Every "alloc" row of an in-kernel workload says which
 it is on each side, and has no ratio where the two differ (an allocation
 that clears nothing against one that clears the whole buffer). The
 "alloc+clear" rows compare the same work: the buffer as ALLOC hands it
-out, cleared, i.e. the allocation plus the clearing ALLOC adds to it (the
-clearing on every CPU timed in the same setting: beside the end-to-end
-cycles, or else the zero workload's), a sum of medians. A check on an
+out, cleared, i.e. the allocation plus the clearing ALLOC adds to it,
+timed beside each allocation in the kernel (cmabufctl bench, the bench
+file's clear=1); for results from before that, the sum of the medians of
+the allocation and of the clearing on every CPU timed in the same setting
+(beside the end-to-end cycles, or else the zero workload's). A check on an
 in-kernel "alloc" across paths that clear differently fails.
 
 The report opens with the end-to-end figures (allocate, map, touch every
@@ -417,8 +419,11 @@ def clearing_of(results, conf, workload, phase):
 
 def with_cleared(results):
     """@results and, for every cmabuf path of an in-kernel workload of one
-    allocation, its "alloc+clear": the allocation plus the clearing that
-    ALLOC adds to it, i.e. the buffer as a user gets it. Where the page
+    allocation that has none, its "alloc+clear": the allocation plus the
+    clearing that ALLOC adds to it, i.e. the buffer as a user gets it.
+    cmabufctl bench times it in the kernel beside each allocation (the
+    bench file's clear=1) since issue 30; this derives it for results
+    measured before. Where the page
     allocator cleared (allocator_clears()) that is the allocation alone;
     else the allocation plus the clearing on every CPU of the same setting
     (clearing_of()), a sum of medians (and of minimums, of maximums). None
@@ -428,6 +433,9 @@ def with_cleared(results):
     for (conf, workload, phase, path), r in results.items():
         if phase != "alloc" or workload not in KERNEL_E2E or \
                 not path.startswith("cmabuf-") or path == LIMIT_PATH:
+            continue
+        # Timed in the kernel, iteration by iteration (clear=1): as is.
+        if (conf, workload, CLEARED, path) in results:
             continue
         clears = allocator_clears(r)
         if clears is None:
@@ -538,14 +546,17 @@ def limit_lines(rows, meta, conf):
 HEADLINE_PHASES = ("cycle", "alloc")
 
 
-def row_line(r):
-    """One row of a table of rows (merge())."""
+def row_line(r, cleared=()):
+    """One row of a table of rows (merge()); @cleared, the (setting,
+    workload) that have alloc+clear rows, where an unlike row points."""
     before = cell(r["before"], r.get("before_clears"))
     if r["before"] and r["before_path"] != r["path"]:
         before += f" [{r['before_path']}]"
     ratio = f"{r['ratio']:.2f}×" if r["ratio"] is not None else "—"
     if r.get("unlike"):
-        ratio += f" ({r['unlike']}: see {CLEARED})"
+        see = ((r["setting"], r["workload"]) in cleared and
+               f": see {CLEARED}" or "")
+        ratio += f" ({r['unlike']}{see})"
     return (f"| {r['workload']} | {r['phase']} | {path_label(r['path'])} | "
             f"{before} | {cell(r['after'], r.get('after_clears'))} | {ratio} |")
 
@@ -588,9 +599,13 @@ def write_markdown(path, rows, meta, checks, limit_rows=()):
         f"workloads' alloc is the allocator's call alone: each side says "
         f"what it cleared, and two that clear differently have no ratio; "
         f"{CLEARED} is the same allocation with the clearing ALLOC adds to "
-        f"it (on every CPU, timed apart: a sum of medians), the buffer as a "
-        f"user gets it on both sides.",
+        f"it, timed beside it in the kernel, or where a result predates that "
+        f"the sum of the medians of the allocation and of the clearing on "
+        f"every CPU (its parts shown): the buffer as a user gets it on both "
+        f"sides.",
     ]
+    cleared = {(r["setting"], r["workload"]) for r in rows
+               if r["phase"] == CLEARED}
     conf = None
     for r in rows:
         if r["setting"] != conf:
@@ -603,7 +618,7 @@ def write_markdown(path, rows, meta, checks, limit_rows=()):
             lines += [f"| workload | phase | path | before ({b_kernel}) | "
                       f"after ({a_kernel}) | ratio before/after |",
                       "|---|---|---|---|---|---|"]
-        lines.append(row_line(r))
+        lines.append(row_line(r, cleared))
     if conf is not None:
         lines += limit_lines(limit_rows, meta, conf)
     if checks:

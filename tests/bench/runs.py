@@ -246,8 +246,9 @@ def kernel_table(runs, setting):
           "whether the page allocator cleared the pages in it, and no ratio "
           "between one that was cleared and one that was not; "
           f"`{CLEARED}`: the buffer as ALLOC hands it out, the allocation "
-          "plus the clearing ALLOC adds to it on every CPU, a sum of "
-          "medians)\n")
+          "plus the clearing ALLOC adds to it, timed beside it in the kernel "
+          "(in runs before that, the sum of the medians of the allocation "
+          "and of the clearing on every CPU))\n")
     print("| workload | phase | 6.12 LEGACY | 7.2 COMPOUND | 7.2 FROZEN | "
           "7.2 LEGACY | 6.12 ÷ 7.2 COMPOUND (or the one path) |")
     print("|---|---|---|---|---|---|---|")
@@ -273,7 +274,10 @@ def kernel_table(runs, setting):
                           if col and t != "–" else "")
                      for t, col in zip(texts, columns)]
             if unlike_runs(runs, setting, w, slow_key, fast_key):
-                ratio = f"unlike work: see {CLEARED}"
+                ratio = "unlike work" + (f": see {CLEARED}" if any(
+                    (setting, col[0], w, CLEARED, col[1]) in res
+                    for _, res in runs for col in columns if col)
+                    else "")
         print(f"| {w} | {ph} | " + " | ".join(texts) + f" | {ratio} |")
 
 

@@ -794,6 +794,24 @@ def test_unlike_alloc(tmp):
        "after:cmabuf-compound 304 ms = 1.65x" in p.stdout,
        "a check of an alloc that clears against one that does not fails; "
        "on alloc+clear it compares")
+    # Measured in the kernel beside each allocation (clear=1): kept as is,
+    # not replaced by the sum of medians; blocks-2m has it too.
+    measured = after + [
+        kresult("7.2", "gigantic-1g", "alloc+clear", "cmabuf-compound", 290,
+                1, "compound", 1),
+        kresult("7.2", "blocks-2m", "alloc+clear", "cmabuf-compound", 700,
+                1, "compound", 1),
+        kresult("6.12", "blocks-2m", "alloc+clear", "cmabuf-legacy", 1400,
+                1, "legacy", 0)]
+    _, out = run_lines(tmp, "measured", before + measured[-1:], measured[:-1])
+    rep = report_json(out)
+    r = row(rep, "gigantic-1g", "alloc+clear", "cmabuf-compound")
+    ok(r and r["after"]["median_ns"] == int(290e6) and "clear" not in r["after"]
+       and abs(r["ratio"] - 502 / 290) < 1e-6,
+       "a measured alloc+clear is the one compared, not the sum of medians")
+    r = row(rep, "blocks-2m", "alloc+clear", "cmabuf-compound")
+    ok(r and abs(r["ratio"] - 2) < 1e-6,
+       "blocks-2m's measured alloc+clear compares 6.12 with 7.2")
     # With init_on_alloc=0 nothing clears in the call: like work.
     before, after = demo_results(zeroes=0)
     p, out = run_lines(tmp, "unlike-0", before, after)

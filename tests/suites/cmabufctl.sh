@@ -257,10 +257,12 @@ r=$?; ok $r "rmmod cmabuf_importer: nothing left attached"
 run cmabufctl bench contig-64m --iterations 2 --json --strategy legacy,cma-debugfs
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has '^{"format": 1, "kernel": "[^"]*", "workload": "contig-64m", ' &&
-	[ "$(count '"n": 2')" -eq 4 ] &&
+	[ "$(count '"n": 2')" -eq 5 ] &&
 	has '{"path": "cmabuf-legacy", "phase": "free", ' &&
-	has '{"path": "cma-debugfs", "phase": "alloc", '
-r=$?; ok $r "bench contig-64m --json: one document, legacy and cma-debugfs, alloc and free, n=2"; diag $r
+	has '{"path": "cmabuf-legacy", "phase": "alloc+clear", ' &&
+	has '{"path": "cma-debugfs", "phase": "alloc", ' &&
+	! has '{"path": "cma-debugfs", "phase": "alloc+clear", '
+r=$?; ok $r "bench contig-64m --json: one document, legacy (alloc, alloc+clear, free) and cma-debugfs (alloc, free), n=2"; diag $r
 
 run cmabufctl bench e2e-64m --iterations 1 --strategy legacy --json
 [ $rc -eq 0 ] && [ "$(count '"path": "cmabuf-legacy"')" -eq 7 ] &&
@@ -333,7 +335,7 @@ r=$?; ok $r "bench with an unknown path: exit 2"; diag $r
 run cmabufctl bench contig-64m --iterations 1 --strategy legacy --size 2MiB --json
 [ $rc -eq 0 ] && [ "$(count '"size_bytes": 2097152')" -eq 1 ] &&
 	[ "$(echo "$out" | wc -l)" -eq 1 ] && has '^{"format": 1, ' &&
-	[ "$(count '"phase": ')" -eq 2 ]
+	[ "$(count '"phase": ')" -eq 3 ]
 r=$?; ok $r "bench --size 2MiB: the workload at that size, one document of format 1"; diag $r
 
 # 512 x 2 MiB do not fit the default area (128 MiB): a size that does.
