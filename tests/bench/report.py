@@ -423,12 +423,11 @@ def with_cleared(results):
     clearing that ALLOC adds to it, i.e. the buffer as a user gets it.
     cmabufctl bench times it in the kernel beside each allocation (the
     bench file's clear=1) since issue 30; this derives it for results
-    measured before. Where the page
-    allocator cleared (allocator_clears()) that is the allocation alone;
-    else the allocation plus the clearing on every CPU of the same setting
-    (clearing_of()), a sum of medians (and of minimums, of maximums). None
-    where the result does not say what it cleared, or no clearing was
-    timed."""
+    measured before. Where the page allocator cleared (allocator_clears())
+    that is the allocation alone; else the allocation plus the clearing on
+    every CPU of the same setting (clearing_of()), a sum of medians (and of
+    minimums, of maximums). None where the result does not say what it
+    cleared, or no clearing was timed."""
     out = dict(results)
     for (conf, workload, phase, path), r in results.items():
         if phase != "alloc" or workload not in KERNEL_E2E or \
@@ -437,12 +436,12 @@ def with_cleared(results):
         # Timed in the kernel, iteration by iteration (clear=1): as is.
         if (conf, workload, CLEARED, path) in results:
             continue
-        clears = allocator_clears(r)
-        if clears is None:
+        by_allocator = allocator_clears(r)
+        if by_allocator is None:
             continue
         zero = {"median_ns": 0, "min_ns": 0, "max_ns": 0, "n": r["n"]}
         what = "by the allocator"
-        if not clears:
+        if not by_allocator:
             zero = clearing_of(results, conf, KERNEL_E2E[workload], "zero-all")
             what = "all CPUs"
             if not zero:

@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..57"
+echo "1..58"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -300,6 +300,15 @@ r=$?; ok $r "bench contig-64m legacy-4k: refused, nothing is mapped in the kerne
 run cmabufctl bench blocks-2m --iterations 1 --strategy legacy
 [ $rc -eq 0 ] && has "^cmabuf-legacy *alloc *512 " && has "^cmabuf-legacy *free *512 "
 r=$?; ok $r "bench blocks-2m: per-block table of 512 blocks"; diag $r
+
+# An in-kernel allocation with the clearing ALLOC adds to it, and what
+# "alloc" holds on this kernel (INFO's flags), under the table.
+run cmabufctl bench contig-64m --iterations 1 --strategy legacy
+[ $rc -eq 0 ] && has "^cmabuf-legacy *alloc *1 " &&
+	has "^cmabuf-legacy *alloc+clear *1 " &&
+	has "^alloc: the allocator's call; " &&
+	has "^alloc+clear: with the clearing ALLOC adds to it, the same work on every$"
+r=$?; ok $r "bench contig-64m: alloc and alloc+clear, and what each holds under the table"; diag $r
 
 # contig-64m at 64 MiB, or a PMD where COMPOUND starts above that (512
 # MiB with 64 KiB pages).
