@@ -16,10 +16,18 @@
  *   zero=1         also time clearing the first range of each iteration,
  *                  on one CPU and then on every CPU of its node, each
  *                  from flushed TLBs
+ *   clear=1        clear each range as an ALLOC does right after the
+ *                  allocation (cmabuf_range_zero(): nothing where the page
+ *                  allocator cleared it already), timed on its own: with
+ *                  the allocation, the buffer as a user gets it
  *
  * Each iteration allocates @blocks ranges, then releases them all; every
  * call is timed on its own with ktime_get_ns(). Nothing is cleared unless
  * timed, nothing is mapped, nothing is counted in the instance statistics.
+ * The page allocator clears what it hands out under init_on_alloc, except
+ * FROZEN and COMPOUND ranges with the noinit API (CMABUF_CLEARS_FROZEN):
+ * "alloc" alone is not the same work for every strategy, "alloc" plus
+ * "clear" is.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -52,7 +60,7 @@
 
 /* The longest request line, and the report of one run. */
 #define CMABUF_BENCH_REQUEST_MAX	256
-#define CMABUF_BENCH_REPORT_MAX		1024
+#define CMABUF_BENCH_REPORT_MAX		1536
 
 /**
  * struct cmabuf_bench_req - one request
@@ -62,6 +70,7 @@
  * @strategy: a %CMABUF_STRATEGY_* value.
  * @align: log2 of the alignment in bytes.
  * @zero: time clearing too.
+ * @clear: clear each range as ALLOC does, timed.
  */
 struct cmabuf_bench_req {
 	u64 pages;
@@ -70,6 +79,7 @@ struct cmabuf_bench_req {
 	u32 strategy;
 	u32 align;
 	bool zero;
+	bool clear;
 };
 
 /**
@@ -79,6 +89,7 @@ struct cmabuf_bench_req {
  * @ranges: the ranges of the current iteration.
  * @alloc_ns: one sample per allocation call.
  * @free_ns: one sample per release call.
+ * @clear_ns: with @req.clear, one sample per allocation: its clearing.
  * @samples: samples taken so far, in each array.
  * @zero_one_ns: one sample per iteration, clearing on one CPU.
  * @zero_all_ns: one sample per iteration, clearing on all CPUs.
@@ -91,6 +102,7 @@ struct cmabuf_bench_run {
 	struct cmabuf_range *ranges;
 	u64 *alloc_ns;
 	u64 *free_ns;
+	u64 *clear_ns;
 	u32 samples;
 	u64 *zero_one_ns;
 	u64 *zero_all_ns;
@@ -174,6 +186,7 @@ static int cmabuf_bench_iteration(struct cmabuf_dev *cdev,
 	const struct cmabuf_plan *plan = &run->plan;
 	u64 *alloc_ns = run->alloc_ns + run->samples;
 	u64 *free_ns = run->free_ns + run->samples;
+	u64 *clear_ns = run->clear_ns ? run->clear_ns + run->samples : NULL;
 	u32 i, n;
 	int ret = 0;
 	u64 t;
@@ -189,6 +202,15 @@ static int cmabuf_bench_iteration(struct cmabuf_dev *cdev,
 		alloc_ns[n] = ktime_get_ns() - t;
 		if (ret)
 			break;
+		if (clear_ns) {
+			t = ktime_get_ns();
+			ret = cmabuf_range_zero(&run->ranges[n]);
+			clear_ns[n] = ktime_get_ns() - t;
+			if (ret) {
+				n++;
+				break;
+			}
+		}
 		cond_resched();
 	}
 	if (!ret && run->req.zero)
@@ -236,6 +258,9 @@ static int cmabuf_bench_report(struct cmabuf_bench_run *run, char *buf,
 				    run->alloc_ns, count);
 	len += cmabuf_bench_summary(buf + len, size - len, "free",
 				    run->free_ns, count);
+	if (run->req.clear)
+		len += cmabuf_bench_summary(buf + len, size - len, "clear",
+					    run->clear_ns, count);
 	if (!run->req.zero)
 		return len;
 	len += cmabuf_bench_summary(buf + len, size - len, "zero_one",
@@ -277,7 +302,10 @@ static int cmabuf_bench_run(struct cmabuf_dev *cdev,
 	run.ranges = kvmalloc_objs(*run.ranges, req->blocks);
 	run.alloc_ns = kvmalloc_objs(*run.alloc_ns, count);
 	run.free_ns = kvmalloc_objs(*run.free_ns, count);
-	if (!run.ranges || !run.alloc_ns || !run.free_ns) {
+	if (req->clear)
+		run.clear_ns = kvmalloc_objs(*run.clear_ns, count);
+	if (!run.ranges || !run.alloc_ns || !run.free_ns ||
+	    (req->clear && !run.clear_ns)) {
 		ret = -ENOMEM;
 		goto free_arrays;
 	}
@@ -303,6 +331,7 @@ static int cmabuf_bench_run(struct cmabuf_dev *cdev,
 free_arrays:
 	kvfree(run.zero_all_ns);
 	kvfree(run.zero_one_ns);
+	kvfree(run.clear_ns);
 	kvfree(run.free_ns);
 	kvfree(run.alloc_ns);
 	kvfree(run.ranges);
@@ -316,6 +345,7 @@ enum {
 	CMABUF_BENCH_OPT_STRATEGY,
 	CMABUF_BENCH_OPT_ALIGN,
 	CMABUF_BENCH_OPT_ZERO,
+	CMABUF_BENCH_OPT_CLEAR,
 	CMABUF_BENCH_OPT_ERR,
 };
 
@@ -326,6 +356,7 @@ static const match_table_t cmabuf_bench_opts = {
 	{ CMABUF_BENCH_OPT_STRATEGY, "strategy=%s" },
 	{ CMABUF_BENCH_OPT_ALIGN, "align=%u" },
 	{ CMABUF_BENCH_OPT_ZERO, "zero=%u" },
+	{ CMABUF_BENCH_OPT_CLEAR, "clear=%u" },
 	{ CMABUF_BENCH_OPT_ERR, NULL },
 };
 
@@ -366,6 +397,12 @@ static int cmabuf_bench_word(char *word, struct cmabuf_bench_req *req)
 		if (ret || v > 1)
 			return -EINVAL;
 		req->zero = v;
+		return 0;
+	case CMABUF_BENCH_OPT_CLEAR:
+		ret = match_uint(&args[0], &v);
+		if (ret || v > 1)
+			return -EINVAL;
+		req->clear = v;
 		return 0;
 	default:
 		return -EINVAL;

@@ -22,6 +22,7 @@
 
 enum bench_phase {
 	PHASE_ALLOC,
+	PHASE_CLEARED,
 	PHASE_FREE,
 	PHASE_MMAP,
 	PHASE_SYNC,
@@ -36,6 +37,13 @@ enum bench_phase {
 };
 
 #define BENCH_KERNEL_PHASES	(BIT(PHASE_ALLOC) | BIT(PHASE_FREE))
+/*
+ * cmabuf's in-kernel paths: also the allocation with the clearing ALLOC
+ * adds to it ("alloc+clear"), the same work for every strategy, where
+ * "alloc" is not (the page allocator clears some strategies' pages in the
+ * call, under init_on_alloc, and not others').
+ */
+#define BENCH_CLEARED_PHASES	(BENCH_KERNEL_PHASES | BIT(PHASE_CLEARED))
 #define BENCH_ZERO_PHASES	(BENCH_KERNEL_PHASES | BIT(PHASE_ZERO_ONE) | \
 				 BIT(PHASE_ZERO_ALL))
 #define BENCH_E2E_PHASES	(BIT(PHASE_ALLOC) | BIT(PHASE_MMAP) | \

@@ -13,6 +13,7 @@
 
 static const char * const phase_names[PHASE_COUNT] = {
 	[PHASE_ALLOC] = "alloc",
+	[PHASE_CLEARED] = "alloc+clear",
 	[PHASE_FREE] = "free",
 	[PHASE_MMAP] = "mmap",
 	[PHASE_SYNC] = "sync",
@@ -108,7 +109,7 @@ static void print_row(const char *path, const char *phase, const struct stats *s
 {
 	char med[FMT_LEN], min[FMT_LEN], max[FMT_LEN], mean[FMT_LEN];
 
-	printf("%-24s %-7s %5llu %13s %13s %13s %13s %6.1f%%\n", path, phase, st->n,
+	printf("%-24s %-11s %5llu %13s %13s %13s %13s %6.1f%%\n", path, phase, st->n,
 	       fmt_ns(st->median, med, sizeof(med)), fmt_ns(st->min, min, sizeof(min)),
 	       fmt_ns(st->max, max, sizeof(max)), fmt_ns(st->mean, mean, sizeof(mean)),
 	       stats_spread_pct(st));
@@ -124,7 +125,7 @@ static void print_blocks(const struct bench_ctx *c, struct bench_path *paths, in
 	printf("\nper block: %u blocks of %s per iteration; total is the median over iterations,\n"
 	       "median per block the median of the iterations' medians\n",
 	       c->wl->blocks, fmt_size(c->wl->size, sz, sizeof(sz)));
-	printf("%-24s %-7s %6s %13s %13s %13s %13s %13s\n", "path", "phase", "blocks",
+	printf("%-24s %-11s %6s %13s %13s %13s %13s %13s\n", "path", "phase", "blocks",
 	       "total", "avg/block", "min", "median", "max");
 	for (i = 0; i < n; i++) {
 		for (ph = 0; ph < PHASE_COUNT; ph++) {
@@ -132,7 +133,7 @@ static void print_blocks(const struct bench_ctx *c, struct bench_path *paths, in
 			    stats_compute(paths[i].samples[ph], paths[i].done, &it) ||
 			    blocks_merge(&paths[i], ph, &bl))
 				continue;
-			printf("%-24s %-7s %6u %13s %13s %13s %13s %13s\n", paths[i].name,
+			printf("%-24s %-11s %6u %13s %13s %13s %13s %13s\n", paths[i].name,
 			       bench_phase_name(ph), c->wl->blocks,
 			       fmt_ns(it.median, tot, sizeof(tot)),
 			       fmt_ns(bl.mean, avg, sizeof(avg)),
@@ -143,13 +144,40 @@ static void print_blocks(const struct bench_ctx *c, struct bench_path *paths, in
 	}
 }
 
+/*
+ * Under an in-kernel table: what "alloc" holds on this kernel, which is
+ * not the same work for every strategy, and that "alloc+clear" is.
+ */
+static void print_cleared(const struct bench_ctx *c, const struct bench_path *paths,
+			  int n)
+{
+	__u32 flags = c->dev.info.flags;
+	const char *what;
+	int i;
+
+	for (i = 0; i < n && !(paths[i].done && paths[i].phases & BIT(PHASE_CLEARED)); i++)
+		;
+	if (i == n)
+		return;
+	if (!(flags & CMABUF_INFO_ALLOCATOR_ZEROES))
+		what = "nothing clears the pages in it (init_on_alloc is off)";
+	else if (flags & CMABUF_INFO_CLEARS_FROZEN)
+		what = "the page allocator clears LEGACY's pages in it (init_on_alloc),\n"
+		       "not COMPOUND's or FROZEN's";
+	else
+		what = "the page allocator clears the pages in it (init_on_alloc)";
+	printf("alloc: the allocator's call; %s.\n"
+	       "alloc+clear: with the clearing ALLOC adds to it, the same work on every\n"
+	       "path: compare paths on it.\n", what);
+}
+
 void bench_print_text(const struct bench_ctx *c, struct bench_path *paths, int n)
 {
 	struct stats st;
 	int i, ph;
 
 	print_header(c, paths, n);
-	printf("%-24s %-7s %5s %13s %13s %13s %13s %7s\n", "path", "phase", "n",
+	printf("%-24s %-11s %5s %13s %13s %13s %13s %7s\n", "path", "phase", "n",
 	       "median", "min", "max", "mean", "spread");
 	for (i = 0; i < n; i++) {
 		for (ph = 0; ph < PHASE_COUNT; ph++) {
@@ -161,6 +189,7 @@ void bench_print_text(const struct bench_ctx *c, struct bench_path *paths, int n
 	}
 	if (c->wl->blocks > 1)
 		print_blocks(c, paths, n);
+	print_cleared(c, paths, n);
 	bench_print_prepared(paths, n);
 }
 

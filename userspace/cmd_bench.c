@@ -178,8 +178,10 @@ static void bench_usage(FILE *fp)
 		"                       free bytes when it does not)\n");
 	bench_usage_peers(fp, "options");
 	fprintf(fp,
-		"\nPhases: in-kernel alloc, free (and zero-1cpu, zero-all for the zero\n"
-		"workloads); end-to-end alloc, mmap, sync (the CPU access bracket\n"
+		"\nPhases: in-kernel alloc (the allocator's call: it clears the pages for\n"
+		"some strategies and not others), alloc+clear (with the clearing ALLOC\n"
+		"adds: compare strategies on it), free (and zero-1cpu, zero-all for the\n"
+		"zero workloads); end-to-end alloc, mmap, sync (the CPU access bracket\n"
 		"around the touch: cache maintenance where the device is not coherent),\n"
 		"touch, munmap, close, and cycle, all of them; cpu-ref's ref.\n"
 		"load-*, camera, concurrent and fragment map nothing: they make\n"
@@ -233,7 +235,7 @@ static void path_add_cmabuf(struct bench_path *paths, int *n,
 	p = path_add(paths, n, name, wl->e2e ? &bench_cmabuf_e2e_ops :
 		     &bench_cmabuf_kernel_ops,
 		     wl->e2e ? BENCH_E2E_PHASES :
-		     wl->zero ? BENCH_ZERO_PHASES : BENCH_KERNEL_PHASES);
+		     wl->zero ? BENCH_ZERO_PHASES : BENCH_CLEARED_PHASES);
 	if (p) {
 		p->strategy = s;
 		p->small_pages = v == BENCH_SMALL_PAGES;

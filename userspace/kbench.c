@@ -108,6 +108,7 @@ int kbench_parse(const char *report, struct kbench *b)
 			seen |= kbench_phase(line, "free", &b->free) << 2;
 			kbench_phase(line, "zero_one", &b->zero_one);
 			kbench_phase(line, "zero_all", &b->zero_all);
+			kbench_phase(line, "clear", &b->clearing);
 		}
 	}
 	return seen == 7 ? 0 : -EPROTO;
@@ -121,7 +122,7 @@ int kbench_parse(const char *report, struct kbench *b)
  */
 int kbench_run(const char *dev, struct kbench *b)
 {
-	char path[PATH_MAX], line[256], report[1024];
+	char path[PATH_MAX], line[256], report[2048];
 	int ret;
 
 	ret = kbench_path(dev, path, sizeof(path));
@@ -130,10 +131,10 @@ int kbench_run(const char *dev, struct kbench *b)
 	if (b->strategy >= CMABUF_STRATEGY_COUNT)
 		return -EINVAL;
 	snprintf(line, sizeof(line),
-		 "pages=%llu blocks=%u iterations=%u strategy=%s align=%u zero=%d\n",
+		 "pages=%llu blocks=%u iterations=%u strategy=%s align=%u zero=%d%s\n",
 		 (unsigned long long)b->pages, b->blocks ? b->blocks : 1,
 		 b->iterations, kbench_strategies[b->strategy], b->align,
-		 b->zero ? 1 : 0);
+		 b->zero ? 1 : 0, b->clear ? " clear=1" : "");
 	ret = kbench_request(path, line, report, sizeof(report));
 	if (ret)
 		return ret;

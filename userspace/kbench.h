@@ -45,12 +45,15 @@ struct kbench_stats {
  * @strategy: in: a CMABUF_STRATEGY_* value
  * @align: in: log2 of the alignment in bytes
  * @zero: in: also time clearing, on one CPU and on all
+ * @clear: in: clear each range as ALLOC does, timed apart (@clearing)
  * @strategy_used: out: the strategy that was timed
  * @alloc: out: one sample per allocation
  * @free: out: one sample per release
  * @zero_one: out: with @zero, one sample per iteration, one CPU
  * @zero_all: out: with @zero, the same on every CPU of the node
  * @zero_cpus: out: the most CPUs one @zero_all sample used
+ * @clearing: out: with @clear, one sample per allocation, its clearing
+ *	(0 where the page allocator cleared it already)
  */
 struct kbench {
 	__u64 pages;
@@ -59,12 +62,14 @@ struct kbench {
 	__u32 strategy;
 	__u32 align;
 	int zero;
+	int clear;
 	__u32 strategy_used;
 	struct kbench_stats alloc;
 	struct kbench_stats free;
 	struct kbench_stats zero_one;
 	struct kbench_stats zero_all;
 	__u32 zero_cpus;
+	struct kbench_stats clearing;
 };
 
 int kbench_path(const char *dev, char *buf, size_t len);

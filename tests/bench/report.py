@@ -25,6 +25,26 @@ end-to-end workloads, each setting also gets the limit table: ALLOC against
 the in-kernel allocation of the same size plus the clearing that path must
 do at best (see limits()).
 
+What an in-kernel allocation includes depends on the path and the
+setting: as shipped (init_on_alloc=1) the page allocator clears LEGACY's
+pages inside the call, on one CPU, while FROZEN and COMPOUND on a kernel
+with the noinit API (clears_frozen) come out uncleared and ALLOC clears
+them afterwards, on every CPU; with init_on_alloc=0 no in-kernel
+allocation clears. Every "alloc" row of an in-kernel workload says which
+it is on each side, and has no ratio where the two differ (an allocation
+that clears nothing against one that clears the whole buffer). The
+"alloc+clear" rows compare the same work: the buffer as ALLOC hands it
+out, cleared, i.e. the allocation plus the clearing ALLOC adds to it,
+timed beside each allocation in the kernel (cmabufctl bench, the bench
+file's clear=1); for results from before that, the sum of the medians of
+the allocation and of the clearing on every CPU timed in the same setting
+(beside the end-to-end cycles, or else the zero workload's). A check on an
+in-kernel "alloc" across paths that clear differently fails.
+
+The report opens with the end-to-end figures (allocate, map, touch every
+page, unmap and free through the uapi, every buffer cleared), the work a
+user's buffer costs, before the tables.
+
 `concurrent` is filed per number of processes (and of areas, when spread):
 "concurrent-2 round" is the round of two callers in one area.
 
@@ -45,14 +65,29 @@ import sys
 
 REQUIRED = ("kernel", "path", "workload", "phase", "median_ns", "min_ns",
             "max_ns", "n")
-WORKLOAD_ORDER = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m",
-                  "zero-1g", "e2e-64m", "e2e-1g", "concurrent-1", "concurrent-2",
+# The end-to-end workloads first: they are what a user's buffer costs.
+WORKLOAD_ORDER = ("e2e-64m", "e2e-1g", "contig-64m", "gigantic-1g", "blocks-2m",
+                  "zero-64m", "zero-1g", "concurrent-1", "concurrent-2",
                   "concurrent-4")
-PHASE_ORDER = ("alloc", "free", "zero-1cpu", "zero-all", "mmap", "sync",
+# The in-kernel allocations (the debugfs bench file), whose "alloc" clears
+# only what the page allocator clears (see allocator_clears()).
+KERNEL_WORKLOADS = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m",
+                    "zero-1g")
+# The in-kernel allocation plus the clearing ALLOC adds to it.
+CLEARED = "alloc+clear"
+PHASE_ORDER = ("alloc", CLEARED, "free", "zero-1cpu", "zero-all", "mmap", "sync",
                "touch", "munmap", "close", "cycle", "round", "ref")
 # End-to-end workload: (in-kernel workload of the same size, zero workload).
 E2E_PARTS = {"e2e-64m": ("contig-64m", "zero-64m"),
              "e2e-1g": ("gigantic-1g", "zero-1g")}
+# In-kernel workload of one allocation: the end-to-end one of its size.
+KERNEL_E2E = {k: e2e for e2e, (k, _) in E2E_PARTS.items()}
+# The strategies the noinit frozen API allocates uncleared (clears_frozen).
+NOINIT_STRATEGIES = ("compound", "frozen", "auto")
+# What an in-kernel allocation includes, by allocator_clears().
+CLEARS_TEXT = {True: "cleared by the page allocator (1 CPU)",
+               False: "not cleared",
+               None: "clearing not recorded"}
 PATH_ORDER = ("cmabuf-compound", "cmabuf-compound-4k", "cmabuf-frozen",
               "cmabuf-legacy", "cmabuf-auto", "cma-heap", "cma-debugfs",
               "cmabuf-limit", "cpu-ref",
@@ -93,6 +128,20 @@ def path_label(path):
     if is_prepared(path):
         return f"**{path}** (prepared ahead, untimed; not a cold ALLOC)"
     return path
+
+
+def allocator_clears(r):
+    """Did the allocation of result @r clear its pages: True where the page
+    allocator does (init_on_alloc, the pages not asked for uninitialised:
+    LEGACY, the CMA debugfs files, and every strategy on a kernel without
+    the noinit API), False where nothing in the call clears, None where the
+    result does not say (runs before allocator_zeroes was recorded)."""
+    if "allocator_zeroes" not in r:
+        return None
+    if not r["allocator_zeroes"]:
+        return False
+    return not (r.get("clears_frozen") and
+                r.get("strategy") in NOINIT_STRATEGIES)
 
 
 def setting(r):
@@ -170,7 +219,15 @@ def load(path):
 def summary(r):
     if r is None:
         return None
-    return {k: r[k] for k in ("median_ns", "min_ns", "max_ns", "n")}
+    return {k: r[k] for k in ("median_ns", "min_ns", "max_ns", "n",
+                              "alloc_ns", "clear_ns", "clear") if k in r}
+
+
+def clears(workload, phase, r):
+    """What an in-kernel "alloc" result includes (CLEARS_TEXT), else None."""
+    if r is None or workload not in KERNEL_WORKLOADS or phase != "alloc":
+        return None
+    return CLEARS_TEXT[allocator_clears(r)]
 
 
 def merge(before, after):
@@ -190,13 +247,21 @@ def merge(before, after):
             b = before.get((conf, workload, phase, BASELINE))
         a = after.get(key)
         ratio = None
-        if a and b and a["median_ns"]:
+        why = unlike(workload, phase, a, b) if a and b else None
+        if a and b and a["median_ns"] and not why:
             ratio = b["median_ns"] / a["median_ns"]
-        rows.append({"setting": conf, "workload": workload, "phase": phase,
-                     "path": path, "prepared": is_prepared(path),
-                     "before_path": b_path if b else None,
-                     "before": summary(b), "after": summary(a),
-                     "ratio": ratio})
+        row = {"setting": conf, "workload": workload, "phase": phase,
+               "path": path, "prepared": is_prepared(path),
+               "before_path": b_path if b else None,
+               "before": summary(b), "after": summary(a), "ratio": ratio}
+        # What each side's in-kernel allocation includes, and why two
+        # sides have no ratio.
+        if workload in KERNEL_WORKLOADS and phase == "alloc":
+            row["before_clears"] = clears(workload, phase, b)
+            row["after_clears"] = clears(workload, phase, a)
+        if why:
+            row["unlike"] = why
+        rows.append(row)
     return rows
 
 
@@ -211,11 +276,20 @@ def fmt_ms(ns):
     return f"{ms:.3g}"
 
 
-def cell(s):
+def cell(s, includes=None):
+    """A side of a row: median (min–max), n; what an in-kernel allocation
+    includes; an alloc+clear's parts."""
     if s is None:
         return "—"
-    return (f"{fmt_ms(s['median_ns'])} ({fmt_ms(s['min_ns'])}–"
+    text = (f"{fmt_ms(s['median_ns'])} ({fmt_ms(s['min_ns'])}–"
             f"{fmt_ms(s['max_ns'])}), n={s['n']}")
+    if includes:
+        text += f", {includes}"
+    if "clear" in s:
+        text += (", cleared in the alloc" if s["clear"] == "by the allocator"
+                 else f": alloc {fmt_ms(s['alloc_ns'])} + clearing "
+                 f"{fmt_ms(s['clear_ns'])} ({s['clear']})")
+    return text
 
 
 class Ambiguous(Exception):
@@ -298,6 +372,14 @@ def run_checks(specs, before, after, min_n, unavailable=None):
             res["message"] = (f"{workload} {phase}: median 0 for "
                               f"{', '.join(zero)}: nothing was measured")
             continue
+        why = unlike(workload, phase, picked[0], picked[1])
+        if why:
+            res["message"] = (
+                f"{workload} {phase}: {first} "
+                f"({CLEARS_TEXT[allocator_clears(picked[0])]}) / {second} "
+                f"({CLEARS_TEXT[allocator_clears(picked[1])]}): {why}; "
+                f"check {CLEARED}")
+            continue
         ratio = picked[0]["median_ns"] / picked[1]["median_ns"]
         res["message"] = (
             f"{workload} {phase}: {first} {fmt_ms(picked[0]['median_ns'])} ms"
@@ -325,6 +407,66 @@ def run_checks(specs, before, after, min_n, unavailable=None):
     return out
 
 
+def clearing_of(results, conf, workload, phase):
+    """cmabuf's clearing of one buffer of end-to-end @workload's size in
+    setting @conf (phase zero-all: on every CPU, as ALLOC clears; zero-1cpu:
+    on one), or None: the one timed beside the cycles (cmabuf-limit,
+    iteration by iteration) before the zero workload's, minutes away."""
+    zero_wl = E2E_PARTS[workload][1]
+    return (results.get((conf, workload, phase, LIMIT_PATH)) or
+            results.get((conf, zero_wl, phase, "cmabuf-auto")))
+
+
+def with_cleared(results):
+    """@results and, for every cmabuf path of an in-kernel workload of one
+    allocation that has none, its "alloc+clear": the allocation plus the
+    clearing that ALLOC adds to it, i.e. the buffer as a user gets it.
+    cmabufctl bench times it in the kernel beside each allocation (the
+    bench file's clear=1) since issue 30; this derives it for results
+    measured before. Where the page allocator cleared (allocator_clears())
+    that is the allocation alone; else the allocation plus the clearing on
+    every CPU of the same setting (clearing_of()), a sum of medians (and of
+    minimums, of maximums). None where the result does not say what it
+    cleared, or no clearing was timed."""
+    out = dict(results)
+    for (conf, workload, phase, path), r in results.items():
+        if phase != "alloc" or workload not in KERNEL_E2E or \
+                not path.startswith("cmabuf-") or path == LIMIT_PATH:
+            continue
+        # Timed in the kernel, iteration by iteration (clear=1): as is.
+        if (conf, workload, CLEARED, path) in results:
+            continue
+        by_allocator = allocator_clears(r)
+        if by_allocator is None:
+            continue
+        zero = {"median_ns": 0, "min_ns": 0, "max_ns": 0, "n": r["n"]}
+        what = "by the allocator"
+        if not by_allocator:
+            zero = clearing_of(results, conf, KERNEL_E2E[workload], "zero-all")
+            what = "all CPUs"
+            if not zero:
+                continue
+        out[(conf, workload, CLEARED, path)] = {
+            **r, "phase": CLEARED,
+            "median_ns": r["median_ns"] + zero["median_ns"],
+            "min_ns": r["min_ns"] + zero["min_ns"],
+            "max_ns": r["max_ns"] + zero["max_ns"],
+            "n": min(r["n"], zero["n"]), "alloc_ns": r["median_ns"],
+            "clear_ns": zero["median_ns"], "clear": what}
+    return out
+
+
+def unlike(workload, phase, a, b):
+    """Why results @a and @b of one phase are not the same work, or None:
+    in-kernel allocations of which one clears its pages and the other not."""
+    if workload not in KERNEL_WORKLOADS or phase != "alloc":
+        return None
+    ca, cb = allocator_clears(a), allocator_clears(b)
+    if ca is None or cb is None or ca == cb:
+        return None
+    return "unlike work: one cleared by the page allocator, one not cleared"
+
+
 def limit_of(results, conf, workload, path):
     """ALLOC's limit for one path: (alloc ns, in-kernel ns, clearing ns,
     what the clearing is), or None when a part was not measured.
@@ -339,11 +481,10 @@ def limit_of(results, conf, workload, path):
     settings. A clearing timed beside the cycles (cmabuf-limit, iteration
     by iteration) is taken before the zero workload's, minutes away.
     """
-    kernel_wl, zero_wl = E2E_PARTS[workload]
+    kernel_wl = E2E_PARTS[workload][0]
 
     def clearing(phase):
-        return (results.get((conf, workload, phase, LIMIT_PATH)) or
-                results.get((conf, zero_wl, phase, "cmabuf-auto")))
+        return clearing_of(results, conf, workload, phase)
 
     alloc = results.get((conf, workload, "alloc", path))
     kpath = BASELINE if path == "cma-heap" else path
@@ -352,9 +493,7 @@ def limit_of(results, conf, workload, path):
         return None
     if path == "cma-heap":
         zero, what = clearing("zero-1cpu"), "1 CPU"
-    elif alloc.get("allocator_zeroes") and not (
-            alloc.get("clears_frozen") and
-            alloc.get("strategy") in ("compound", "frozen", "auto")):
+    elif allocator_clears(alloc):
         zero, what = {"median_ns": 0}, "by the allocator"
     else:
         zero, what = clearing("zero-all"), "all CPUs"
@@ -402,17 +541,70 @@ def limit_lines(rows, meta, conf):
     return lines if picked else []
 
 
+# The end-to-end phases the report opens with.
+HEADLINE_PHASES = ("cycle", "alloc")
+
+
+def row_line(r, cleared=()):
+    """One row of a table of rows (merge()); @cleared, the (setting,
+    workload) that have alloc+clear rows, where an unlike row points."""
+    before = cell(r["before"], r.get("before_clears"))
+    if r["before"] and r["before_path"] != r["path"]:
+        before += f" [{r['before_path']}]"
+    ratio = f"{r['ratio']:.2f}×" if r["ratio"] is not None else "—"
+    if r.get("unlike"):
+        see = ((r["setting"], r["workload"]) in cleared and
+               f": see {CLEARED}" or "")
+        ratio += f" ({r['unlike']}{see})"
+    return (f"| {r['workload']} | {r['phase']} | {path_label(r['path'])} | "
+            f"{before} | {cell(r['after'], r.get('after_clears'))} | {ratio} |")
+
+
+def headline_lines(rows, meta):
+    """The end-to-end cycles and ALLOCs of the first setting (as shipped),
+    before every table: what a user's buffer costs, each cleared."""
+    if not rows:
+        return []
+    conf = rows[0]["setting"]
+    picked = [r for r in rows if r["setting"] == conf and
+              r["workload"] in E2E_PARTS and r["phase"] in HEADLINE_PHASES and
+              r["after"] and r["path"].startswith("cmabuf-") and
+              r["path"] != LIMIT_PATH and not r["prepared"]]
+    if not picked:
+        return []
+    picked.sort(key=lambda r: (rank(r["workload"], WORKLOAD_ORDER),
+                               HEADLINE_PHASES.index(r["phase"]),
+                               rank(r["path"], PATH_ORDER)))
+    return [f"End to end{', ' + conf if conf else ''}: a buffer allocated "
+            f"(ALLOC), mapped, every page touched, unmapped and freed through "
+            f"the uapi, handed out cleared on every path: the work a user's "
+            f"buffer costs (cycle: all of it; alloc: the ALLOC).", "",
+            f"| workload | phase | path | before ({meta['before']['label']}) | "
+            f"after ({meta['after']['label']}) | ratio before/after |",
+            "|---|---|---|---|---|---|"] + [row_line(r) for r in picked] + [""]
+
+
 def write_markdown(path, rows, meta, checks, limit_rows=()):
     b_kernel, a_kernel = meta["before"]["label"], meta["after"]["label"]
-    lines = [
+    # What a user's buffer costs first, then how to read the rest.
+    lines = headline_lines(rows, meta) + [
         f"Medians in ms, (min–max) and n samples; ratio = before / after "
         f"median (> 1: faster after). Before: {meta['before']['kernels']}; "
         f"after: {meta['after']['kernels']}. Where a path did not exist "
         f"before, its before column is {BASELINE} on the before kernel. "
         f"A prepared path's buffer was prepared ahead of every cycle "
         f"(CMABUF_IOC_PREPARE, untimed): it times a prepared ALLOC, not a "
-        f"cold one, and is compared with itself only.",
+        f"cold one, and is compared with itself only. The in-kernel "
+        f"workloads' alloc is the allocator's call alone: each side says "
+        f"what it cleared, and two that clear differently have no ratio; "
+        f"{CLEARED} is the same allocation with the clearing ALLOC adds to "
+        f"it, timed beside it in the kernel, or where a result predates that "
+        f"the sum of the medians of the allocation and of the clearing on "
+        f"every CPU (its parts shown): the buffer as a user gets it on both "
+        f"sides.",
     ]
+    cleared = {(r["setting"], r["workload"]) for r in rows
+               if r["phase"] == CLEARED}
     conf = None
     for r in rows:
         if r["setting"] != conf:
@@ -425,12 +617,7 @@ def write_markdown(path, rows, meta, checks, limit_rows=()):
             lines += [f"| workload | phase | path | before ({b_kernel}) | "
                       f"after ({a_kernel}) | ratio before/after |",
                       "|---|---|---|---|---|---|"]
-        before = cell(r["before"])
-        if r["before"] and r["before_path"] != r["path"]:
-            before += f" [{r['before_path']}]"
-        ratio = f"{r['ratio']:.2f}×" if r["ratio"] is not None else "—"
-        lines.append(f"| {r['workload']} | {r['phase']} | {path_label(r['path'])} | "
-                     f"{before} | {cell(r['after'])} | {ratio} |")
+        lines.append(row_line(r, cleared))
     if conf is not None:
         lines += limit_lines(limit_rows, meta, conf)
     if checks:
@@ -567,6 +754,7 @@ def main(argv=None):
 
     before, b_kernels = load(args.before)
     after, a_kernels = load(args.after)
+    before, after = with_cleared(before), with_cleared(after)
     meta = {"before": side_meta(args.before, b_kernels, args.before_label),
             "after": side_meta(args.after, a_kernels, args.after_label)}
     rows = merge(before, after)

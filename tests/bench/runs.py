@@ -22,7 +22,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import fmt_ms  # noqa: E402
+from report import CLEARED, CLEARS_TEXT, E2E_PARTS, fmt_ms  # noqa: E402
 
 E2E_PHASES = ("alloc", "mmap", "sync", "touch", "munmap", "close", "cycle")
 KERNEL_WORKLOADS = ("contig-64m", "gigantic-1g", "blocks-2m", "zero-64m", "zero-1g")
@@ -75,13 +75,56 @@ def spread(values, unit=""):
     return f"{fmt(mid)} [{fmt(min(values))}–{fmt(max(values))}]"
 
 
+CLEARS_BY_TEXT = {v: k for k, v in CLEARS_TEXT.items()}
+
+
+def cleared_from_limits(rep, res, clears):
+    """A run whose report.json predates alloc+clear: what each in-kernel
+    allocation cleared, and its alloc+clear, from the limit rows, which
+    hold both (the in-kernel allocation of the end-to-end ALLOC's path and
+    size, and the clearing that path adds to it: none "by the allocator")."""
+    for row in rep.get("limits", []):
+        if not row["path"].startswith("cmabuf-") or row["workload"] not in E2E_PARTS:
+            continue
+        kwl = E2E_PARTS[row["workload"]][0]
+        key = (row["setting"], row["side"], kwl, row["path"])
+        clears.setdefault(key, row["zero"] == "by the allocator")
+        res.setdefault(key[:3] + (CLEARED, key[3]),
+                       (row["kernel_ns"] + row["zero_ns"]) / 1e6)
+
+
+def spread_clears(clears):
+    """What an in-kernel allocation clears depends on the boot (its
+    init_on_alloc, whether the kernel has the noinit API) and the strategy,
+    not on the workload: every in-kernel workload of a path clears as
+    another of the same run, setting and path does, where the run did not
+    say. cmabuf-auto takes the strategy it tries first (COMPOUND, else
+    FROZEN, else LEGACY)."""
+    known = {}
+    for (setting, side, _, path), c in clears.items():
+        known.setdefault((setting, side, path), c)
+    for (setting, side, path), c in list(known.items()):
+        for w in KERNEL_WORKLOADS:
+            clears.setdefault((setting, side, w, path), c)
+    for setting, side in {(k[0], k[1]) for k in known}:
+        for p in ("cmabuf-compound", "cmabuf-frozen", "cmabuf-legacy"):
+            if (setting, side, p) in known:
+                for w in KERNEL_WORKLOADS:
+                    clears.setdefault((setting, side, w, "cmabuf-auto"),
+                                      known[(setting, side, p)])
+                break
+
+
 def load(paths):
-    """Per run, {(setting, side, workload, phase, path): median in ms}."""
+    """Per run, (report.json, {(setting, side, workload, phase, path):
+    median in ms}); report.json's "_clears" is {(setting, side, workload,
+    path): whether its in-kernel allocation cleared} (report.py's
+    allocator_clears(); from the limit rows for runs older than that)."""
     runs = []
     for path in paths:
         with open(path, encoding="utf-8") as f:
             rep = json.load(f)
-        res = {}
+        res, clears = {}, {}
         for row in rep["rows"]:
             for side in ("before", "after"):
                 got = row.get(side)
@@ -90,6 +133,12 @@ def load(paths):
                 p = row["path"] if side == "after" else row["before_path"]
                 key = (row["setting"], side, row["workload"], row["phase"], p)
                 res[key] = got["median_ns"] / 1e6
+                said = CLEARS_BY_TEXT.get(row.get(f"{side}_clears"))
+                if said is not None:
+                    clears[(row["setting"], side, row["workload"], p)] = said
+        cleared_from_limits(rep, res, clears)
+        spread_clears(clears)
+        rep["_clears"] = clears
         runs.append((rep, res))
     return runs
 
@@ -156,10 +205,30 @@ def mapping_table(runs, setting, workload):
     print("\n".join(rows))
 
 
+def cleared_word(runs, setting, side, w, path):
+    """", cleared" or ", not cleared": what the runs' in-kernel allocations
+    of @path cleared in the call, where they all say the same; else ""."""
+    got = {rep["_clears"].get((setting, side, w, path)) for rep, _ in runs}
+    got.discard(None)
+    if len(got) != 1:
+        return ""
+    return ", cleared" if got.pop() else ", not cleared"
+
+
+def unlike_runs(runs, setting, w, slow, fast):
+    """Does any run's before @slow clear otherwise than its after @fast?"""
+    for rep, _ in runs:
+        a = rep["_clears"].get((setting, "before", w, slow))
+        b = rep["_clears"].get((setting, "after", w, fast))
+        if a is not None and b is not None and a != b:
+            return True
+    return False
+
+
 def kernel_table(runs, setting):
     rows = []
     for w in KERNEL_WORKLOADS:
-        for ph in ("alloc", "free", "zero-1cpu", "zero-all"):
+        for ph in ("alloc", CLEARED, "free", "zero-1cpu", "zero-all"):
             legacy = (setting, "before", w, ph, "cmabuf-legacy")
             cells = []
             for p in STRATEGIES:
@@ -173,7 +242,13 @@ def kernel_table(runs, setting):
     if not rows:
         return
     print(f"\nIn the kernel, {setting} (`zero-*`: cmabuf's clearing alone, "
-          "one CPU and all)\n")
+          "one CPU and all; `alloc`: the allocator's call, each cell saying "
+          "whether the page allocator cleared the pages in it, and no ratio "
+          "between one that was cleared and one that was not; "
+          f"`{CLEARED}`: the buffer as ALLOC hands it out, the allocation "
+          "plus the clearing ALLOC adds to it, timed beside it in the kernel "
+          "(in runs before that, the sum of the medians of the allocation "
+          "and of the clearing on every CPU))\n")
     print("| workload | phase | 6.12 LEGACY | 7.2 COMPOUND | 7.2 FROZEN | "
           "7.2 LEGACY | 6.12 ÷ 7.2 COMPOUND (or the one path) |")
     print("|---|---|---|---|---|---|---|")
@@ -182,13 +257,28 @@ def kernel_table(runs, setting):
             fast_key = "cmabuf-auto"
             slow_key = "cmabuf-auto"
             cells = [auto, [], []]
+            columns = (("before", "cmabuf-auto"), ("after", "cmabuf-auto"),
+                       None, None)
         else:
             fast_key = "cmabuf-compound"
             slow_key = "cmabuf-legacy"
+            columns = (("before", "cmabuf-legacy"),
+                       ("after", "cmabuf-compound"),
+                       ("after", "cmabuf-frozen"), ("after", "cmabuf-legacy"))
         r = ratios(runs, (setting, "before", w, ph, slow_key),
                    (setting, "after", w, ph, fast_key))
-        print(f"| {w} | {ph} | {spread(before)} | " +
-              " | ".join(spread(c) for c in cells) + f" | {spread(r, 'x')} |")
+        ratio = spread(r, "x")
+        texts = [spread(c) for c in [before] + cells]
+        if ph == "alloc":
+            texts = [t + (cleared_word(runs, setting, col[0], w, col[1])
+                          if col and t != "–" else "")
+                     for t, col in zip(texts, columns)]
+            if unlike_runs(runs, setting, w, slow_key, fast_key):
+                ratio = "unlike work" + (f": see {CLEARED}" if any(
+                    (setting, col[0], w, CLEARED, col[1]) in res
+                    for _, res in runs for col in columns if col)
+                    else "")
+        print(f"| {w} | {ph} | " + " | ".join(texts) + f" | {ratio} |")
 
 
 def limits_table(runs):

@@ -8,6 +8,7 @@ Run: python3 tests/bench/test_report.py (also part of make -C userspace test).
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -685,6 +686,240 @@ def test_concurrent(tmp):
            f"runs.py: {what}")
 
 
+def kresult(kernel, workload, phase, path, ms, zeroes, strategy, frozen,
+            cpus=2):
+    """A result with what its allocation cleared: the run's flags and the
+    path's strategy, as bench --json prints them."""
+    r = json.loads(result(kernel, workload, phase, path, ms, zeroes, cpus))
+    r.update(strategy=strategy, clears_frozen=frozen)
+    return json.dumps(r)
+
+
+def demo_results(zeroes=1):
+    """The demo's runs, as shipped by default: 6.12 LEGACY (the allocator
+    clears it) against 7.2 COMPOUND and FROZEN through the noinit API
+    (patch 0004: cmabuf clears them after the call) and LEGACY. The
+    gigantic-1g alloc figures are those of the review's fresh make demo
+    (502 and 23.5 ms); the clearings (zero-all) and the rest are made up."""
+    before = [kresult("6.12", "gigantic-1g", "alloc", "cmabuf-legacy", 502,
+                      zeroes, "legacy", 0),
+              kresult("6.12", "contig-64m", "alloc", "cmabuf-legacy", 40,
+                      zeroes, "legacy", 0),
+              kresult("6.12", "zero-1g", "zero-all", "cmabuf-auto", 300,
+                      zeroes, "auto", 0),
+              kresult("6.12", "zero-1g", "alloc", "cmabuf-auto", 500,
+                      zeroes, "auto", 0),
+              kresult("6.12", "e2e-64m", "cycle", "cmabuf-legacy", 80,
+                      zeroes, "legacy", 0),
+              kresult("6.12", "e2e-64m", "alloc", "cmabuf-legacy", 42,
+                      zeroes, "legacy", 0)]
+    after = [kresult("7.2", "gigantic-1g", "alloc", "cmabuf-compound", 23.5,
+                     zeroes, "compound", 1),
+             kresult("7.2", "gigantic-1g", "alloc", "cmabuf-legacy", 600,
+                     zeroes, "legacy", 1),
+             kresult("7.2", "gigantic-1g", "free", "cmabuf-compound", 20,
+                     zeroes, "compound", 1),
+             kresult("7.2", "contig-64m", "alloc", "cmabuf-frozen", 3,
+                     zeroes, "frozen", 1),
+             kresult("7.2", "zero-1g", "zero-all", "cmabuf-auto", 280,
+                     zeroes, "auto", 1),
+             kresult("7.2", "zero-1g", "alloc", "cmabuf-auto", 20,
+                     zeroes, "auto", 1),
+             kresult("7.2", "e2e-64m", "cycle", "cmabuf-compound", 40,
+                     zeroes, "compound", 1),
+             kresult("7.2", "e2e-64m", "alloc", "cmabuf-compound", 25,
+                     zeroes, "compound", 1)]
+    return before, after
+
+
+def md_rows(out, workload, phase, path):
+    """The lines of report.md in tmp/@out that start as this row."""
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        return [x for x in f.read().splitlines()
+                if x.startswith(f"| {workload} | {phase} | {path} |")]
+
+
+def test_unlike_alloc(tmp):
+    """Issue 30 item 6: an in-kernel allocation that clears nothing
+    (COMPOUND, FROZEN through the noinit API) is not compared with one the
+    page allocator clears (LEGACY with init_on_alloc=1); alloc+clear
+    compares the buffer as ALLOC hands it out on both sides."""
+    before, after = demo_results()
+    p, out = run_lines(tmp, "unlike", before, after, "--min-n", "5",
+                       "--check", "gigantic-1g alloc before:cmabuf-legacy "
+                       "after:cmabuf-compound 5",
+                       "--check", "gigantic-1g alloc+clear before:cmabuf-legacy "
+                       "after:cmabuf-compound 1.5")
+    rep = report_json(out)
+    r = row(rep, "gigantic-1g", "alloc", "cmabuf-compound")
+    ok(r and r["ratio"] is None and "unlike work" in r.get("unlike", "") and
+       r.get("before_clears") == "cleared by the page allocator (1 CPU)" and
+       r.get("after_clears") == "not cleared",
+       "1 GiB alloc, 6.12 LEGACY cleared against 7.2 COMPOUND uncleared: "
+       "no ratio (was 21.36x), each side says what it includes")
+    line = md_rows(out, "gigantic-1g", "alloc", "cmabuf-compound")
+    ok(len(line) == 1 and "21.36" not in line[0] and
+       "502 (502–502), n=20, cleared by the page allocator (1 CPU) "
+       "[cmabuf-legacy]" in line[0] and
+       "23.5 (23.5–23.5), n=20, not cleared" in line[0] and
+       "| — (unlike work" in line[0],
+       "report.md: the alloc row says what each side cleared, no ratio")
+    r = row(rep, "gigantic-1g", "alloc+clear", "cmabuf-compound")
+    ok(r and r["before_path"] == "cmabuf-legacy" and
+       r["after"]["median_ns"] == int(23.5e6) + int(280e6) and
+       r["before"]["median_ns"] == int(502e6) and
+       abs(r["ratio"] - 502 / 303.5) < 1e-6,
+       "alloc+clear: COMPOUND's 23.5 ms + its clearing on every CPU "
+       "(280 ms) against LEGACY's 502 ms: 1.65x, not 21.36x")
+    r = row(rep, "gigantic-1g", "alloc+clear", "cmabuf-legacy")
+    ok(r and r["after"]["median_ns"] == int(600e6) and
+       r["after"]["clear"] == "by the allocator",
+       "alloc+clear of LEGACY as shipped: its allocation, cleared in it")
+    line = md_rows(out, "gigantic-1g", "alloc+clear", "cmabuf-compound")
+    ok(len(line) == 1 and "n=20: alloc 23.5 + clearing 280 (all CPUs)" in line[0]
+       and "cleared in the alloc [cmabuf-legacy]" in line[0] and
+       line[0].endswith("| 1.65× |"),
+       "report.md: alloc+clear shows both parts and the like ratio")
+    r = row(rep, "zero-1g", "alloc", "cmabuf-auto")
+    ok(r and r["ratio"] is None and r.get("unlike") and
+       r.get("after_clears") == "not cleared",
+       "zero-1g's allocation (AUTO: COMPOUND on 7.2) is no more compared "
+       "with 6.12's cleared one")
+    ok(row(rep, "contig-64m", "alloc+clear", "cmabuf-frozen") is None,
+       "no alloc+clear where the clearing of that size was not timed")
+    ok(p.returncode == 1 and
+       "not ok 1 - gigantic-1g alloc: before:cmabuf-legacy (cleared by the "
+       "page allocator (1 CPU)) / after:cmabuf-compound (not cleared): "
+       "unlike work" in p.stdout and
+       "ok 2 - gigantic-1g alloc+clear: before:cmabuf-legacy 502 ms / "
+       "after:cmabuf-compound 304 ms = 1.65x" in p.stdout,
+       "a check of an alloc that clears against one that does not fails; "
+       "on alloc+clear it compares")
+    # Measured in the kernel beside each allocation (clear=1): kept as is,
+    # not replaced by the sum of medians; blocks-2m has it too.
+    measured = after + [
+        kresult("7.2", "gigantic-1g", "alloc+clear", "cmabuf-compound", 290,
+                1, "compound", 1),
+        kresult("7.2", "blocks-2m", "alloc+clear", "cmabuf-compound", 700,
+                1, "compound", 1),
+        kresult("6.12", "blocks-2m", "alloc+clear", "cmabuf-legacy", 1400,
+                1, "legacy", 0)]
+    _, out = run_lines(tmp, "measured", before + measured[-1:], measured[:-1])
+    rep = report_json(out)
+    r = row(rep, "gigantic-1g", "alloc+clear", "cmabuf-compound")
+    ok(r and r["after"]["median_ns"] == int(290e6) and "clear" not in r["after"]
+       and abs(r["ratio"] - 502 / 290) < 1e-6,
+       "a measured alloc+clear is the one compared, not the sum of medians")
+    r = row(rep, "blocks-2m", "alloc+clear", "cmabuf-compound")
+    ok(r and abs(r["ratio"] - 2) < 1e-6,
+       "blocks-2m's measured alloc+clear compares 6.12 with 7.2")
+    # With init_on_alloc=0 nothing clears in the call: like work.
+    before, after = demo_results(zeroes=0)
+    p, out = run_lines(tmp, "unlike-0", before, after)
+    rep = report_json(out)
+    r = row(rep, "gigantic-1g", "alloc", "cmabuf-compound")
+    ok(r and abs(r["ratio"] - 502 / 23.5) < 1e-6 and "unlike" not in r and
+       r.get("before_clears") == r.get("after_clears") == "not cleared",
+       "init_on_alloc=0: neither allocation clears, the ratio stands, "
+       "both say so")
+    r = row(rep, "gigantic-1g", "alloc+clear", "cmabuf-compound")
+    ok(r and abs(r["ratio"] - (502 + 300) / (23.5 + 280)) < 1e-6,
+       "init_on_alloc=0: alloc+clear adds each boot's clearing to each side")
+
+
+def test_headline(tmp):
+    """The report opens with the end-to-end figures, before any table of
+    in-kernel allocations."""
+    before, after = demo_results()
+    _, out = run_lines(tmp, "headline", before, after)
+    with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    rows = [x for x in lines if x.startswith("| ") and
+            not x.startswith("| workload")]
+    ok(rows and rows[0].startswith("| e2e-64m | cycle | cmabuf-compound | "
+                                   "80.0") and
+       rows[0].endswith("| 2.00× |") and
+       rows[1].startswith("| e2e-64m | alloc | cmabuf-compound |"),
+       "report.md's first rows: the 64 MiB cycle and ALLOC end to end")
+    start = [i for i, x in enumerate(lines) if x.startswith("End to end")]
+    kernel = [i for i, x in enumerate(lines) if x.startswith("| gigantic-1g")]
+    ok(start and kernel and start[0] == 0 and
+       "handed out cleared on every path" in lines[0],
+       "report.md's first line introduces the end-to-end figures, and says "
+       "the buffers are cleared")
+    # make demo's guest runs (tests/suites/demo.sh): end to end first; the
+    # in-kernel workloads time their alloc+clear themselves.
+    with open(os.path.join(HERE, "..", "suites", "demo.sh"),
+              encoding="utf-8") as f:
+        demo = [shlex.split(x)[2] for x in f.read().splitlines()
+                if x.split()[:1] == ["bench"]]
+    ok(demo[:2] == ["e2e-64m", "e2e-1g"] and
+       set(demo[2:]) == {"contig-64m", "gigantic-1g"},
+       f"demo.sh: e2e-64m and e2e-1g first, then contig-64m and gigantic-1g "
+       f"(got {demo})")
+    table = [x for x in lines if x.startswith("| ")]
+    first = [x.split(" | ")[0] for x in table
+             if not x.startswith(("| workload", "|---"))]
+    ok("| gigantic-1g" in first and "| e2e-64m" in first[3:] and
+       first.index("| gigantic-1g") > first.index("| e2e-64m", 3),
+       "in the table of the setting too, end to end comes first")
+
+
+def test_runs_unlike(tmp):
+    """runs.py's in-kernel table: no ratio between an allocation that
+    clears and one that does not, and alloc+clear, from report.py's rows
+    and, for the committed runs older than them, from their limit rows."""
+    setting = "init_on_alloc=1, 2 vCPUs"
+
+    def side(ms):
+        return {"median_ns": ms * 1e6, "min_ns": ms * 1e6,
+                "max_ns": ms * 1e6, "n": 20}
+
+    old = {"rows": [
+        {"setting": setting, "workload": "contig-64m", "phase": "alloc",
+         "path": "cmabuf-compound", "before_path": "cmabuf-legacy",
+         "before": side(40.0), "after": side(3.0), "ratio": 40 / 3},
+        {"setting": setting, "workload": "contig-64m", "phase": "alloc",
+         "path": "cmabuf-legacy", "before_path": "cmabuf-legacy",
+         "before": side(40.0), "after": side(50.0), "ratio": 0.8}],
+        "limits": [
+            {"side": "after", "setting": setting, "workload": "e2e-64m",
+             "path": "cmabuf-compound", "alloc_ns": 25e6, "kernel_ns": 3e6,
+             "zero_ns": 18e6, "zero": "all CPUs", "ratio": 25 / 21},
+            {"side": "after", "setting": setting, "workload": "e2e-64m",
+             "path": "cmabuf-legacy", "alloc_ns": 52e6, "kernel_ns": 50e6,
+             "zero_ns": 0, "zero": "by the allocator", "ratio": 52 / 50},
+            {"side": "before", "setting": setting, "workload": "e2e-64m",
+             "path": "cmabuf-legacy", "alloc_ns": 42e6, "kernel_ns": 40e6,
+             "zero_ns": 0, "zero": "by the allocator", "ratio": 42 / 40}]}
+    path = os.path.join(tmp, "runs-old.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(old, f)
+    p = script("runs.py", path)
+    lines = p.stdout.splitlines()
+    ok(p.returncode == 0 and
+       "| contig-64m | alloc | 40.0 [40.0–40.0], cleared | "
+       "3.00 [3.00–3.00], not cleared | – | 50.0 [50.0–50.0], cleared | "
+       "unlike work: see alloc+clear |" in lines,
+       "runs.py, a run of before alloc+clear: the alloc row says what each "
+       "cleared, no 13.33x")
+    ok("| contig-64m | alloc+clear | 40.0 [40.0–40.0] | 21.0 [21.0–21.0] | "
+       "– | 50.0 [50.0–50.0] | 1.90× [1.90–1.90] |" in lines,
+       "runs.py: alloc+clear from the limit rows, 40 / (3 + 18) = 1.90x")
+    before, after = demo_results()
+    _, out = run_lines(tmp, "runs-unlike", before, after)
+    p = script("runs.py", os.path.join(out, "report.json"))
+    lines = p.stdout.splitlines()
+    ok([x for x in lines if x.startswith("| gigantic-1g | alloc | 502 [502–502]"
+                                         ", cleared | 23.5 [23.5–23.5], not "
+                                         "cleared |")
+        and x.endswith("| unlike work: see alloc+clear |")] and
+       [x for x in lines if x.startswith("| gigantic-1g | alloc+clear | "
+                                         "502 [502–502] | 304 [304–304] |")
+        and x.endswith("| 1.65× [1.65–1.65] |")],
+       "runs.py on report.py's rows: 1 GiB alloc unlike, alloc+clear 1.65x")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
@@ -702,6 +937,9 @@ def main():
         test_load_prepared(tmp)
         test_shrink(tmp)
         test_concurrent(tmp)
+        test_unlike_alloc(tmp)
+        test_headline(tmp)
+        test_runs_unlike(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0

@@ -36,7 +36,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..57"
+echo "1..58"
 
 devices=0
 for d in /dev/cmabuf /dev/cmabuf-*; do
@@ -257,10 +257,12 @@ r=$?; ok $r "rmmod cmabuf_importer: nothing left attached"
 run cmabufctl bench contig-64m --iterations 2 --json --strategy legacy,cma-debugfs
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has '^{"format": 1, "kernel": "[^"]*", "workload": "contig-64m", ' &&
-	[ "$(count '"n": 2')" -eq 4 ] &&
+	[ "$(count '"n": 2')" -eq 5 ] &&
 	has '{"path": "cmabuf-legacy", "phase": "free", ' &&
-	has '{"path": "cma-debugfs", "phase": "alloc", '
-r=$?; ok $r "bench contig-64m --json: one document, legacy and cma-debugfs, alloc and free, n=2"; diag $r
+	has '{"path": "cmabuf-legacy", "phase": "alloc+clear", ' &&
+	has '{"path": "cma-debugfs", "phase": "alloc", ' &&
+	! has '{"path": "cma-debugfs", "phase": "alloc+clear", '
+r=$?; ok $r "bench contig-64m --json: one document, legacy (alloc, alloc+clear, free) and cma-debugfs (alloc, free), n=2"; diag $r
 
 run cmabufctl bench e2e-64m --iterations 1 --strategy legacy --json
 [ $rc -eq 0 ] && [ "$(count '"path": "cmabuf-legacy"')" -eq 7 ] &&
@@ -299,6 +301,15 @@ run cmabufctl bench blocks-2m --iterations 1 --strategy legacy
 [ $rc -eq 0 ] && has "^cmabuf-legacy *alloc *512 " && has "^cmabuf-legacy *free *512 "
 r=$?; ok $r "bench blocks-2m: per-block table of 512 blocks"; diag $r
 
+# An in-kernel allocation with the clearing ALLOC adds to it, and what
+# "alloc" holds on this kernel (INFO's flags), under the table.
+run cmabufctl bench contig-64m --iterations 1 --strategy legacy
+[ $rc -eq 0 ] && has "^cmabuf-legacy *alloc *1 " &&
+	has "^cmabuf-legacy *alloc+clear *1 " &&
+	has "^alloc: the allocator's call; " &&
+	has "^alloc+clear: with the clearing ALLOC adds to it, the same work on every$"
+r=$?; ok $r "bench contig-64m: alloc and alloc+clear, and what each holds under the table"; diag $r
+
 # contig-64m at 64 MiB, or a PMD where COMPOUND starts above that (512
 # MiB with 64 KiB pages).
 contig=$((pmd > 67108864 ? pmd : 67108864))
@@ -333,7 +344,7 @@ r=$?; ok $r "bench with an unknown path: exit 2"; diag $r
 run cmabufctl bench contig-64m --iterations 1 --strategy legacy --size 2MiB --json
 [ $rc -eq 0 ] && [ "$(count '"size_bytes": 2097152')" -eq 1 ] &&
 	[ "$(echo "$out" | wc -l)" -eq 1 ] && has '^{"format": 1, ' &&
-	[ "$(count '"phase": ')" -eq 2 ]
+	[ "$(count '"phase": ')" -eq 3 ]
 r=$?; ok $r "bench --size 2MiB: the workload at that size, one document of format 1"; diag $r
 
 # 512 x 2 MiB do not fit the default area (128 MiB): a size that does.
