@@ -19,9 +19,10 @@
 /**
  * DOC: allocation strategies
  *
- * %CMABUF_STRATEGY_AUTO: the best strategy this kernel and request allow:
- * COMPOUND when the page count is a power of two that the area can align,
- * otherwise FROZEN, otherwise LEGACY.
+ * %CMABUF_STRATEGY_AUTO: the best strategy this kernel, instance and request
+ * allow: COMPOUND when the page count is a power of two that the area can
+ * align, otherwise FROZEN, otherwise LEGACY (kernels that export cma_alloc()),
+ * otherwise DMA.
  *
  * %CMABUF_STRATEGY_COMPOUND: one compound (possibly gigantic) folio from
  * cma_alloc_frozen_compound(), freed in one call by cma_release_frozen().
@@ -34,14 +35,33 @@
  * through the batched free_contig_frozen_range() path.
  *
  * %CMABUF_STRATEGY_LEGACY: cma_alloc() and cma_release(), page by page
- * reference counting; the only strategy of kernels that do not export the
- * frozen API.
+ * reference counting; the only CMA strategy of kernels that export
+ * cma_alloc() but not the frozen API.
+ *
+ * %CMABUF_STRATEGY_DMA: dma_alloc_pages() and dma_free_pages() on the
+ * instance's own device, which the kernel binds to the instance's CMA
+ * region: nothing of CMA needs to be exported, so it is the strategy of
+ * stock kernels that export none of it (Debian's 6.1 and 6.12). The DMA
+ * API falls back to the page allocator when the area has no room, and may
+ * take memory from a restricted pool: every buffer is checked to lie
+ * inside the instance's region, and one that does not is freed and the
+ * ALLOC fails with ENOMEM, as for a full area. The DMA API clears the
+ * pages itself (so cmabuf does not clear them again) and aligns a buffer
+ * to its size rounded up to a power of two, but to no more than the
+ * kernel's CONFIG_CMA_ALIGNMENT pages order: a larger @align is EINVAL.
+ * Offered on an instance only where the place of its region is known (a
+ * "linux,cmabuf" node's memory-region; for the default instance a
+ * reserved-memory node marked linux,cma-default) and its device maps
+ * without an IOMMU. The default area gives single pages from the page
+ * allocator, never from CMA: one-page DMA buffers of the default instance
+ * fail with ENOMEM.
  */
 #define CMABUF_STRATEGY_AUTO		0
 #define CMABUF_STRATEGY_COMPOUND	1
 #define CMABUF_STRATEGY_FROZEN		2
 #define CMABUF_STRATEGY_LEGACY		3
-#define CMABUF_STRATEGY_COUNT		4
+#define CMABUF_STRATEGY_DMA		4
+#define CMABUF_STRATEGY_COUNT		5
 
 /* Bit of a strategy in &cmabuf_info.strategies. */
 #define CMABUF_STRATEGY_BIT(s)		(1U << (s))
@@ -167,7 +187,9 @@ struct cmabuf_alloc_data {
  * @area_name_size: in: size of that buffer; the name is truncated to fit
  *	and always NUL-terminated.
  * @area_name_len: out: length of the full name including its NUL.
- * @total_bytes: out: size of the CMA area (see %CMABUF_INFO_AREA_STATS).
+ * @total_bytes: out: size of the CMA area, 0 when unknown; known where
+ *	the kernel tells (%CMABUF_INFO_AREA_STATS) and, where it does not,
+ *	from the instance's reserved-memory node.
  * @free_bytes: out: bytes of the area not allocated by anyone.
  * @used_bytes: out: bytes of the area allocated by anyone.
  * @live_bytes: out: bytes held by live buffers of this instance.
