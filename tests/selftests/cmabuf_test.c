@@ -5110,11 +5110,20 @@ TEST_F_TIMEOUT(memcg, off_charges_nothing, 60)
  * room it takes the page allocator's pages instead (dma-direct, for sizes
  * up to its largest order); cmabuf checks every buffer's place and
  * refuses those (ENOMEM, as for a full area). The area is filled with
- * DMA buffers of 1 MiB, a size the page allocator can serve: every one
- * must lie inside the area (debugfs cma/<area>/), the ALLOC past its room
- * must fail with ENOMEM, and nothing may be left once they are closed.
+ * DMA buffers of 1 MiB, or of up to 4 MiB where 512 of 1 MiB do not
+ * fill it (open files are limited to 1024): sizes the page allocator can
+ * serve (MAX_PAGE_ORDER). Every one must lie inside the area (debugfs
+ * cma/<area>/), the ALLOC past its room must fail with ENOMEM, and
+ * nothing may be left once they are closed.
  */
-#define DMA_FILL_CHUNK	SZ_1M
+static __u64 dma_fill_chunk(__u64 area)
+{
+	__u64 chunk = SZ_1M;
+
+	while (area / chunk > 512 && chunk < 4 * SZ_1M)
+		chunk *= 2;
+	return chunk;
+}
 
 FIXTURE(dma) {
 	struct cmabuf_dev dev;
@@ -5199,21 +5208,22 @@ static int dma_alloc(const struct cmabuf_dev *dev, __u64 size, __u32 align,
 
 TEST_F_TIMEOUT(dma, fills_area_then_enomem, 600)
 {
-	__u64 base, size, phys, most, outside = 0;
+	__u64 base, size, phys, most, chunk, outside = 0;
 	unsigned long long used;
 	int fd = 0;
 
 	dma_area_place(_metadata, &self->dev, &base, &size);
-	most = size / DMA_FILL_CHUNK;
+	chunk = dma_fill_chunk(size);
+	most = size / chunk;
 	/* Room for a dozen the area cannot have: handed out from elsewhere. */
 	self->fds = calloc(most + 16, sizeof(*self->fds));
 	ASSERT_NE(NULL, self->fds);
 	while (self->n < most + 16) {
-		fd = dma_alloc(&self->dev, DMA_FILL_CHUNK, 0, &phys);
+		fd = dma_alloc(&self->dev, chunk, 0, &phys);
 		if (fd < 0)
 			break;
 		self->fds[self->n++] = fd;
-		if (phys < base || phys + DMA_FILL_CHUNK > base + size)
+		if (phys < base || phys + chunk > base + size)
 			outside++;
 	}
 	EXPECT_EQ(0ULL, outside)
@@ -5221,12 +5231,13 @@ TEST_F_TIMEOUT(dma, fills_area_then_enomem, 600)
 		       (unsigned long long)outside, self->n, self->dev.area,
 		       (unsigned long long)base,
 		       (unsigned long long)(base + size));
-	ASSERT_EQ(-ENOMEM, fd) TH_LOG("after %u buffers of 1 MiB", self->n);
+	ASSERT_EQ(-ENOMEM, fd) TH_LOG("after %u buffers of %llu KiB", self->n,
+				      (unsigned long long)chunk >> 10);
 	EXPECT_GE(most, (__u64)self->n);
 	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
-	EXPECT_GE(used, self->n * (DMA_FILL_CHUNK / PAGE));
+	EXPECT_GE(used, self->n * (chunk / PAGE));
 	/* Past the room, one more is refused the same way, nothing kept. */
-	EXPECT_EQ(-ENOMEM, dma_alloc(&self->dev, DMA_FILL_CHUNK, 0, &phys));
+	EXPECT_EQ(-ENOMEM, dma_alloc(&self->dev, chunk, 0, &phys));
 }
 
 /*

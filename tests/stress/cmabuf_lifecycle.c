@@ -933,10 +933,20 @@ TEST_F_TIMEOUT(lc, unbind_with_live_dma_buffer, 300)
 	munmap(map, size);
 	close(old);
 	close(dev);
+	/* Back in the area while nothing is bound to it (frees are queued). */
+	for (i = 0; i < 500; i++) {
+		ASSERT_EQ(0, rel_cma_read(in->area, "used", &used));
+		if (used + size / in->page_size == used_alive)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(used_alive - size / in->page_size, used)
+		TH_LOG("area %s: %llu pages used with the buffer, %llu after its free",
+		       in->area, used_alive, used);
+	ASSERT_EQ(0, lc_bind(pdev, in->name));
 	ASSERT_BASELINE();
 
 	/* Alive across unbind and bind, freed under the new instance. */
-	ASSERT_EQ(0, lc_bind(pdev, in->name));
 	dev = lc_open(in);
 	ASSERT_LE(0, dev);
 	old = lc_alloc(dev, size, CMABUF_STRATEGY_DMA);
