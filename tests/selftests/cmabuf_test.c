@@ -1662,9 +1662,7 @@ TEST_F(alloc_args, unsupported_strategies_eopnotsupp)
 
 TEST_F(alloc_args, auto_non_power_of_two_falls_back)
 {
-	__u32 want = cmabuf_strategy_supported(&self->dev.info,
-					       CMABUF_STRATEGY_FROZEN) ?
-		     CMABUF_STRATEGY_FROZEN : CMABUF_STRATEGY_LEGACY;
+	__u32 want = cmabuf_auto_strategy(&self->dev.info, 3 * PAGE);
 
 	self->data.size = 3 * PAGE;
 	alloc_ok(_metadata, self->dev.fd, &self->data, &self->fd);
@@ -2395,8 +2393,11 @@ TEST_F(bench_args, failed_run_leaves_no_report)
 	char report[1024], line[128];
 
 	ASSERT_EQ(0, bench_errno(&self->dev, &self->bench));
-	snprintf(line, sizeof(line), "pages=%llu iterations=1 strategy=legacy",
-		 (0xffffffffULL & ~(PAGE - 1)) / PAGE);
+	snprintf(line, sizeof(line), "pages=%llu iterations=1 strategy=%s",
+		 (0xffffffffULL & ~(PAGE - 1)) / PAGE,
+		 cmabuf_strategy_supported(&self->dev.info,
+					   CMABUF_STRATEGY_LEGACY) ?
+		 "legacy" : "dma");
 	ASSERT_EQ(ENOMEM, bench_line_errno(self->path, line));
 	ASSERT_EQ(0, cmabuf_read_file(self->path, report, sizeof(report)));
 	EXPECT_STREQ("", report);
@@ -2800,6 +2801,11 @@ TEST_F(phys, default_alignment)
 		       (unsigned long long)self->phys.phys);
 }
 
+/*
+ * Where AUTO can only be DMA, which takes the alignment the DMA API gives
+ * (the size's power of two, at most CONFIG_CMA_ALIGNMENT), a 2 MiB
+ * alignment for 3 pages is EINVAL.
+ */
 TEST_F(phys, requested_alignment_honoured)
 {
 	struct cmabuf_alloc_data data;
@@ -2809,6 +2815,12 @@ TEST_F(phys, requested_alignment_honoured)
 	data.size = 3 * PAGE;
 	data.align = 21;
 	data.fd_flags = O_RDWR | O_CLOEXEC;
+	if (cmabuf_auto_strategy(&self->b.dev.info, data.size) ==
+	    CMABUF_STRATEGY_DMA) {
+		ASSERT_EQ(EINVAL, cmabuf_ioctl(self->b.dev.fd,
+					       CMABUF_IOC_ALLOC, &data));
+		return;
+	}
 	ASSERT_EQ(0, cmabuf_ioctl(self->b.dev.fd, CMABUF_IOC_ALLOC, &data));
 	self->fd = data.fd;
 	ASSERT_EQ(0, cmabuf_phys(self->b.dev.fd, self->fd, &phys));
@@ -3538,11 +3550,14 @@ static void prep_keep(struct __test_metadata *_metadata,
 	keep->fd[keep->n++] = fd;
 }
 
-/* The first strategy of FROZEN, LEGACY that this kernel has. */
+/* The first strategy of FROZEN, LEGACY, DMA that this kernel has. */
 static __u32 prep_plain_strategy(const struct cmabuf_info *info)
 {
-	return cmabuf_strategy_supported(info, CMABUF_STRATEGY_FROZEN) ?
-	       CMABUF_STRATEGY_FROZEN : CMABUF_STRATEGY_LEGACY;
+	if (cmabuf_strategy_supported(info, CMABUF_STRATEGY_FROZEN))
+		return CMABUF_STRATEGY_FROZEN;
+	if (cmabuf_strategy_supported(info, CMABUF_STRATEGY_LEGACY))
+		return CMABUF_STRATEGY_LEGACY;
+	return CMABUF_STRATEGY_DMA;
 }
 
 TEST_F_TIMEOUT(prepare, wait_returns_with_count_ready, 60)

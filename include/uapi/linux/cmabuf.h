@@ -198,7 +198,9 @@ struct cmabuf_alloc_data {
  * @max_compound_order: out: largest page order COMPOUND can allocate from
  *	this area on this kernel; 0 when COMPOUND is unavailable.
  * @strategies: out: %CMABUF_STRATEGY_BIT() of every strategy this kernel
- *	supports, AUTO included.
+ *	supports on this instance, AUTO included (DMA only where the
+ *	instance knows where its area lies; the CMA strategies only where
+ *	the kernel lets it reach the area).
  * @flags: out: %CMABUF_INFO_* bits.
  * @min_compound_order: out: smallest page order COMPOUND accepts; 0 when
  *	COMPOUND is unavailable.
@@ -307,8 +309,9 @@ struct cmabuf_sync {
  * %CMABUF_ALIGN_MAX, a non-zero pad or output field, a structure too short
  * to hold @fd, or a COMPOUND request whose page order is not within
  * &cmabuf_info.min_compound_order and &cmabuf_info.max_compound_order or
- * whose alignment exceeds its size; EOPNOTSUPP for a strategy this kernel
- * lacks; EFAULT for a bad pointer; EMFILE when no file descriptor is left
+ * whose alignment exceeds its size, or a DMA request (or an AUTO one that
+ * can only be DMA) whose alignment exceeds what the DMA API gives;
+ * EOPNOTSUPP for a strategy this kernel or instance lacks; EFAULT for a bad pointer; EMFILE when no file descriptor is left
  * (checked before any memory is touched); ENODEV when the device has been
  * unbound.
  *
@@ -326,6 +329,8 @@ struct cmabuf_sync {
  * When no range can be had, the errno says whether waiting can help:
  * ENOMEM: the area does not have @size bytes free: other buffers hold
  * them, or @size exceeds the area. Only a free can help; nothing was moved.
+ * DMA also gives ENOMEM when the DMA API found no room in the area and
+ * offered memory from elsewhere, which is given back.
  * EBUSY: the area has the bytes free, but no suitably aligned range of them
  * could be emptied, even after the driver tried again (module parameter
  * busy_retries): pages in every window were pinned or being migrated, or
