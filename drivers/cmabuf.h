@@ -149,8 +149,7 @@ struct cmabuf_counters {
  * struct cmabuf_dev - one instance: a misc device on one CMA area
  * @ref: held by the platform device while bound, by every open file of the
  *	misc device, by every buffer and by heap allocations in flight.
- * @dev: the platform device (a reference is held; used once unbound only
- *	to free DMA buffers: see @area_attached).
+ * @dev: the platform device (a reference is held; unused once unbound).
  * @cma: the CMA area, or NULL where the kernel exports no way to find it
  *	(the default area on kernels before 6.13 that export nothing of
  *	CMA); areas are never freed, so this outlives the binding.
@@ -160,9 +159,12 @@ struct cmabuf_counters {
  *	reserved-memory node's; 0 when unknown.
  * @strategies: CMABUF_STRATEGY_BIT() of the strategies this instance can
  *	offer (the kernel's are cut to them by cmabuf_dev_limits()).
- * @area_attached: of_reserved_mem_device_init() bound @dev to the area;
- *	released with the instance's last reference, not at unbind, since
- *	dma_free_pages() of a DMA buffer frees through that binding.
+ * @dma_dev: the instance's own device for the DMA API (cmabuf_area.c):
+ *	never bound nor added, freed with the instance's last reference.
+ * @area_attached: of_reserved_mem_device_init_by_idx() bound @dma_dev to
+ *	the node's memory-region; released with the instance's last
+ *	reference, since dma_free_pages() of a DMA buffer frees through that
+ *	binding.
  * @base_pfn: first page frame of the area, %CMABUF_PFN_UNKNOWN when the
  *	kernel does not tell (the default area).
  * @area_end: physical address of the area's last byte, 0 when the kernel
@@ -195,6 +197,7 @@ struct cmabuf_dev {
 	const char *area_name;
 	unsigned long area_pages;
 	u32 strategies;
+	struct device *dma_dev;
 	bool area_attached;
 	unsigned long base_pfn;
 	phys_addr_t area_end;

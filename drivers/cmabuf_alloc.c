@@ -4,7 +4,7 @@
  *
  * Pages of FROZEN and COMPOUND ranges keep a zero refcount: nothing here or
  * in the dma-buf code may get_page()/put_page() them. DMA ranges come from
- * the DMA API on the instance's device and go back through it, with their
+ * the DMA API on the instance's own device and go back through it, with their
  * DMA address; the others go to and from the area directly. Nothing is counted
  * here either: how an allocation went is returned (struct cmabuf_tries)
  * for its caller to count.
@@ -82,16 +82,16 @@ static int cmabuf_dma_alloc(struct cmabuf_dev *cdev, unsigned long pages,
 	phys_addr_t phys;
 	dma_addr_t dma;
 
-	page = cmabuf_dma_alloc_pages(cdev->dev, size, &dma);
+	page = cmabuf_dma_alloc_pages(cdev->dma_dev, size, &dma);
 	if (!page)
 		return fatal_signal_pending(current) ? -EINTR : -EAGAIN;
 	phys = page_to_phys(page);
 	if (!cmabuf_area_holds(cdev, phys, size) ||
 	    !IS_ALIGNED(page_to_pfn(page), 1UL << align_order)) {
-		dev_dbg_ratelimited(cdev->dev,
+		dev_dbg_ratelimited(cdev->dma_dev,
 				    "DMA API gave %lu pages at %pa, outside area %s or not aligned to order %u: refused\n",
 				    pages, &phys, cdev->area_name, align_order);
-		cmabuf_dma_free_pages(cdev->dev, size, page, dma);
+		cmabuf_dma_free_pages(cdev->dma_dev, size, page, dma);
 		return fatal_signal_pending(current) ? -EINTR : -ENOMEM;
 	}
 	range->page = page;
@@ -260,7 +260,7 @@ void cmabuf_range_release(struct cmabuf_dev *cdev,
 		return;
 
 	if (range->strategy == CMABUF_STRATEGY_DMA) {
-		cmabuf_dma_free_pages(cdev->dev, range->count << PAGE_SHIFT,
+		cmabuf_dma_free_pages(cdev->dma_dev, range->count << PAGE_SHIFT,
 				      range->page, range->dma);
 		return;
 	}

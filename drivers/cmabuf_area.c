@@ -13,19 +13,27 @@
  * then not known, and DMA is not offered on it, since no buffer the DMA
  * API gives could be checked to come from it.
  *
- * The binding outlives the unbind: dma_free_pages() frees a DMA buffer
- * into the device's area (dma_free_contiguous()), and into the page
- * allocator once the binding is gone. It is released with the instance's
- * last reference (cmabuf_dev.c); a device bound again while an earlier
- * instance on it still has buffers shares the earlier binding, since
- * of_reserved_mem_device_release() ends every binding of a device at once.
+ * DMA allocates through a device of the instance's own, not through the
+ * platform device: a DMA buffer outlives the unbind, but the DMA API holds
+ * a driver to free its allocations before its device is unbound (with
+ * CONFIG_DMA_API_DEBUG it WARNs "device driver has pending DMA
+ * allocations while released from device"), and the unbind takes the
+ * device's DMA configuration down. The instance's device is never bound
+ * to a driver nor added to a bus: it is set up once (the direct mapping,
+ * a 64-bit mask) and bound to the memory-region with
+ * of_reserved_mem_device_init_by_idx(), and that binding, which
+ * dma_free_pages() frees through (dma_free_contiguous() frees into
+ * dev->cma_area, and into the page allocator once it is gone), is ended
+ * only with the instance's last reference (cmabuf_dev.c), when no buffer
+ * is left. Each instance has its own, so a device bound again while an
+ * earlier instance still has buffers does not share or end the earlier
+ * binding.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/device.h>
-#include <linux/list.h>
-#include <linux/mutex.h>
+#include <linux/dma-mapping.h>
 #include <linux/of.h>
 #include <linux/of_reserved_mem.h>
 #include <linux/slab.h>
@@ -33,69 +41,32 @@
 
 #include "cmabuf.h"
 
-/**
- * struct cmabuf_attach - a device bound to its memory-region by cmabuf
- * @node: entry in cmabuf_attached.
- * @dev: the device.
- * @users: instances of @dev that have not been released.
- */
-struct cmabuf_attach {
-	struct list_head node;
-	struct device *dev;
-	unsigned int users;
-};
-
-static LIST_HEAD(cmabuf_attached);
-static DEFINE_MUTEX(cmabuf_attach_lock);
-
-/* Bind @dev to its memory-region, or share the binding it has from us. */
-static int cmabuf_area_attach(struct device *dev)
+static void cmabuf_area_dma_release(struct device *dma)
 {
-	struct cmabuf_attach *a;
-	int ret = 0;
-
-	mutex_lock(&cmabuf_attach_lock);
-	list_for_each_entry(a, &cmabuf_attached, node) {
-		if (a->dev == dev) {
-			a->users++;
-			goto out;
-		}
-	}
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
-	if (!a) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = of_reserved_mem_device_init(dev);
-	if (ret) {
-		kfree(a);
-		goto out;
-	}
-	a->dev = dev;
-	a->users = 1;
-	list_add(&a->node, &cmabuf_attached);
-out:
-	mutex_unlock(&cmabuf_attach_lock);
-	return ret;
+	kfree(dma);
 }
 
-static void cmabuf_area_detach(struct device *dev)
+/*
+ * The instance's device for the DMA API: a child of @dev in name only,
+ * with the direct mapping and a 64-bit mask, on @dev's node.
+ */
+static struct device *cmabuf_area_dma_create(struct device *dev)
 {
-	struct cmabuf_attach *a;
+	struct device *dma;
 
-	mutex_lock(&cmabuf_attach_lock);
-	list_for_each_entry(a, &cmabuf_attached, node) {
-		if (a->dev != dev)
-			continue;
-		if (!--a->users) {
-			/* Clears dev->cma_area only; the struct cma stays. */
-			of_reserved_mem_device_release(dev);
-			list_del(&a->node);
-			kfree(a);
-		}
-		break;
+	dma = kzalloc_obj(*dma);
+	if (!dma)
+		return NULL;
+	device_initialize(dma);
+	dma->release = cmabuf_area_dma_release;
+	dma->parent = dev;
+	set_dev_node(dma, dev_to_node(dev));
+	if (dev_set_name(dma, "%s-dma", dev_name(dev)) ||
+	    dma_coerce_mask_and_coherent(dma, DMA_BIT_MASK(64))) {
+		put_device(dma);
+		return NULL;
 	}
-	mutex_unlock(&cmabuf_attach_lock);
+	return dma;
 }
 
 /* What the region's node tells: where the area lies, its size and name. */
@@ -134,13 +105,14 @@ static int cmabuf_area_own(struct cmabuf_dev *cdev, struct device *dev)
 		return dev_err_probe(dev, -EINVAL,
 				     "memory-region is not a reusable shared-dma-pool\n");
 
-	ret = cmabuf_area_attach(dev);
+	ret = of_reserved_mem_device_init_by_idx(cdev->dma_dev, dev->of_node,
+						 0);
 	if (ret)
 		return dev_err_probe(dev, ret, "no usable memory-region\n");
 	cdev->area_attached = true;
 
 #ifdef CONFIG_DMA_CMA
-	cdev->cma = dev->cma_area;
+	cdev->cma = cdev->dma_dev->cma_area;
 #endif
 	if (!cdev->cma)
 		return dev_err_probe(dev, -EINVAL,
@@ -196,14 +168,14 @@ static int cmabuf_area_default(struct cmabuf_dev *cdev, struct device *dev)
 
 /**
  * cmabuf_area_probe() - find an instance's area and what it offers
- * @cdev: the instance being bound; @dev_dma is set.
+ * @cdev: the instance being bound.
  * @dev: its device.
  *
- * Sets @cma, @area_name, @area_pages, @base_pfn, @area_end and
- * @strategies, and binds a node's device to its memory-region (released
- * by cmabuf_area_release()). The CMA strategies need the struct cma;
- * DMA needs to know where the area lies, so as to check every buffer, a
- * DMA mask, and no IOMMU (whose mappings it does not need).
+ * Sets @dma_dev, @cma, @area_name, @area_pages, @base_pfn, @area_end and
+ * @strategies, and binds @dma_dev to a node's memory-region (all of it
+ * released by cmabuf_area_release()). The CMA strategies need the struct
+ * cma; DMA needs to know where the area lies, so as to check every
+ * buffer.
  *
  * Return: 0, or a negative errno when the device has no usable area or no
  * strategy could allocate from it.
@@ -217,6 +189,9 @@ int cmabuf_area_probe(struct cmabuf_dev *cdev, struct device *dev)
 	int ret;
 
 	cdev->base_pfn = CMABUF_PFN_UNKNOWN;
+	cdev->dma_dev = cmabuf_area_dma_create(dev);
+	if (!cdev->dma_dev)
+		return -ENOMEM;
 	if (dev->of_node)
 		ret = cmabuf_area_own(cdev, dev);
 	else
@@ -236,13 +211,13 @@ int cmabuf_area_probe(struct cmabuf_dev *cdev, struct device *dev)
 	cdev->strategies = lim.strategies;
 	if (!cdev->cma)
 		cdev->strategies &= ~cma_bits;
-	if (!cdev->area_end || !cdev->dev_dma || !cmabuf_dev_direct(dev))
+	if (!cdev->area_end)
 		cdev->strategies &= ~CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_DMA);
 	if (cdev->strategies & ~CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_AUTO))
 		return 0;
 
 	return dev_err_probe(dev, -ENODEV,
-			     "no strategy can allocate from CMA area %s: this kernel exports no CMA allocator, and DMA needs to know where the area lies (a linux,cmabuf node's memory-region, or a linux,cma-default one), a DMA mask and no IOMMU\n",
+			     "no strategy can allocate from CMA area %s: this kernel exports no CMA allocator, and DMA needs to know where the area lies (a linux,cmabuf node's memory-region, or a linux,cma-default one)\n",
 			     cdev->area_name);
 }
 
@@ -252,9 +227,14 @@ int cmabuf_area_probe(struct cmabuf_dev *cdev, struct device *dev)
  */
 void cmabuf_area_release(struct cmabuf_dev *cdev)
 {
+	if (!cdev->dma_dev)
+		return;
+	/* Clears dma_dev->cma_area only; the struct cma stays. */
 	if (cdev->area_attached)
-		cmabuf_area_detach(cdev->dev);
+		of_reserved_mem_device_release(cdev->dma_dev);
 	cdev->area_attached = false;
+	put_device(cdev->dma_dev);
+	cdev->dma_dev = NULL;
 }
 
 /**

@@ -160,11 +160,10 @@ static int cmabuf_probe(struct platform_device *pdev)
 	init_rwsem(&cdev->dma_lock);
 	INIT_LIST_HEAD(&cdev->reach_node);
 
-	/* Before the area: DMA needs the mask. */
-	cmabuf_probe_dma(cdev, dev);
 	ret = cmabuf_area_probe(cdev, dev);
 	if (ret)
-		goto release_area;
+		goto put_cdev;
+	cmabuf_probe_dma(cdev, dev);
 
 	ret = cmabuf_probe_name(cdev, pdev);
 	if (ret)
@@ -195,6 +194,7 @@ free_id:
 		ida_free(&cmabuf_ida, cdev->id);
 release_area:
 	cmabuf_remove_dma(cdev);
+put_cdev:
 	/* The last reference: releases the area too (cmabuf_area.c). */
 	cmabuf_dev_put(cdev);
 	return ret;

@@ -51,10 +51,11 @@
  * kernel's CONFIG_CMA_ALIGNMENT pages order: a larger @align is EINVAL.
  * Offered on an instance only where the place of its region is known (a
  * "linux,cmabuf" node's memory-region; for the default instance a
- * reserved-memory node marked linux,cma-default) and its device maps
- * without an IOMMU. The default area gives single pages from the page
- * allocator, never from CMA: one-page DMA buffers of the default instance
- * fail with ENOMEM.
+ * reserved-memory node marked linux,cma-default). The device it allocates
+ * on is the instance's own, with the direct mapping: a DMA buffer is
+ * memory, not a mapping for any device. The default area gives single
+ * pages from the page allocator, never from CMA: one-page DMA buffers of
+ * the default instance fail with ENOMEM.
  */
 #define CMABUF_STRATEGY_AUTO		0
 #define CMABUF_STRATEGY_COMPOUND	1
