@@ -893,9 +893,9 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
  * into the page allocator once of_reserved_mem_device_release() has
  * cleared it, the area's pages then lost. Freed after its instance was
  * unbound, the area's used pages must come back all the same. Bound again
- * while a buffer of the old instance lives, the new instance shares the
- * binding: the old buffer's free, the old instance's last reference, must
- * not end it under the new one, whose buffer must come back too.
+ * while a buffer of the old instance lives, the old buffer's free (the
+ * old instance's last reference) must not end the new instance's
+ * binding, whose buffer must come back too.
  */
 TEST_F_TIMEOUT(lc, unbind_with_live_dma_buffer, 300)
 {
