@@ -6,7 +6,8 @@
  * 7.2 patches add in its headers, never from the version number:
  *   CMABUF_HAVE_CMA_ALLOC    cma_alloc(), cma_release(): LEGACY
  *   CMABUF_HAVE_CMA_NAME     cma_get_name()
- *   CMABUF_HAVE_DEFAULT_AREA dev_get_cma_area() (out of line from 6.13)
+ *   CMABUF_HAVE_DEFAULT_AREA dev_get_cma_area() (out of line from 6.13),
+ *                            or the variable its inline reads before
  *   CMABUF_HAVE_DMA_PAGES    dma_alloc_pages(), dma_free_pages(): DMA
  *   CMABUF_HAVE_FROZEN       cma_alloc_frozen*(), cma_release_frozen()
  *   CMABUF_HAVE_FROZEN_NOINIT  cma_alloc_frozen*_noinit() (7.2 patch 0004)
@@ -112,7 +113,8 @@ static inline const char *cmabuf_cma_name(struct cma *cma)
 
 /*
  * The default area, NULL where the kernel exports no way to it: before
- * 6.13, dev_get_cma_area() is an inline that reads an unexported variable.
+ * 6.13, dev_get_cma_area() is an inline that reads
+ * dma_contiguous_default_area, which only our 6.12 patch exports.
  */
 static inline struct cma *cmabuf_default_cma(struct device *dev)
 {
