@@ -12,6 +12,8 @@
  *   cmabuf_pool.c    buffers prepared ahead, and freed in the background
  *   cmabuf_plan.c    a request turned into a plan (pure, KUnit-tested)
  *   cmabuf_alloc.c   pages from CMA, one strategy at a time
+ *   cmabuf_area.c    the instance's CMA area: found at probe, and its
+ *                    device's binding to it kept while buffers live
  *   cmabuf_zero.c    clearing, on every CPU of the node
  *   cmabuf_sg.c      what an importer can take: segments cut to its
  *                    limits, ranges synced per segment, and whether its
@@ -63,6 +65,8 @@ struct sg_table;
  * @min_compound_order: smallest order COMPOUND may allocate.
  * @max_compound_order: largest order COMPOUND may allocate (kernel limit,
  *	not the area's size).
+ * @dma_align_order: largest alignment, as a page order, that DMA gets
+ *	(the kernel's CONFIG_CMA_ALIGNMENT).
  * @pmd_order: page order of what one PMD entry maps, where CPU mappings
  *	use PMD entries; 0 where they do not.
  */
@@ -70,6 +74,7 @@ struct cmabuf_limits {
 	u32 strategies;
 	unsigned int min_compound_order;
 	unsigned int max_compound_order;
+	unsigned int dma_align_order;
 	unsigned int pmd_order;
 };
 
@@ -95,6 +100,7 @@ struct cmabuf_plan {
  * @page: first page.
  * @count: number of pages.
  * @strategy: the strategy that allocated them and must release them.
+ * @dma: DMA's address of them, for dma_free_pages() (DMA only).
  * @charged: a buffer's pages counted in &cmabuf_dev.unprivileged_bytes.
  * @objcg: the memory cgroup a buffer's bytes are charged to
  *	(mem_accounting), holding a reference, or NULL.
@@ -106,6 +112,7 @@ struct cmabuf_range {
 	struct page *page;
 	unsigned long count;
 	u32 strategy;
+	dma_addr_t dma;
 	bool charged;
 	struct obj_cgroup *objcg;
 };
@@ -143,7 +150,21 @@ struct cmabuf_counters {
  * @ref: held by the platform device while bound, by every open file of the
  *	misc device, by every buffer and by heap allocations in flight.
  * @dev: the platform device (a reference is held; unused once unbound).
- * @cma: the CMA area; areas are never freed, so this outlives the binding.
+ * @cma: the CMA area, or NULL where the kernel exports no way to find it
+ *	(the default area on kernels before 6.13 that export nothing of
+ *	CMA); areas are never freed, so this outlives the binding.
+ * @area_name: the area's name: cma_get_name(), else the reserved-memory
+ *	node's, else "unknown".
+ * @area_pages: size of the area in pages: cma_get_size(), else the
+ *	reserved-memory node's; 0 when unknown.
+ * @strategies: CMABUF_STRATEGY_BIT() of the strategies this instance can
+ *	offer (the kernel's are cut to them by cmabuf_dev_limits()).
+ * @dma_dev: the instance's own device for the DMA API (cmabuf_area.c):
+ *	never bound nor added, freed with the instance's last reference.
+ * @area_attached: of_reserved_mem_device_init_by_idx() bound @dma_dev to
+ *	the node's memory-region; released with the instance's last
+ *	reference, since dma_free_pages() of a DMA buffer frees through that
+ *	binding.
  * @base_pfn: first page frame of the area, %CMABUF_PFN_UNKNOWN when the
  *	kernel does not tell (the default area).
  * @area_end: physical address of the area's last byte, 0 when the kernel
@@ -173,6 +194,11 @@ struct cmabuf_dev {
 	struct kref ref;
 	struct device *dev;
 	struct cma *cma;
+	const char *area_name;
+	unsigned long area_pages;
+	u32 strategies;
+	struct device *dma_dev;
+	bool area_attached;
 	unsigned long base_pfn;
 	phys_addr_t area_end;
 	struct rw_semaphore dma_lock;
@@ -223,6 +249,12 @@ static inline bool cmabuf_caller_privileged(void)
 struct cmabuf_dev *cmabuf_dev_create(struct device *dev);
 void cmabuf_dev_get(struct cmabuf_dev *cdev);
 void cmabuf_dev_put(struct cmabuf_dev *cdev);
+
+/* cmabuf_area.c */
+int cmabuf_area_probe(struct cmabuf_dev *cdev, struct device *dev);
+void cmabuf_area_release(struct cmabuf_dev *cdev);
+bool cmabuf_area_holds(const struct cmabuf_dev *cdev, phys_addr_t phys,
+		       u64 size);
 
 /* cmabuf_ioctl.c */
 int cmabuf_misc_register(struct cmabuf_dev *cdev);
@@ -364,7 +396,7 @@ void cmabuf_reach_warn(struct cmabuf_dev *cdev, struct device *dev,
 
 /* cmabuf_stats.c */
 /* stats/ and one stats_<strategy>/ per strategy */
-#define CMABUF_STAT_DIRS	4
+#define CMABUF_STAT_DIRS	5
 extern const struct attribute_group cmabuf_area_group;
 extern const struct attribute_group cmabuf_cap_group;
 extern struct attribute_group cmabuf_stat_groups[CMABUF_STAT_DIRS];

@@ -3,7 +3,9 @@
  * cmabuf: allocating and releasing pages, one strategy at a time
  *
  * Pages of FROZEN and COMPOUND ranges keep a zero refcount: nothing here or
- * in the dma-buf code may get_page()/put_page() them. Nothing is counted
+ * in the dma-buf code may get_page()/put_page() them. DMA ranges come from
+ * the DMA API on the instance's own device and go back through it, with their
+ * DMA address; the others go to and from the area directly. Nothing is counted
  * here either: how an allocation went is returned (struct cmabuf_tries)
  * for its caller to count.
  */
@@ -11,6 +13,7 @@
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/cma.h>
+#include <linux/device.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
@@ -36,7 +39,7 @@ struct cmabuf_strategy_ops {
 static struct page *cmabuf_legacy_alloc(struct cma *cma, unsigned long count,
 					unsigned int align)
 {
-	return cma_alloc(cma, count, align, true);
+	return cmabuf_cma_alloc(cma, count, align);
 }
 
 /* The folio is aligned to its own size; @align is that order already. */
@@ -57,15 +60,50 @@ static const struct cmabuf_strategy_ops cmabuf_strategy_ops[CMABUF_STRATEGY_COUN
 	},
 	[CMABUF_STRATEGY_LEGACY] = {
 		.alloc = cmabuf_legacy_alloc,
-		.release = cma_release,
+		.release = cmabuf_cma_release,
 	},
 };
+
+/*
+ * DMA: the DMA API allocates from the device's CMA area (the default one
+ * for a device without), but when the area has no room it takes the page
+ * allocator's pages instead (dma-direct, for sizes it can serve), and a
+ * device with a restricted pool gets that pool's: what does not lie inside
+ * the instance's region is given back, and the area counted as full. The
+ * alignment the DMA API gives is checked too (cmabuf_plan_make() asks no
+ * more than it gives).
+ */
+static int cmabuf_dma_alloc(struct cmabuf_dev *cdev, unsigned long pages,
+			    unsigned int align_order,
+			    struct cmabuf_range *range)
+{
+	size_t size = pages << PAGE_SHIFT;
+	struct page *page;
+	phys_addr_t phys;
+	dma_addr_t dma;
+
+	page = cmabuf_dma_alloc_pages(cdev->dma_dev, size, &dma);
+	if (!page)
+		return fatal_signal_pending(current) ? -EINTR : -EAGAIN;
+	phys = page_to_phys(page);
+	if (!cmabuf_area_holds(cdev, phys, size) ||
+	    !IS_ALIGNED(page_to_pfn(page), 1UL << align_order)) {
+		dev_dbg_ratelimited(cdev->dma_dev,
+				    "DMA API gave %lu pages at %pa, outside area %s or not aligned to order %u: refused\n",
+				    pages, &phys, cdev->area_name, align_order);
+		cmabuf_dma_free_pages(cdev->dma_dev, size, page, dma);
+		return fatal_signal_pending(current) ? -EINTR : -ENOMEM;
+	}
+	range->page = page;
+	range->dma = dma;
+	return 0;
+}
 
 /**
  * cmabuf_range_alloc() - allocate pages with one strategy
  * @cdev: the instance, whose area is used.
- * @strategy: COMPOUND, FROZEN or LEGACY; one the kernel has (see
- *	cmabuf_limits_get()).
+ * @strategy: COMPOUND, FROZEN, LEGACY or DMA; one the instance has (see
+ *	cmabuf_dev_limits()).
  * @pages: pages wanted.
  * @align_order: alignment as a page order.
  * @range: out: what was allocated.
@@ -77,31 +115,44 @@ static const struct cmabuf_strategy_ops cmabuf_strategy_ops[CMABUF_STRATEGY_COUN
  * when the area does not have @pages pages free (or fewer in all); -EBUSY
  * when it has, but no aligned range of them could be taken: pages in every
  * window were pinned or being migrated, or other buffers split the free
- * pages. Where the kernel does not tell the free pages, -ENOMEM.
+ * pages. Where the kernel does not tell the free pages, -ENOMEM. DMA pages
+ * from outside the instance's region are -ENOMEM, whatever the area has.
  */
 int cmabuf_range_alloc(struct cmabuf_dev *cdev, u32 strategy,
 		       unsigned long pages, unsigned int align_order,
 		       struct cmabuf_range *range)
 {
-	unsigned long area = cmabuf_area_pages(cdev->cma);
-	struct page *page;
+	unsigned long area = cdev->area_pages;
+	struct page *page = NULL;
+	int ret = -EAGAIN;
 
 	if (WARN_ON_ONCE(strategy == CMABUF_STRATEGY_AUTO ||
-			 strategy >= CMABUF_STRATEGY_COUNT))
+			 strategy >= CMABUF_STRATEGY_COUNT ||
+			 !(cdev->strategies & CMABUF_STRATEGY_BIT(strategy))))
 		return -EINVAL;
 	if (area && pages > area)
 		return -ENOMEM;
 
-	page = cmabuf_strategy_ops[strategy].alloc(cdev->cma, pages,
-						   align_order);
-	if (!page) {
+	range->dma = 0;
+	if (strategy == CMABUF_STRATEGY_DMA) {
+		ret = cmabuf_dma_alloc(cdev, pages, align_order, range);
+	} else {
+		page = cmabuf_strategy_ops[strategy].alloc(cdev->cma, pages,
+							   align_order);
+		if (page) {
+			range->page = page;
+			ret = 0;
+		}
+	}
+	if (ret == -EAGAIN) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		return cmabuf_area_free_pages(cdev->cma) >= pages ? -EBUSY :
 								    -ENOMEM;
 	}
+	if (ret)
+		return ret;
 
-	range->page = page;
 	range->count = pages;
 	range->strategy = strategy;
 	return 0;
@@ -208,6 +259,11 @@ void cmabuf_range_release(struct cmabuf_dev *cdev,
 			 range->strategy >= CMABUF_STRATEGY_COUNT))
 		return;
 
+	if (range->strategy == CMABUF_STRATEGY_DMA) {
+		cmabuf_dma_free_pages(cdev->dma_dev, range->count << PAGE_SHIFT,
+				      range->page, range->dma);
+		return;
+	}
 	ops = &cmabuf_strategy_ops[range->strategy];
 	WARN_ON_ONCE(!ops->release(cdev->cma, range->page, range->count));
 }

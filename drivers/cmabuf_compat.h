@@ -4,6 +4,11 @@
  *
  * Kbuild finds what the kernel exports in its Module.symvers and what our
  * 7.2 patches add in its headers, never from the version number:
+ *   CMABUF_HAVE_CMA_ALLOC    cma_alloc(), cma_release(): LEGACY
+ *   CMABUF_HAVE_CMA_NAME     cma_get_name()
+ *   CMABUF_HAVE_DEFAULT_AREA dev_get_cma_area() (out of line from 6.13),
+ *                            or the variable its inline reads before
+ *   CMABUF_HAVE_DMA_PAGES    dma_alloc_pages(), dma_free_pages(): DMA
  *   CMABUF_HAVE_FROZEN       cma_alloc_frozen*(), cma_release_frozen()
  *   CMABUF_HAVE_FROZEN_NOINIT  cma_alloc_frozen*_noinit() (7.2 patch 0004)
  *   CMABUF_HAVE_AREA_STATS   cma_get_size(), cma_get_available_pages()
@@ -22,6 +27,7 @@
 #include <linux/cma.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/highmem.h>
 #include <linux/memcontrol.h>
@@ -63,6 +69,96 @@
 #define CMABUF_CLEARS_FROZEN	0
 #endif
 
+/*
+ * cma_alloc() and cma_release(), which stock kernels before 6.13 do not
+ * export: without them LEGACY is not offered and these are never called.
+ */
+#ifdef CMABUF_HAVE_CMA_ALLOC
+#define CMABUF_CMA_API	1
+#else
+#define CMABUF_CMA_API	0
+#endif
+
+static inline struct page *cmabuf_cma_alloc(struct cma *cma,
+					    unsigned long count,
+					    unsigned int align)
+{
+#ifdef CMABUF_HAVE_CMA_ALLOC
+	return cma_alloc(cma, count, align, true);
+#else
+	return NULL;
+#endif
+}
+
+static inline bool cmabuf_cma_release(struct cma *cma,
+				      const struct page *pages,
+				      unsigned long count)
+{
+#ifdef CMABUF_HAVE_CMA_ALLOC
+	return cma_release(cma, pages, count);
+#else
+	return false;
+#endif
+}
+
+/* The area's name, NULL when this kernel does not tell. */
+static inline const char *cmabuf_cma_name(struct cma *cma)
+{
+#ifdef CMABUF_HAVE_CMA_NAME
+	return cma ? cma_get_name(cma) : NULL;
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * The default area, NULL where the kernel exports no way to it: before
+ * 6.13, dev_get_cma_area() is an inline that reads
+ * dma_contiguous_default_area, which only our 6.12 patch exports.
+ */
+static inline struct cma *cmabuf_default_cma(struct device *dev)
+{
+#ifdef CMABUF_HAVE_DEFAULT_AREA
+	return dev_get_cma_area(dev);
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * DMA: dma_alloc_pages() on the instance's device. The DMA API takes CMA's
+ * alignment as min(get_order(size), CONFIG_CMA_ALIGNMENT), so no more can
+ * be asked. Its fallback to the page allocator when the area has no room
+ * is not wanted (cmabuf refuses such pages): it is told not to retry, and
+ * not to warn, which also keeps cma_alloc() quiet. The pages come zeroed
+ * (kernel/dma/direct.c, dma_direct_alloc_pages(), 6.1 to 7.2).
+ */
+#ifdef CMABUF_HAVE_DMA_PAGES
+#define CMABUF_DMA_API	1
+#else
+#define CMABUF_DMA_API	0
+#endif
+#define CMABUF_DMA_ALIGN_ORDER	CONFIG_CMA_ALIGNMENT
+
+static inline struct page *cmabuf_dma_alloc_pages(struct device *dev,
+						  size_t size, dma_addr_t *dma)
+{
+#ifdef CMABUF_HAVE_DMA_PAGES
+	return dma_alloc_pages(dev, size, dma, DMA_BIDIRECTIONAL,
+			       GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY);
+#else
+	return NULL;
+#endif
+}
+
+static inline void cmabuf_dma_free_pages(struct device *dev, size_t size,
+					 struct page *page, dma_addr_t dma)
+{
+#ifdef CMABUF_HAVE_DMA_PAGES
+	dma_free_pages(dev, size, page, dma, DMA_BIDIRECTIONAL);
+#endif
+}
+
 static inline struct page *cmabuf_cma_alloc_frozen(struct cma *cma,
 						   unsigned long count,
 						   unsigned int align)
@@ -103,7 +199,7 @@ static inline bool cmabuf_cma_release_frozen(struct cma *cma,
 static inline unsigned long cmabuf_area_pages(struct cma *cma)
 {
 #ifdef CMABUF_HAVE_AREA_STATS
-	return cma_get_size(cma) >> PAGE_SHIFT;
+	return cma ? cma_get_size(cma) >> PAGE_SHIFT : 0;
 #else
 	return 0;
 #endif
@@ -113,7 +209,7 @@ static inline unsigned long cmabuf_area_pages(struct cma *cma)
 static inline unsigned long cmabuf_area_free_pages(struct cma *cma)
 {
 #ifdef CMABUF_HAVE_AREA_STATS
-	return cma_get_available_pages(cma);
+	return cma ? cma_get_available_pages(cma) : 0;
 #else
 	return 0;
 #endif

@@ -5,7 +5,9 @@
  * An instance is reference counted. The binding, every open file of its
  * misc device, every buffer and every heap allocation in flight hold a
  * reference; the last one frees it. Its struct cma is never freed by the
- * kernel, so buffers that outlive the binding still release into it.
+ * kernel, so buffers that outlive the binding still release into it; the
+ * device's binding to its area, which DMA buffers free through, goes with
+ * the last reference.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -42,6 +44,7 @@ static void cmabuf_dev_release(struct kref *ref)
 
 	/* Idle since the unbind stopped it (cmabuf_pool_stop()). */
 	kfree(cdev->pool);
+	cmabuf_area_release(cdev);
 	put_device(cdev->dev);
 	kfree(cdev->name);
 	kfree(cdev);

@@ -118,7 +118,7 @@ static bool cmabuf_heap_name_taken(const char *name)
 	if (!strcmp(name, "default_cma_region"))
 		return true;
 	for (i = 0; (cma = cmabuf_cma_area(i)); i++) {
-		if (!strcmp(cma_get_name(cma), name))
+		if (cmabuf_cma_name(cma) && !strcmp(cmabuf_cma_name(cma), name))
 			return true;
 	}
 	return false;

@@ -172,7 +172,9 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 
 	cmabuf_dev_limits(cdev, &lim);
 
-	info->area_name_len = strlen(cma_get_name(cdev->cma)) + 1;
+	info->area_name_len = strlen(cdev->area_name) + 1;
+	/* Where the kernel does not tell, the size is the node's. */
+	info->total_bytes = (u64)cdev->area_pages << PAGE_SHIFT;
 	if (area) {
 		info->total_bytes = (u64)area << PAGE_SHIFT;
 		info->free_bytes = (u64)cmabuf_area_free_pages(cdev->cma) <<
@@ -217,7 +219,7 @@ static long cmabuf_ioctl_info(struct cmabuf_dev *cdev, unsigned int cmd,
 
 	cmabuf_info_fill(cdev, &info);
 	ret = cmabuf_copy_name(info.area_name_ptr, info.area_name_size,
-			       cma_get_name(cdev->cma));
+			       cdev->area_name);
 	if (ret)
 		return ret;
 	return cmabuf_copy_out(&ua, &info);
@@ -403,6 +405,7 @@ static const struct attribute_group *cmabuf_misc_groups[] = {
 	&cmabuf_stat_groups[1],
 	&cmabuf_stat_groups[2],
 	&cmabuf_stat_groups[3],
+	&cmabuf_stat_groups[4],
 	NULL,
 };
 

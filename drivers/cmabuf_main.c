@@ -13,15 +13,14 @@
  *    area too, as /dev/cmabuf-<n>.
  *
  * Unbinding removes the misc device and the sysfs counters at once;
- * buffers still alive keep the instance (cmabuf_dev.c) and the module
- * (they are dma-bufs it owns) until they are freed.
+ * buffers still alive keep the instance (cmabuf_dev.c), its device's
+ * binding to its area (cmabuf_area.c) and the module (they are dma-bufs
+ * it owns) until they are freed.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
-#include <linux/cma.h>
 #include <linux/device.h>
-#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/idr.h>
@@ -29,7 +28,6 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/of.h>
-#include <linux/of_reserved_mem.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/rwsem.h>
@@ -44,76 +42,6 @@ MODULE_PARM_DESC(default_instance,
 
 static DEFINE_IDA(cmabuf_ida);
 static struct platform_device *cmabuf_default_pdev;
-
-/* The area of_reserved_mem_device_init() gave the device, if any. */
-static struct cma *cmabuf_own_area(struct device *dev)
-{
-#ifdef CONFIG_DMA_CMA
-	return dev->cma_area;
-#else
-	return NULL;
-#endif
-}
-
-/* Where the memory-region lies, which is where its CMA area does. */
-static void cmabuf_region_place(struct cmabuf_dev *cdev, struct device *dev)
-{
-	struct device_node *np;
-	struct reserved_mem *rmem;
-
-	np = of_parse_phandle(dev->of_node, "memory-region", 0);
-	rmem = of_reserved_mem_lookup(np);
-	of_node_put(np);
-	if (!rmem || !rmem->size)
-		return;
-	cdev->base_pfn = PHYS_PFN(rmem->base);
-	cdev->area_end = rmem->base + rmem->size - 1;
-}
-
-static int cmabuf_probe_area(struct cmabuf_dev *cdev, struct device *dev)
-{
-	struct device_node *np;
-	bool reusable;
-	int ret;
-
-	cdev->base_pfn = CMABUF_PFN_UNKNOWN;
-	if (!dev->of_node) {
-		/* A device without an area of its own gets the default one. */
-		cdev->cma = dev_get_cma_area(dev);
-		if (!cdev->cma)
-			return dev_err_probe(dev, -ENODEV,
-					     "no default CMA area\n");
-		return 0;
-	}
-
-	/*
-	 * Only a reusable pool is a CMA area. Anything else is refused before
-	 * of_reserved_mem_device_init() sets it up for the device: a coherent
-	 * pool without no-map would be memremap()ed over RAM.
-	 */
-	np = of_parse_phandle(dev->of_node, "memory-region", 0);
-	if (!np)
-		return dev_err_probe(dev, -ENODEV, "no memory-region\n");
-	reusable = of_device_is_compatible(np, "shared-dma-pool") &&
-		   of_property_read_bool(np, "reusable");
-	of_node_put(np);
-	if (!reusable)
-		return dev_err_probe(dev, -EINVAL,
-				     "memory-region is not a reusable shared-dma-pool\n");
-
-	ret = of_reserved_mem_device_init(dev);
-	if (ret)
-		return dev_err_probe(dev, ret, "no usable memory-region\n");
-
-	cdev->cma = cmabuf_own_area(dev);
-	if (!cdev->cma) {
-		of_reserved_mem_device_release(dev);
-		return dev_err_probe(dev, -EINVAL,
-				     "memory-region is not a reusable shared-dma-pool\n");
-	}
-	cmabuf_region_place(cdev, dev);
-	return 0;
-}
 
 /*
  * The instance's device maps buffers only to maintain the CPU caches for
@@ -193,7 +121,7 @@ static void cmabuf_probe_limits(struct cmabuf_dev *cdev, struct device *dev)
 	u32 cells[2 * CMABUF_RESERVE_MAX], counts[CMABUF_RESERVE_MAX];
 	int n, i, ret;
 
-	cdev->reserve_max_bytes = (u64)cmabuf_area_pages(cdev->cma) <<
+	cdev->reserve_max_bytes = (u64)cdev->area_pages <<
 				  (PAGE_SHIFT - 1);
 	if (!device_property_read_u64(dev, "cmabuf,reserve-max-bytes", &max))
 		cdev->reserve_max_bytes = max;
@@ -232,7 +160,7 @@ static int cmabuf_probe(struct platform_device *pdev)
 	init_rwsem(&cdev->dma_lock);
 	INIT_LIST_HEAD(&cdev->reach_node);
 
-	ret = cmabuf_probe_area(cdev, dev);
+	ret = cmabuf_area_probe(cdev, dev);
 	if (ret)
 		goto put_cdev;
 	cmabuf_probe_dma(cdev, dev);
@@ -256,8 +184,7 @@ static int cmabuf_probe(struct platform_device *pdev)
 	cmabuf_debugfs_add(cdev);
 	cmabuf_reach_add(cdev);
 	platform_set_drvdata(pdev, cdev);
-	dev_info(dev, "/dev/%s on CMA area %s\n", cdev->name,
-		 cma_get_name(cdev->cma));
+	dev_info(dev, "/dev/%s on CMA area %s\n", cdev->name, cdev->area_name);
 	return 0;
 
 stop_pool:
@@ -267,9 +194,8 @@ free_id:
 		ida_free(&cmabuf_ida, cdev->id);
 release_area:
 	cmabuf_remove_dma(cdev);
-	if (dev->of_node)
-		of_reserved_mem_device_release(dev);
 put_cdev:
+	/* The last reference: releases the area too (cmabuf_area.c). */
 	cmabuf_dev_put(cdev);
 	return ret;
 }
@@ -288,10 +214,10 @@ static void cmabuf_remove(struct platform_device *pdev)
 	if (cdev->id >= 0)
 		ida_free(&cmabuf_ida, cdev->id);
 	cmabuf_remove_dma(cdev);
-	/* Clears dev->cma_area only; the struct cma stays valid. */
-	if (pdev->dev.of_node)
-		of_reserved_mem_device_release(&pdev->dev);
-	/* Buffers still alive hold their own references. */
+	/*
+	 * Buffers still alive hold their own references, and the device's
+	 * binding to its area with them (cmabuf_area.c).
+	 */
 	cmabuf_dev_put(cdev);
 }
 

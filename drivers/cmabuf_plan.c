@@ -87,7 +87,8 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_compound_order);
  * cmabuf_strategy_name() - the name of a strategy, as cmabufctl spells it
  * @strategy: a %CMABUF_STRATEGY_* value.
  *
- * Return: "auto", "compound", "frozen", "legacy", or "?" for anything else.
+ * Return: "auto", "compound", "frozen", "legacy", "dma", or "?" for
+ * anything else.
  */
 const char *cmabuf_strategy_name(u32 strategy)
 {
@@ -96,19 +97,32 @@ const char *cmabuf_strategy_name(u32 strategy)
 		[CMABUF_STRATEGY_COMPOUND] = "compound",
 		[CMABUF_STRATEGY_FROZEN] = "frozen",
 		[CMABUF_STRATEGY_LEGACY] = "legacy",
+		[CMABUF_STRATEGY_DMA] = "dma",
 	};
 
 	return strategy < CMABUF_STRATEGY_COUNT ? names[strategy] : "?";
 }
 
+/*
+ * The largest alignment DMA gives @pages, as a page order: the DMA API
+ * asks CMA for min(get_order(size), CONFIG_CMA_ALIGNMENT).
+ */
+static unsigned int cmabuf_dma_order(const struct cmabuf_limits *lim,
+				     unsigned long pages)
+{
+	return min_t(unsigned int, order_base_2(pages), lim->dma_align_order);
+}
+
 static void cmabuf_plan_auto(const struct cmabuf_limits *lim,
 			     unsigned int align_order, struct cmabuf_plan *plan)
 {
-	u32 best = CMABUF_STRATEGY_LEGACY;
+	u32 best = CMABUF_STRATEGY_DMA;
 	unsigned int order;
 
 	if (lim->strategies & CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_FROZEN))
 		best = CMABUF_STRATEGY_FROZEN;
+	else if (lim->strategies & CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY))
+		best = CMABUF_STRATEGY_LEGACY;
 
 	if (!cmabuf_compound_order(lim, plan->pages, &order) &&
 	    align_order <= order) {
@@ -135,6 +149,7 @@ static void cmabuf_plan_pmd(const struct cmabuf_limits *lim,
 {
 	if (!lim->pmd_order || plan->fallback != CMABUF_STRATEGY_AUTO ||
 	    plan->strategy == CMABUF_STRATEGY_COMPOUND ||
+	    plan->strategy == CMABUF_STRATEGY_DMA ||
 	    plan->pages < 1UL << lim->pmd_order ||
 	    plan->align_order >= lim->pmd_order)
 		return;
@@ -154,12 +169,15 @@ static void cmabuf_plan_pmd(const struct cmabuf_limits *lim,
  *
  * AUTO picks COMPOUND when the page count and alignment allow it, with
  * FROZEN (or LEGACY) as the fallback should the area have no aligned range
- * free; otherwise FROZEN, otherwise LEGACY. An explicit strategy never
- * falls back to another; FROZEN and LEGACY buffers of a PMD or more first
- * try a PMD boundary (cmabuf_plan_pmd()).
+ * free; otherwise FROZEN, otherwise LEGACY, otherwise DMA. An explicit
+ * strategy never falls back to another; FROZEN and LEGACY buffers of a PMD
+ * or more first try a PMD boundary (cmabuf_plan_pmd()). DMA cannot ask for
+ * an alignment: the DMA API gives what it gives (cmabuf_dma_order()),
+ * which is a PMD boundary where CONFIG_CMA_ALIGNMENT reaches it.
  *
- * Return: 0; -EINVAL for a bad size, alignment or strategy or a COMPOUND
- * request its rules refuse; -EOPNOTSUPP for a strategy the kernel lacks.
+ * Return: 0; -EINVAL for a bad size, alignment or strategy, a COMPOUND
+ * request its rules refuse, or a DMA one for more alignment than the DMA
+ * API gives; -EOPNOTSUPP for a strategy the kernel lacks.
  */
 int cmabuf_plan_make(const struct cmabuf_limits *lim, u64 size, u32 align,
 		     u32 strategy, struct cmabuf_plan *plan)
@@ -184,6 +202,9 @@ int cmabuf_plan_make(const struct cmabuf_limits *lim, u64 size, u32 align,
 	switch (strategy) {
 	case CMABUF_STRATEGY_AUTO:
 		cmabuf_plan_auto(lim, align_order, plan);
+		if (plan->strategy == CMABUF_STRATEGY_DMA &&
+		    align_order > cmabuf_dma_order(lim, plan->pages))
+			return -EINVAL;
 		cmabuf_plan_pmd(lim, plan);
 		return 0;
 	case CMABUF_STRATEGY_COMPOUND:
@@ -195,6 +216,12 @@ int cmabuf_plan_make(const struct cmabuf_limits *lim, u64 size, u32 align,
 			return -EINVAL;
 		plan->strategy = strategy;
 		plan->align_order = order;
+		return 0;
+	case CMABUF_STRATEGY_DMA:
+		if (align_order > cmabuf_dma_order(lim, plan->pages))
+			return -EINVAL;
+		plan->strategy = strategy;
+		plan->align_order = align_order;
 		return 0;
 	default:
 		plan->strategy = strategy;
@@ -274,10 +301,14 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_area_max_order);
  */
 void cmabuf_limits_get(struct cmabuf_limits *lim)
 {
-	lim->strategies = CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_AUTO) |
-			  CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY);
+	lim->strategies = CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_AUTO);
+	if (CMABUF_CMA_API)
+		lim->strategies |= CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY);
+	if (CMABUF_DMA_API)
+		lim->strategies |= CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_DMA);
 	lim->min_compound_order = 0;
 	lim->max_compound_order = 0;
+	lim->dma_align_order = CMABUF_DMA_ALIGN_ORDER;
 	lim->pmd_order = CMABUF_PMD_MAPPINGS ? PMD_SHIFT - PAGE_SHIFT : 0;
 	if (!CMABUF_FROZEN_API)
 		return;
@@ -292,7 +323,8 @@ void cmabuf_limits_get(struct cmabuf_limits *lim)
 /**
  * cmabuf_dev_limits() - what an instance allows
  * @cdev: the instance.
- * @lim: out: the kernel's limits, with COMPOUND's largest order cut to
+ * @lim: out: the kernel's limits, cut to the strategies the instance
+ *	offers (cmabuf_area_probe()), with COMPOUND's largest order cut to
  *	what the instance's area can hold.
  *
  * These are the bounds CMABUF_IOC_INFO reports in min_compound_order and
@@ -303,7 +335,7 @@ void cmabuf_limits_get(struct cmabuf_limits *lim)
 void cmabuf_dev_limits(struct cmabuf_dev *cdev, struct cmabuf_limits *lim)
 {
 	cmabuf_limits_get(lim);
+	lim->strategies &= cdev->strategies;
 	lim->max_compound_order =
-		cmabuf_area_max_order(lim, cdev->base_pfn,
-				      cmabuf_area_pages(cdev->cma));
+		cmabuf_area_max_order(lim, cdev->base_pfn, cdev->area_pages);
 }

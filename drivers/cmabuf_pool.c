@@ -723,7 +723,7 @@ static unsigned long cmabuf_pool_wanted(struct cmabuf_pool *pool,
 static bool cmabuf_pool_over(struct cmabuf_pool *pool, const void *owner,
 			     unsigned long more, bool privileged)
 {
-	unsigned long area = cmabuf_area_pages(pool->cdev->cma);
+	unsigned long area = pool->cdev->area_pages;
 
 	if (!area)
 		area = CMABUF_POOL_UNKNOWN_AREA_PAGES;

@@ -105,6 +105,7 @@ static const struct {
 	{ "stats_compound", CMABUF_STRATEGY_COMPOUND },
 	{ "stats_frozen", CMABUF_STRATEGY_FROZEN },
 	{ "stats_legacy", CMABUF_STRATEGY_LEGACY },
+	{ "stats_dma", CMABUF_STRATEGY_DMA },
 };
 
 static_assert(ARRAY_SIZE(cmabuf_stat_dirs) == CMABUF_STAT_DIRS);
@@ -124,7 +125,7 @@ static struct cmabuf_dev *cmabuf_stats_dev(struct device *dev)
 static ssize_t area_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%s\n", cma_get_name(cmabuf_stats_dev(dev)->cma));
+	return sysfs_emit(buf, "%s\n", cmabuf_stats_dev(dev)->area_name);
 }
 static DEVICE_ATTR_RO(area);
 

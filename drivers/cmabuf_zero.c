@@ -244,12 +244,16 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_pages);
  * alloc_contig_range() and alloc_contig_frozen_range() hand out, unless
  * init_on_free is also on (it then trusts the pages to have been cleared
  * when they were freed). cmabuf relies only on the first, and only where
- * it did not ask for uninitialised pages (CMABUF_CLEARS_FROZEN).
+ * it did not ask for uninitialised pages (CMABUF_CLEARS_FROZEN). The DMA
+ * API clears what dma_alloc_pages() gives, whatever init_on_alloc says
+ * (dma_direct_alloc_pages(), 6.1 to 7.2; dma_common_alloc_pages()).
  *
  * Return: true when every range @strategy allocates arrives cleared.
  */
 bool cmabuf_zeroed_by_allocator(u32 strategy)
 {
+	if (strategy == CMABUF_STRATEGY_DMA)
+		return true;
 	if (CMABUF_CLEARS_FROZEN && strategy != CMABUF_STRATEGY_LEGACY)
 		return false;
 	return want_init_on_alloc(GFP_KERNEL) && !want_init_on_free();

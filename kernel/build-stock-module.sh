@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-stock-module.sh KERNEL DIR: build the modules in DIR against the
-# test-bed kernel KERNEL as if it were the stock kernel of its series,
-# without our patches (its exports from stock-symvers.sh, CMABUF_STOCK=1
-# for what they add to headers), at W=1. Exit status 2,
-# and nothing built, when the stock kernel does not even export cma_alloc
-# (6.12): no cmabuf is possible there.
+# build-stock-module.sh KERNEL DIR [nocma]: build the modules in DIR
+# against the test-bed kernel KERNEL as if it were the stock kernel of its
+# series, without our patches (its exports from stock-symvers.sh,
+# CMABUF_STOCK=1 for what they add to headers), at W=1; with "nocma", as if
+# it exported nothing of CMA either, as Debian's 6.1 and 6.12 do (DMA is
+# then cmabuf's only strategy). Exit status 2, and nothing built, when the
+# kernel exports neither cma_alloc nor dma_alloc_pages: no cmabuf is
+# possible there.
 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
 kernel=${1:?usage: build-stock-module.sh KERNEL DIR}
-dir=${2:?usage: build-stock-module.sh KERNEL DIR}
+dir=${2:?usage: build-stock-module.sh KERNEL DIR [nocma]}
+mode=${3:-}
 
 mkdir -p "$dir"
-bash "$here/stock-symvers.sh" "$kernel" "$dir/stock.symvers"
-if ! awk '$2 == "cma_alloc" { found = 1 } END { exit !found }' "$dir/stock.symvers"; then
-	echo "stock $kernel does not export cma_alloc"
+bash "$here/stock-symvers.sh" "$kernel" "$dir/stock.symvers" $mode
+if ! awk '$2 == "cma_alloc" || $2 == "dma_alloc_pages" { found = 1 } END { exit !found }' \
+	"$dir/stock.symvers"; then
+	echo "stock $kernel exports neither cma_alloc nor dma_alloc_pages"
 	exit 2
 fi
 (cd "$CMABUF_TOP" && rsync -a --delete --exclude='*.o' --exclude='*.ko' \

@@ -9,7 +9,9 @@
 #    without our export patches (kernel/build-stock-module.sh: stock 7.2 exports
 #    cma_alloc and cma_release, not the frozen API nor the area
 #    statistics): it must build warning-free in its reduced mode, LEGACY
-#    only, and need no symbol that only the patched kernel exports;
+#    and DMA, and need no symbol that only the patched kernel exports;
+#    and as if it exported nothing of CMA either (Debian's 6.1 and 6.12,
+#    build-stock-module.sh ... nocma): DMA only, no CMA symbol needed;
 #  - every figure of docs/benchmarks.md against the runs it names;
 #  - the DT binding against the dt-schema meta-schema, and the generated
 #    device tree against the binding, where Debian's dt-schema runs here.
@@ -29,7 +31,7 @@ done
 binding=$top/Documentation/devicetree/bindings/misc/linux,cmabuf.yaml
 reduced=0
 [ -f "$CMABUF_BUILD/kernel/7.2/Module.symvers" ] && reduced=1
-echo "1..$((1 + ${#kernels[@]} + reduced + 1 + 1))"
+echo "1..$((1 + ${#kernels[@]} + 2 * reduced + 1 + 1))"
 
 # checkpatch: every C source and header we wrote. Userspace programs call
 # libdrm (drmGetVersion, ...), whose names are CamelCase, and have no
@@ -80,7 +82,23 @@ if [ $reduced -eq 1 ]; then
 	needs=$(grep -vxF -f <(awk '{ print $2 }' "$mod/stock.symvers") <<<"$undefined" || true)
 	[ $rc -eq 0 ] && [ -z "$warnings" ] && [ -z "$needs" ] &&
 		grep -qx cma_alloc <<<"$undefined"
-	ok $? "W=1 clean without the export patches (stock 7.2: LEGACY only)"
+	ok $? "W=1 clean without the export patches (stock 7.2: LEGACY and DMA)"
+	[ -n "$warnings$needs" ] && sed 's/^/# /' <<<"$warnings${needs:+
+needs $needs}" | head -n 40
+	[ $rc -ne 0 ] && [ -z "$warnings" ] && tail -n 20 <<<"$out" | sed 's/^/# /'
+
+	# As if the kernel exported nothing of CMA: DMA only.
+	mod=$CMABUF_BUILD/lint/7.2-nocma
+	rm -rf "$mod"
+	out=$(bash "$top/kernel/build-stock-module.sh" 7.2 "$mod" nocma 2>&1)
+	rc=$?
+	warnings=$(grep -E 'warning:|error:' <<<"$out")
+	undefined=$(${CROSS_COMPILE}nm -u "$mod/cmabuf.ko" 2>/dev/null | awk '{ print $2 }')
+	needs=$(grep -vxF -f <(awk '{ print $2 }' "$mod/stock.symvers") <<<"$undefined" || true)
+	[ $rc -eq 0 ] && [ -z "$warnings" ] && [ -z "$needs" ] &&
+		grep -qx dma_alloc_pages <<<"$undefined" &&
+		! grep -qE '^(cma_|dev_get_cma_area$)' <<<"$undefined"
+	ok $? "W=1 clean as for a kernel without CMA exports (Debian 6.1, 6.12: DMA only)"
 	[ -n "$warnings$needs" ] && sed 's/^/# /' <<<"$warnings${needs:+
 needs $needs}" | head -n 40
 	[ $rc -ne 0 ] && [ -z "$warnings" ] && tail -n 20 <<<"$out" | sed 's/^/# /'

@@ -40,7 +40,7 @@ static void alloc_usage(FILE *fp)
 		"strategy (and its physical address when allowed). SIZE and A are bytes\n"
 		"with binary units, as cmabufctl prints them: 4K, 64M, 64MiB, '1.50 GiB'.\n"
 		"\n"
-		"  -s, --strategy S   auto (default), compound, frozen or legacy\n"
+		"  -s, --strategy S   auto (default), compound, frozen, legacy or dma\n"
 		"  -a, --align A      physical alignment, a power of two (default: the\n"
 		"                     driver's choice)\n"
 		"      --hold SECONDS keep the buffer open that long before freeing it\n"
@@ -325,7 +325,7 @@ int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 		switch (c) {
 		case 's':
 			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
-				msg_err("alloc: bad strategy '%s' (auto, compound, frozen or legacy)",
+				msg_err("alloc: bad strategy '%s' (auto, compound, frozen, legacy or dma)",
 					optarg);
 				return EXIT_USAGE;
 			}

@@ -133,7 +133,7 @@ static void bench_usage(FILE *fp)
 			workloads[i].device, workloads[i].iterations);
 	fprintf(fp,
 		"\npaths (--strategy):\n"
-		"  compound, frozen, legacy, auto  cmabuf with that strategy (cmabuf-<S>)\n"
+		"  compound, frozen, legacy, dma, auto  cmabuf with that strategy (cmabuf-<S>)\n"
 		"  <S>-4k        end-to-end workloads: cmabuf-<S> mapped with 4 KiB\n"
 		"                entries only (THP off for it), to compare with 2 MiB\n"
 		"  <S>-prepared  e2e-*, load-64m, load-1g, camera: cmabuf-<S>, every\n"

@@ -216,6 +216,9 @@ static void info_print_text(const struct info_inst *in)
 		printf("  size        %s\n", fmt_size(i->total_bytes, a, sizeof(a)));
 		printf("  free        %s\n", fmt_size(i->free_bytes, a, sizeof(a)));
 		printf("  used        %s\n", fmt_size(i->used_bytes, a, sizeof(a)));
+	} else if (i->total_bytes) {
+		printf("  size        %s (from the reserved-memory node; this kernel does not report free bytes)\n",
+		       fmt_size(i->total_bytes, a, sizeof(a)));
 	} else {
 		printf("  size        unknown (this kernel does not report area statistics)\n");
 	}

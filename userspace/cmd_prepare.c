@@ -45,7 +45,7 @@ static void prepare_usage(FILE *fp)
 		"back to CMA when it exits, when none was taken for the time-out, or when\n"
 		"memory is short. SIZE and A are bytes with binary units (12M, 64MiB).\n"
 		"\n"
-		"  -s, --strategy S   auto (default), compound, frozen or legacy: as the\n"
+		"  -s, --strategy S   auto (default), compound, frozen, legacy or dma: as the\n"
 		"                     allocations that are to take them ask\n"
 		"  -a, --align A      physical alignment, a power of two\n"
 		"  -t, --timeout MS   give them back when none was taken for MS ms\n"
@@ -91,7 +91,7 @@ int prepare_parse(int argc, char **argv, struct prepare_opts *o)
 		switch (c) {
 		case 's':
 			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
-				msg_err("prepare: bad strategy '%s' (auto, compound, frozen or legacy)",
+				msg_err("prepare: bad strategy '%s' (auto, compound, frozen, legacy or dma)",
 					optarg);
 				return EXIT_USAGE;
 			}

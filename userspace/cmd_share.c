@@ -79,7 +79,7 @@ static void share_usage(FILE *fp)
 		"      --video NODE     v4l2: only this node (/dev/video2 or video2)\n"
 		"      --card NODE      kms: only this card (/dev/dri/card0 or card0)\n"
 		"  -t, --timeout MS     wait for a frame or a writeback (default %u)\n"
-		"  -s, --strategy S     auto (default), compound, frozen or legacy\n"
+		"  -s, --strategy S     auto (default), compound, frozen, legacy or dma\n"
 		"  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n"
 		"  -j, --json           one JSON document instead of text\n",
 		SHARE_TIMEOUT_MS);

@@ -94,6 +94,11 @@ enum explain_what explain_einval(const struct cmabuf_info *info, __u64 size,
 		if (what != EXPLAIN_UNKNOWN)
 			return what;
 	}
+	if (strategy == CMABUF_STRATEGY_DMA && align) {
+		snprintf(buf, len,
+			 "alignment: the DMA API aligns a buffer to its size rounded up to a power of two, and to no more than the kernel's CONFIG_CMA_ALIGNMENT pages order");
+		return EXPLAIN_ALIGN;
+	}
 	snprintf(buf, len, "the driver refused size %s with strategy %s",
 		 fmt_size(size, sz, sizeof(sz)), strategy_name(strategy));
 	return EXPLAIN_UNKNOWN;

@@ -18,6 +18,7 @@ static const char * const kbench_strategies[CMABUF_STRATEGY_COUNT] = {
 	[CMABUF_STRATEGY_COMPOUND] = "compound",
 	[CMABUF_STRATEGY_FROZEN] = "frozen",
 	[CMABUF_STRATEGY_LEGACY] = "legacy",
+	[CMABUF_STRATEGY_DMA] = "dma",
 };
 
 /*

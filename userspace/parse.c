@@ -17,6 +17,7 @@ static const char * const strategy_names[CMABUF_STRATEGY_COUNT] = {
 	[CMABUF_STRATEGY_COMPOUND] = "compound",
 	[CMABUF_STRATEGY_FROZEN] = "frozen",
 	[CMABUF_STRATEGY_LEGACY] = "legacy",
+	[CMABUF_STRATEGY_DMA] = "dma",
 };
 
 /*
@@ -196,7 +197,7 @@ int parse_align(const char *s, __u32 *log2_out)
 	return 0;
 }
 
-/* "auto", "compound", "frozen", "legacy" (any case), or "all". */
+/* "auto", "compound", "frozen", "legacy", "dma" (any case), or "all". */
 int parse_strategy(const char *s, int *out)
 {
 	unsigned int i;

@@ -99,7 +99,7 @@ int share_parse(int argc, char **argv, struct share_opts *o)
 			break;
 		case 's':
 			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
-				msg_err("share: bad strategy '%s' (auto, compound, frozen or legacy)",
+				msg_err("share: bad strategy '%s' (auto, compound, frozen, legacy or dma)",
 					optarg);
 				return EXIT_USAGE;
 			}

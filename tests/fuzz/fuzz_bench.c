@@ -38,6 +38,7 @@ static const char * const fz_strategy_names[CMABUF_STRATEGY_COUNT] = {
 	[CMABUF_STRATEGY_COMPOUND] = "compound",
 	[CMABUF_STRATEGY_FROZEN] = "frozen",
 	[CMABUF_STRATEGY_LEGACY] = "legacy",
+	[CMABUF_STRATEGY_DMA] = "dma",
 };
 
 /**

@@ -41,7 +41,9 @@ __u32 fz_best(const struct fz_inst *in)
 {
 	if (in->rel.strategies & CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_FROZEN))
 		return CMABUF_STRATEGY_FROZEN;
-	return CMABUF_STRATEGY_LEGACY;
+	if (in->rel.strategies & CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY))
+		return CMABUF_STRATEGY_LEGACY;
+	return CMABUF_STRATEGY_DMA;
 }
 
 unsigned int fz_shift(const struct fz_inst *in)
@@ -109,6 +111,19 @@ void fz_model_request(const struct fz_inst *in, __u64 size, __u32 align,
 	} else if (strategy == CMABUF_STRATEGY_AUTO) {
 		rq->compound = order >= 0 &&
 			       rq->align_order <= (unsigned int)order;
+	}
+	/*
+	 * DMA takes what the DMA API gives: the size rounded up to a power of
+	 * two, and no more than CONFIG_CMA_ALIGNMENT, at least 2 (Kconfig).
+	 */
+	if (strategy == CMABUF_STRATEGY_DMA && rq->align_order) {
+		unsigned int most = rq->pages > 1 ?
+				    64 - __builtin_clzll(rq->pages - 1) : 0;
+
+		if (rq->align_order > most)
+			fz_err(e, EINVAL, "DMA alignment above its size");
+		else if (rq->align_order > 2)
+			fz_err(e, EINVAL, NULL);
 	}
 }
 

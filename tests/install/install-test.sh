@@ -31,7 +31,7 @@ if [ ! -f "$kdir/Module.symvers" ]; then
 	echo "1..0 # SKIP kernel $kernel is not built"
 	exit 0
 fi
-echo "1..16"
+echo "1..17"
 
 # The sources as a checkout has them: tracked and new files, no build/.
 rm -rf "$work"
@@ -73,23 +73,36 @@ rc=$?
 notes=$(grep '^cmabuf: ' <<<"$out")
 [ $rc -eq 0 ] && [ -f "$src/tests/importer/cmabuf_importer.ko" ] &&
 	[ ! -f "$src/tests/kunit/cmabuf_kunit.ko" ] &&
-	[ "$(grep -c 'LEGACY strategy only' <<<"$notes")" -eq 1 ] &&
+	[ "$(grep -c 'strategies LEGACY DMA,' <<<"$notes")" -eq 1 ] &&
+	[ "$(grep -c 'no COMPOUND or FROZEN' <<<"$notes")" -eq 1 ] &&
 	[ "$(grep -c 'no dma-heaps' <<<"$notes")" -eq 1 ] &&
-	[ "$(grep -c 'no area size' <<<"$notes")" -eq 1 ] &&
+	[ "$(grep -c 'no free bytes' <<<"$notes")" -eq 1 ] &&
 	[ "$(grep -c 'no cmabuf_kunit.ko' <<<"$notes")" -eq 1 ] &&
-	[ "$(wc -l <<<"$notes")" -eq 4 ]
-r=$?; ok $r "TESTS=1 on a reduced kernel without KUnit: importer built, each of 4 gaps said once"
+	[ "$(wc -l <<<"$notes")" -eq 5 ]
+r=$?; ok $r "TESTS=1 on a reduced kernel without KUnit: importer built, its strategies and each of 4 gaps said once"
 diag $r "$out"
 ! aarch64-linux-gnu-nm -u "$src/cmabuf.ko" | grep -qw -e dma_heap_add -e cma_alloc_frozen
 ok $? "the reduced build uses neither dma_heap_add nor the frozen API"
 
-# 4. A kernel that exports no CMA allocator: refused in one line.
-grep -vw cma_alloc "$kdir/Module.symvers" >"$work/nocma.symvers"
-out=$("${kmake[@]}" -s KDIR="$kdir" CMABUF_SYMVERS="$work/nocma.symvers" 2>&1)
+# 4. A kernel that exports nothing of CMA (Debian's 6.1 and 6.12): DMA
+#    only, through the DMA API, and no CMA symbol used.
+grep -vE '\s(cma_[a-z_]*|dev_get_cma_area|dma_contiguous_[a-z_]*)\s' \
+	"$kdir/Module.symvers" >"$work/nocma.symvers"
+out=$("${kmake[@]}" KDIR="$kdir" CMABUF_SYMVERS="$work/nocma.symvers" 2>&1)
 rc=$?
-[ $rc -ne 0 ] && grep -q "does not export cma_alloc" <<<"$out" &&
+[ $rc -eq 0 ] && grep -q "^cmabuf: strategies DMA, AUTO" <<<"$out" &&
+	grep -q "^cmabuf: no LEGACY" <<<"$out" &&
+	! aarch64-linux-gnu-nm -u "$src/cmabuf.ko" | grep -qE '^ *U (cma_|dev_get_cma_area|dma_contiguous_)'
+r=$?; ok $r "a kernel that exports nothing of CMA builds DMA only, using no CMA symbol"
+diag $r "$out"
+
+# 5. Nor dma_alloc_pages: refused in one line.
+grep -vw dma_alloc_pages "$work/nocma.symvers" >"$work/nothing.symvers"
+out=$("${kmake[@]}" -s KDIR="$kdir" CMABUF_SYMVERS="$work/nothing.symvers" 2>&1)
+rc=$?
+[ $rc -ne 0 ] && grep -q "exports neither cma_alloc nor dma_alloc_pages" <<<"$out" &&
 	[ "$(grep -c 'cmabuf:' <<<"$out")" -eq 1 ]
-r=$?; ok $r "a kernel without cma_alloc is refused with the reason"
+r=$?; ok $r "a kernel without cma_alloc and dma_alloc_pages is refused with the reason"
 diag $r "$out"
 
 # Back to the full module for installing.
@@ -97,7 +110,7 @@ diag $r "$out"
 out=$("${kmake[@]}" KDIR="$kdir" 2>&1)
 r=$?; ok $r "make KDIR=<$kernel tree> again, for installing"; diag $r "$out"
 
-# 5. modules_install: the module under updates/, found by depmod.
+# 6. modules_install: the module under updates/, found by depmod.
 release=$(cat "$kdir/include/config/kernel.release")
 out=$("${kmake[@]}" KDIR="$kdir" INSTALL_MOD_PATH="$root" modules_install 2>&1)
 rc=$?
@@ -106,7 +119,7 @@ rc=$?
 r=$?; ok $r "modules_install: lib/modules/$release/updates/cmabuf.ko, in modules.dep"
 diag $r "$out"
 
-# 6. install: the tool, its man page, the header, udev, modprobe.d, docs.
+# 7. install: the tool, its man page, the header, udev, modprobe.d, docs.
 out=$(make -C "$src" DESTDIR="$root" PREFIX=/usr install 2>&1)
 rc=$?
 files=$(cd "$root" && find . -path ./lib/modules -prune -o -type f -print | sort)
@@ -188,7 +201,7 @@ used=$(sed 's/^options cmabuf //' <<<"$parsed" | tr ' ' '\n' | cut -d= -f1 | sor
 r=$?; ok $r "modprobe.d example: commented out; its options ($used) are parameters ($params)"
 diag $r "$parsed"
 
-# 7. uninstall leaves nothing but the module (modules_install's).
+# 8. uninstall leaves nothing but the module (modules_install's).
 out=$(make -C "$src" DESTDIR="$root" PREFIX=/usr uninstall 2>&1)
 rc=$?
 left=$(cd "$root" && find . -path ./lib/modules -prune -o -type f -print)

@@ -47,7 +47,7 @@
 
 #define STRAT(s)	CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_##s)
 #define ALL_STRATEGIES	(STRAT(AUTO) | STRAT(COMPOUND) | STRAT(FROZEN) | \
-			 STRAT(LEGACY))
+			 STRAT(LEGACY) | STRAT(DMA))
 
 /* A kernel with the frozen API and 4 KiB-page-like rules. */
 static const struct cmabuf_limits cmabuf_lim_frozen = {
@@ -56,16 +56,24 @@ static const struct cmabuf_limits cmabuf_lim_frozen = {
 	.max_compound_order = 19,
 };
 
-/* The same with folios limited to order 12. */
+/* The same with folios limited to order 12, and no DMA. */
 static const struct cmabuf_limits cmabuf_lim_small = {
-	.strategies = ALL_STRATEGIES,
+	.strategies = ALL_STRATEGIES & ~STRAT(DMA),
 	.min_compound_order = 9,
 	.max_compound_order = 12,
 };
 
 /* A kernel without the frozen API. */
 static const struct cmabuf_limits cmabuf_lim_legacy = {
-	.strategies = STRAT(AUTO) | STRAT(LEGACY),
+	.strategies = STRAT(AUTO) | STRAT(LEGACY) | STRAT(DMA),
+	.dma_align_order = 8,
+};
+
+/* A kernel that exports nothing of CMA (Debian's 6.1), with PMD mappings. */
+static const struct cmabuf_limits cmabuf_lim_dma = {
+	.strategies = STRAT(AUTO) | STRAT(DMA),
+	.dma_align_order = 8,
+	.pmd_order = 9,
 };
 
 /* ---- cmabuf_uapi ---- */
@@ -170,8 +178,10 @@ static void cmabuf_uapi_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1, CMABUF_STRATEGY_COMPOUND);
 	KUNIT_EXPECT_EQ(test, 2, CMABUF_STRATEGY_FROZEN);
 	KUNIT_EXPECT_EQ(test, 3, CMABUF_STRATEGY_LEGACY);
-	KUNIT_EXPECT_EQ(test, 4, CMABUF_STRATEGY_COUNT);
+	KUNIT_EXPECT_EQ(test, 4, CMABUF_STRATEGY_DMA);
+	KUNIT_EXPECT_EQ(test, 5, CMABUF_STRATEGY_COUNT);
 	KUNIT_EXPECT_EQ(test, 0x8U, CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY));
+	KUNIT_EXPECT_EQ(test, 0x10U, CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_DMA));
 	KUNIT_EXPECT_EQ(test, 0x1ffU, CMABUF_ALLOC_VALID_FLAGS);
 	KUNIT_EXPECT_EQ(test, 0x100U, CMABUF_ALLOC_WRITECOMBINE);
 	KUNIT_EXPECT_EQ(test, 0x1U, CMABUF_BUF_WRITECOMBINE);
@@ -508,6 +518,30 @@ static const struct cmabuf_plan_case cmabuf_plan_cases[] = {
 	  0, 1, S(LEGACY), 0, S(AUTO), 0 },
 	{ "legacy without frozen api", &cmabuf_lim_legacy, PG(512), 0,
 	  S(LEGACY), 0, 512, S(LEGACY), 0, S(AUTO), 0 },
+	{ "auto without cma_alloc is dma", &cmabuf_lim_dma, PG(512), 0,
+	  S(AUTO), 0, 512, S(DMA), 0, S(AUTO), 0 },
+	{ "auto dma gets no pmd try", &cmabuf_lim_dma, PG(1024), 0,
+	  S(AUTO), 0, 1024, S(DMA), 0, S(AUTO), 0 },
+	{ "auto dma alignment above what it gives", &cmabuf_lim_dma, PG(4),
+	  PAGE_SHIFT + 3, S(AUTO), -EINVAL },
+	{ "dma one page", &cmabuf_lim_dma, PG(1), 0, S(DMA),
+	  0, 1, S(DMA), 0, S(AUTO), 0 },
+	{ "dma alignment of its size", &cmabuf_lim_dma, PG(4), PAGE_SHIFT + 2,
+	  S(DMA), 0, 4, S(DMA), 2, S(AUTO), 0 },
+	{ "dma not power of two aligned to the next", &cmabuf_lim_dma, PG(3),
+	  PAGE_SHIFT + 2, S(DMA), 0, 3, S(DMA), 2, S(AUTO), 0 },
+	{ "dma alignment above its size", &cmabuf_lim_dma, PG(4),
+	  PAGE_SHIFT + 3, S(DMA), -EINVAL },
+	{ "dma alignment up to CONFIG_CMA_ALIGNMENT", &cmabuf_lim_dma,
+	  PG(1024), PAGE_SHIFT + 8, S(DMA), 0, 1024, S(DMA), 8, S(AUTO), 0 },
+	{ "dma alignment above CONFIG_CMA_ALIGNMENT", &cmabuf_lim_dma,
+	  PG(1024), PAGE_SHIFT + 9, S(DMA), -EINVAL },
+	{ "legacy without cma_alloc", &cmabuf_lim_dma, PG(1), 0, S(LEGACY),
+	  -EOPNOTSUPP },
+	{ "dma beside legacy", &cmabuf_lim_legacy, PG(512), 0, S(DMA),
+	  0, 512, S(DMA), 0, S(AUTO), 0 },
+	{ "dma without the dma api", &cmabuf_lim_small, PG(1), 0, S(DMA),
+	  -EOPNOTSUPP },
 	{ "unknown strategy", &cmabuf_lim_frozen, PG(1), 0, CMABUF_STRATEGY_COUNT,
 	  -EINVAL },
 	{ "strategy byte all ones", &cmabuf_lim_frozen, PG(1), 0, 0xff,
@@ -546,8 +580,41 @@ static void cmabuf_strategy_plan(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->fallback_order, plan.fallback_align_order);
 }
 
+/*
+ * DMA hands out what the DMA API gave only where it lies inside the
+ * instance's region; an area whose place is unknown holds nothing.
+ */
+static void cmabuf_strategy_dma_area_holds(struct kunit *test)
+{
+	struct cmabuf_dev *cdev = kunit_kzalloc(test, sizeof(*cdev),
+						GFP_KERNEL);
+	phys_addr_t base = SZ_1G, end = SZ_1G + SZ_256M - 1;
+
+	KUNIT_ASSERT_NOT_NULL(test, cdev);
+	cdev->base_pfn = PHYS_PFN(base);
+	cdev->area_end = end;
+	KUNIT_EXPECT_TRUE(test, cmabuf_area_holds(cdev, base, SZ_256M));
+	KUNIT_EXPECT_TRUE(test, cmabuf_area_holds(cdev, base + SZ_128M,
+						  SZ_128M));
+	KUNIT_EXPECT_TRUE(test, cmabuf_area_holds(cdev, end + 1 - PAGE_SIZE,
+						  PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, cmabuf_area_holds(cdev, base - PAGE_SIZE,
+						   2 * PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, cmabuf_area_holds(cdev, end + 1 - PAGE_SIZE,
+						   2 * PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, cmabuf_area_holds(cdev, end + 1, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, cmabuf_area_holds(cdev, 0, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, cmabuf_area_holds(cdev, base, U64_MAX));
+	KUNIT_EXPECT_FALSE(test, cmabuf_area_holds(cdev, base, 0));
+
+	cdev->base_pfn = CMABUF_PFN_UNKNOWN;
+	cdev->area_end = 0;
+	KUNIT_EXPECT_FALSE(test, cmabuf_area_holds(cdev, base, PAGE_SIZE));
+}
+
 static struct kunit_case cmabuf_strategy_cases[] = {
 	KUNIT_CASE_PARAM(cmabuf_strategy_plan, cmabuf_plan_gen_params),
+	KUNIT_CASE(cmabuf_strategy_dma_area_holds),
 	{}
 };
 
@@ -566,7 +633,7 @@ static struct cmabuf_dev *cmabuf_probe_bind(struct kunit *test,
 	struct platform_device *pdev;
 	struct cmabuf_dev *cdev;
 
-	if (!dev_get_cma_area(NULL))
+	if (!cmabuf_default_cma(NULL))
 		kunit_skip(test, "no default CMA area");
 
 	pdev = kunit_platform_device_alloc(test, "cmabuf", PLATFORM_DEVID_AUTO);
@@ -590,7 +657,7 @@ static void cmabuf_probe_default_area(struct kunit *test)
 
 	cdev = cmabuf_probe_bind(test, &pdev);
 
-	KUNIT_EXPECT_PTR_EQ(test, dev_get_cma_area(NULL), cdev->cma);
+	KUNIT_EXPECT_PTR_EQ(test, cmabuf_default_cma(NULL), cdev->cma);
 	KUNIT_EXPECT_EQ(test, 0, strncmp(cdev->name, "cmabuf-", 7));
 	KUNIT_EXPECT_GE(test, cdev->id, 0);
 	KUNIT_EXPECT_FALSE(test, cdev->stable_name);
@@ -1064,14 +1131,14 @@ static void cmabuf_zero_clears_every_byte(struct kunit *test)
 {
 	const struct cmabuf_zero_case *c = test->param_value;
 	unsigned int cpus = c->max_cpus ?: num_online_cpus();
-	struct cma *cma = dev_get_cma_area(NULL);
+	struct cma *cma = cmabuf_default_cma(NULL);
 	unsigned long i;
 	struct page *page;
 	int ret;
 
-	if (!cma)
-		kunit_skip(test, "no default CMA area");
-	page = cma_alloc(cma, c->pages, 0, true);
+	if (!cma || !CMABUF_CMA_API)
+		kunit_skip(test, "no default CMA area, or no cma_alloc()");
+	page = cmabuf_cma_alloc(cma, c->pages, 0);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 
 	for (i = 0; i < c->pages; i++)
@@ -1086,7 +1153,7 @@ static void cmabuf_zero_clears_every_byte(struct kunit *test)
 			break;
 		}
 	}
-	cma_release(cma, page, c->pages);
+	cmabuf_cma_release(cma, page, c->pages);
 }
 
 /* A caller the scheduler holds back, 20 ms after each of its chunks. */
@@ -1105,20 +1172,20 @@ static void cmabuf_zero_slow_caller(void)
 static void cmabuf_zero_helpers_wait_for_the_caller(struct kunit *test)
 {
 	unsigned long pages = MB(32), chunks = 16, by_caller, by_helpers;
-	struct cma *cma = dev_get_cma_area(NULL);
+	struct cma *cma = cmabuf_default_cma(NULL);
 	struct page *page;
 	int ret;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU: no helper");
-	if (!cma)
-		kunit_skip(test, "no default CMA area");
-	page = cma_alloc(cma, pages, 0, true);
+	if (!cma || !CMABUF_CMA_API)
+		kunit_skip(test, "no default CMA area, or no cma_alloc()");
+	page = cmabuf_cma_alloc(cma, pages, 0);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 
 	ret = cmabuf_zero_pages_paced(page, pages, 2, cmabuf_zero_slow_caller,
 				      &by_caller);
-	cma_release(cma, page, pages);
+	cmabuf_cma_release(cma, page, pages);
 	KUNIT_ASSERT_EQ(test, ret, 2);
 	KUNIT_ASSERT_LE(test, by_caller, chunks);
 	by_helpers = chunks - by_caller;

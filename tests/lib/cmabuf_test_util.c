@@ -211,7 +211,9 @@ __u32 cmabuf_auto_strategy(const struct cmabuf_info *info, __u64 size)
 		return CMABUF_STRATEGY_COMPOUND;
 	if (cmabuf_strategy_supported(info, CMABUF_STRATEGY_FROZEN))
 		return CMABUF_STRATEGY_FROZEN;
-	return CMABUF_STRATEGY_LEGACY;
+	if (cmabuf_strategy_supported(info, CMABUF_STRATEGY_LEGACY))
+		return CMABUF_STRATEGY_LEGACY;
+	return CMABUF_STRATEGY_DMA;
 }
 
 const char *cmabuf_strategy_name(__u32 strategy)
@@ -221,6 +223,7 @@ const char *cmabuf_strategy_name(__u32 strategy)
 		[CMABUF_STRATEGY_COMPOUND] = "COMPOUND",
 		[CMABUF_STRATEGY_FROZEN] = "FROZEN",
 		[CMABUF_STRATEGY_LEGACY] = "LEGACY",
+		[CMABUF_STRATEGY_DMA] = "DMA",
 	};
 
 	return strategy < CMABUF_STRATEGY_COUNT ? names[strategy] : "?";
@@ -228,10 +231,12 @@ const char *cmabuf_strategy_name(__u32 strategy)
 
 /*
  * The strategies the running kernel can back: the frozen ones need its
- * frozen-page CMA API, which /proc/kallsyms lists when it exists. The
- * test-bed kernels export whatever they have to modules. A module built
- * for a kernel that exports less (the stock build, tests/suites/stock.sh)
- * offers less: CMABUF_TEST_STRATEGIES (a bit mask) then says what.
+ * frozen-page CMA API, which /proc/kallsyms lists when it exists, DMA its
+ * dma_alloc_pages(). The test-bed kernels export whatever they have to
+ * modules. A module built for a kernel that exports less (the stock
+ * builds, tests/suites/stock.sh) offers less: CMABUF_TEST_STRATEGIES (a
+ * bit mask) then says what. An instance offers DMA only where it knows
+ * where its area lies: see cmabuf_instance_strategies().
  */
 int cmabuf_kernel_strategies(__u32 *strategies)
 {
@@ -256,9 +261,25 @@ int cmabuf_kernel_strategies(__u32 *strategies)
 			*strategies |= CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_FROZEN);
 		else if (!strcmp(sym, "cma_alloc_frozen_compound"))
 			*strategies |= CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_COMPOUND);
+		else if (!strcmp(sym, "dma_alloc_pages"))
+			*strategies |= CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_DMA);
 	}
 	fclose(f);
 	return 0;
+}
+
+/*
+ * What an instance whose INFO is @info must offer on a kernel that backs
+ * @kernel: DMA only where the instance knows where its area lies (INFO's
+ * dma_bits; the default area made from cma= does not tell), since it
+ * checks every buffer the DMA API gives against that.
+ */
+__u32 cmabuf_instance_strategies(const struct cmabuf_info *info,
+				 __u32 kernel)
+{
+	if (!info->dma_bits)
+		kernel &= ~CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_DMA);
+	return kernel;
 }
 
 /* Like rel_read_ull(), but a negative errno. */
@@ -332,6 +353,8 @@ const char *cmabuf_stat_group(__u32 strategy)
 		return "stats_frozen";
 	case CMABUF_STRATEGY_LEGACY:
 		return "stats_legacy";
+	case CMABUF_STRATEGY_DMA:
+		return "stats_dma";
 	default:
 		return NULL;
 	}

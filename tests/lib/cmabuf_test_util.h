@@ -65,6 +65,8 @@ bool cmabuf_compound_fits(const struct cmabuf_info *info, __u64 size);
 __u32 cmabuf_auto_strategy(const struct cmabuf_info *info, __u64 size);
 const char *cmabuf_strategy_name(__u32 strategy);
 int cmabuf_kernel_strategies(__u32 *strategies);
+__u32 cmabuf_instance_strategies(const struct cmabuf_info *info,
+				 __u32 kernel);
 
 int cmabuf_cma_read(const char *area, const char *file,
 		    unsigned long long *val);

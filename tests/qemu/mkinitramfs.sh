@@ -61,6 +61,12 @@ trap 'rm -f "$list"' EXIT
 		echo "dir /lib/modules/cmabuf-stock 0755 0 0"
 		echo "file /lib/modules/cmabuf-stock/cmabuf.ko $stock 0644 0 0"
 	fi
+	# The module as built for a kernel without CMA exports (nocma).
+	nocma=$CMABUF_BUILD/module-nocma/$kernel/cmabuf.ko
+	if [ -f "$nocma" ]; then
+		echo "dir /lib/modules/cmabuf-nocma 0755 0 0"
+		echo "file /lib/modules/cmabuf-nocma/cmabuf.ko $nocma 0644 0 0"
+	fi
 	# The module as DKMS built it (tests/install/dkms-test.sh).
 	dkms=$CMABUF_BUILD/module-dkms/$kernel/cmabuf.ko
 	if [ -f "$dkms" ]; then

@@ -54,6 +54,7 @@
 
 #include "kselftest_harness.h"
 #include "cmabuf_test_util.h"
+#include "reliability_util.h"
 #include "kbench.h"
 
 #define DEV_DEFAULT	"/dev/cmabuf"
@@ -414,6 +415,10 @@ FIXTURE_VARIANT_ADD(alloc, default_legacy_1m) {
 	.path = DEV_DEFAULT, .strategy = CMABUF_STRATEGY_LEGACY, .size = SZ_1M,
 };
 
+FIXTURE_VARIANT_ADD(alloc, default_dma_1m) {
+	.path = DEV_DEFAULT, .strategy = CMABUF_STRATEGY_DMA, .size = SZ_1M,
+};
+
 FIXTURE_VARIANT_ADD(alloc, general_auto_4k) {
 	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_AUTO, .size = SZ_4K,
 };
@@ -464,6 +469,18 @@ FIXTURE_VARIANT_ADD(alloc, general_legacy_64m) {
 	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_LEGACY, .size = SZ_64M,
 };
 
+FIXTURE_VARIANT_ADD(alloc, general_dma_4k) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_DMA, .size = SZ_4K,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_dma_1m) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_DMA, .size = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, general_dma_64m) {
+	.path = DEV_GENERAL, .strategy = CMABUF_STRATEGY_DMA, .size = SZ_64M,
+};
+
 FIXTURE_VARIANT_ADD(alloc, large_auto_1m) {
 	.path = DEV_LARGE, .strategy = CMABUF_STRATEGY_AUTO, .size = SZ_1M,
 };
@@ -483,6 +500,10 @@ FIXTURE_VARIANT_ADD(alloc, large_frozen_1m) {
 
 FIXTURE_VARIANT_ADD(alloc, large_legacy_1m) {
 	.path = DEV_LARGE, .strategy = CMABUF_STRATEGY_LEGACY, .size = SZ_1M,
+};
+
+FIXTURE_VARIANT_ADD(alloc, large_dma_1m) {
+	.path = DEV_LARGE, .strategy = CMABUF_STRATEGY_DMA, .size = SZ_1M,
 };
 
 FIXTURE_SETUP(alloc)
@@ -672,6 +693,16 @@ FIXTURE_VARIANT_ADD(mapping, legacy_64m) {
 	.strategy = CMABUF_STRATEGY_LEGACY,
 };
 
+/*
+ * DMA cannot ask for a PMD boundary: the DMA API aligns to the buffer's
+ * size but to no more than CONFIG_CMA_ALIGNMENT (1 MiB with 4 KiB pages
+ * on Debian's kernels). In a quiet area the first fit is the area's PMD-
+ * aligned start; elsewhere the variant SKIPs.
+ */
+FIXTURE_VARIANT_ADD(mapping, dma_64m) {
+	.strategy = CMABUF_STRATEGY_DMA,
+};
+
 /* The INFO of @path, SKIP()ping as dev_open() does. */
 static bool dev_info(struct __test_metadata *_metadata, const char *path,
 		     struct cmabuf_info *info)
@@ -708,6 +739,9 @@ FIXTURE_SETUP(mapping)
 		return;
 	ASSERT_EQ(0, cmabuf_phys(self->b.dev.fd, self->b.fd, &phys));
 	self->phys = phys.phys;
+	if (variant->strategy == CMABUF_STRATEGY_DMA && self->phys % self->pmd)
+		SKIP(return, "the DMA API placed the buffer at %#llx, off a PMD boundary",
+		     (unsigned long long)self->phys);
 }
 
 FIXTURE_TEARDOWN(mapping)
@@ -1265,6 +1299,10 @@ FIXTURE_VARIANT_ADD(alloc_1g, large_legacy_1g) {
 	.strategy = CMABUF_STRATEGY_LEGACY,
 };
 
+FIXTURE_VARIANT_ADD(alloc_1g, large_dma_1g) {
+	.strategy = CMABUF_STRATEGY_DMA,
+};
+
 FIXTURE_SETUP(alloc_1g)
 {
 	buf_setup(_metadata, &self->b, DEV_LARGE, variant->strategy, SZ_1G);
@@ -1624,9 +1662,7 @@ TEST_F(alloc_args, unsupported_strategies_eopnotsupp)
 
 TEST_F(alloc_args, auto_non_power_of_two_falls_back)
 {
-	__u32 want = cmabuf_strategy_supported(&self->dev.info,
-					       CMABUF_STRATEGY_FROZEN) ?
-		     CMABUF_STRATEGY_FROZEN : CMABUF_STRATEGY_LEGACY;
+	__u32 want = cmabuf_auto_strategy(&self->dev.info, 3 * PAGE);
 
 	self->data.size = 3 * PAGE;
 	alloc_ok(_metadata, self->dev.fd, &self->data, &self->fd);
@@ -1853,7 +1889,8 @@ TEST_F(info, strategies_match_kernel)
 
 	if (cmabuf_kernel_strategies(&want))
 		SKIP(return, "/proc/kallsyms is not readable");
-	ASSERT_EQ(want, self->dev.info.strategies);
+	ASSERT_EQ(cmabuf_instance_strategies(&self->dev.info, want),
+		  self->dev.info.strategies);
 }
 
 /*
@@ -2386,8 +2423,11 @@ TEST_F(bench_args, failed_run_leaves_no_report)
 	char report[1024], line[128];
 
 	ASSERT_EQ(0, bench_errno(&self->dev, &self->bench));
-	snprintf(line, sizeof(line), "pages=%llu iterations=1 strategy=legacy",
-		 (0xffffffffULL & ~(PAGE - 1)) / PAGE);
+	snprintf(line, sizeof(line), "pages=%llu iterations=1 strategy=%s",
+		 (0xffffffffULL & ~(PAGE - 1)) / PAGE,
+		 cmabuf_strategy_supported(&self->dev.info,
+					   CMABUF_STRATEGY_LEGACY) ?
+		 "legacy" : "dma");
 	ASSERT_EQ(ENOMEM, bench_line_errno(self->path, line));
 	ASSERT_EQ(0, cmabuf_read_file(self->path, report, sizeof(report)));
 	EXPECT_STREQ("", report);
@@ -2791,6 +2831,11 @@ TEST_F(phys, default_alignment)
 		       (unsigned long long)self->phys.phys);
 }
 
+/*
+ * Where AUTO can only be DMA, which takes the alignment the DMA API gives
+ * (the size's power of two, at most CONFIG_CMA_ALIGNMENT), a 2 MiB
+ * alignment for 3 pages is EINVAL.
+ */
 TEST_F(phys, requested_alignment_honoured)
 {
 	struct cmabuf_alloc_data data;
@@ -2800,6 +2845,12 @@ TEST_F(phys, requested_alignment_honoured)
 	data.size = 3 * PAGE;
 	data.align = 21;
 	data.fd_flags = O_RDWR | O_CLOEXEC;
+	if (cmabuf_auto_strategy(&self->b.dev.info, data.size) ==
+	    CMABUF_STRATEGY_DMA) {
+		ASSERT_EQ(EINVAL, cmabuf_ioctl(self->b.dev.fd,
+					       CMABUF_IOC_ALLOC, &data));
+		return;
+	}
 	ASSERT_EQ(0, cmabuf_ioctl(self->b.dev.fd, CMABUF_IOC_ALLOC, &data));
 	self->fd = data.fd;
 	ASSERT_EQ(0, cmabuf_phys(self->b.dev.fd, self->fd, &phys));
@@ -2914,6 +2965,7 @@ TEST_F(dma_reach, unreachable_maps_counted_per_strategy)
 {
 	static const char * const groups[] = {
 		"stats", "stats_compound", "stats_frozen", "stats_legacy",
+		"stats_dma",
 	};
 	unsigned long long v, sum = 0, all;
 	size_t i;
@@ -3528,11 +3580,14 @@ static void prep_keep(struct __test_metadata *_metadata,
 	keep->fd[keep->n++] = fd;
 }
 
-/* The first strategy of FROZEN, LEGACY that this kernel has. */
+/* The first strategy of FROZEN, LEGACY, DMA that this kernel has. */
 static __u32 prep_plain_strategy(const struct cmabuf_info *info)
 {
-	return cmabuf_strategy_supported(info, CMABUF_STRATEGY_FROZEN) ?
-	       CMABUF_STRATEGY_FROZEN : CMABUF_STRATEGY_LEGACY;
+	if (cmabuf_strategy_supported(info, CMABUF_STRATEGY_FROZEN))
+		return CMABUF_STRATEGY_FROZEN;
+	if (cmabuf_strategy_supported(info, CMABUF_STRATEGY_LEGACY))
+		return CMABUF_STRATEGY_LEGACY;
+	return CMABUF_STRATEGY_DMA;
 }
 
 TEST_F_TIMEOUT(prepare, wait_returns_with_count_ready, 60)
@@ -5092,6 +5147,191 @@ TEST_F_TIMEOUT(memcg, off_charges_nothing, 60)
 	self->fds[0] = data.fd;
 	EXPECT_GE(start + MEMCG_SLACK,
 		  memcg_read(_metadata, self->dir, "memory.current"));
+}
+
+/*
+ * dma: the DMA strategy hands out only its instance's area. The DMA API
+ * takes a buffer from the device's CMA area, but when the area has no
+ * room it takes the page allocator's pages instead (dma-direct, for sizes
+ * up to its largest order); cmabuf checks every buffer's place and
+ * refuses those (ENOMEM, as for a full area). The area is filled with
+ * DMA buffers of 1 MiB, or of up to 4 MiB where 512 of 1 MiB do not
+ * fill it (open files are limited to 1024): sizes the page allocator can
+ * serve (MAX_PAGE_ORDER). Every one must lie inside the area (debugfs
+ * cma/<area>/), the ALLOC past its room must fail with ENOMEM, and
+ * nothing may be left once they are closed.
+ */
+static __u64 dma_fill_chunk(__u64 area)
+{
+	__u64 chunk = SZ_1M;
+
+	while (area / chunk > 512 && chunk < 4 * SZ_1M)
+		chunk *= 2;
+	return chunk;
+}
+
+FIXTURE(dma) {
+	struct cmabuf_dev dev;
+	int *fds;
+	unsigned int n;
+};
+
+FIXTURE_VARIANT(dma) {
+	const char *path;
+};
+
+FIXTURE_VARIANT_ADD(dma, general) {
+	.path = DEV_GENERAL,
+};
+
+FIXTURE_VARIANT_ADD(dma, large) {
+	.path = DEV_LARGE,
+};
+
+FIXTURE_SETUP(dma)
+{
+	self->fds = NULL;
+	self->n = 0;
+	self->dev.fd = -1;
+	if (!dev_open(_metadata, &self->dev, variant->path))
+		return;
+	if (!cmabuf_strategy_supported(&self->dev.info, CMABUF_STRATEGY_DMA))
+		SKIP(return, "no DMA on %s (strategies %#x)", variant->path,
+		     self->dev.info.strategies);
+}
+
+FIXTURE_TEARDOWN(dma)
+{
+	unsigned int i;
+
+	for (i = 0; i < self->n; i++)
+		close(self->fds[i]);
+	free(self->fds);
+	if (self->dev.fd >= 0) {
+		ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
+		dev_close(_metadata, &self->dev);
+	}
+}
+
+/* The area's first byte and its size, from debugfs. */
+static void dma_area_place(struct __test_metadata *_metadata,
+			   const struct cmabuf_dev *dev, __u64 *base,
+			   __u64 *size)
+{
+	unsigned long long pfn, count;
+
+	ASSERT_EQ(0, rel_cma_base_pfn(dev->area, &pfn));
+	ASSERT_EQ(0, cmabuf_cma_read(dev->area, "count", &count));
+	*base = pfn * PAGE;
+	*size = count * PAGE;
+}
+
+/* ALLOC @size with DMA: the fd, or -errno. */
+static int dma_alloc(const struct cmabuf_dev *dev, __u64 size, __u32 align,
+		     __u64 *phys)
+{
+	struct cmabuf_alloc_data data;
+	struct cmabuf_phys p;
+	int ret;
+
+	memset(&data, 0, sizeof(data));
+	data.size = size;
+	data.align = align;
+	data.fd_flags = O_RDWR | O_CLOEXEC;
+	data.flags = CMABUF_STRATEGY_DMA;
+	ret = cmabuf_ioctl(dev->fd, CMABUF_IOC_ALLOC, &data);
+	if (ret)
+		return -ret;
+	if (data.strategy != CMABUF_STRATEGY_DMA ||
+	    cmabuf_phys(dev->fd, data.fd, &p)) {
+		close(data.fd);
+		return -EPROTO;
+	}
+	*phys = p.phys;
+	return data.fd;
+}
+
+TEST_F_TIMEOUT(dma, fills_area_then_enomem, 600)
+{
+	__u64 base, size, phys, most, chunk, outside = 0;
+	unsigned long long used;
+	int fd = 0;
+
+	dma_area_place(_metadata, &self->dev, &base, &size);
+	chunk = dma_fill_chunk(size);
+	most = size / chunk;
+	/* Room for a dozen the area cannot have: handed out from elsewhere. */
+	self->fds = calloc(most + 16, sizeof(*self->fds));
+	ASSERT_NE(NULL, self->fds);
+	while (self->n < most + 16) {
+		fd = dma_alloc(&self->dev, chunk, 0, &phys);
+		if (fd < 0)
+			break;
+		self->fds[self->n++] = fd;
+		if (phys < base || phys + chunk > base + size)
+			outside++;
+	}
+	EXPECT_EQ(0ULL, outside)
+		TH_LOG("%llu of %u buffers outside %s [%#llx, %#llx)",
+		       (unsigned long long)outside, self->n, self->dev.area,
+		       (unsigned long long)base,
+		       (unsigned long long)(base + size));
+	ASSERT_EQ(-ENOMEM, fd) TH_LOG("after %u buffers of %llu KiB", self->n,
+				      (unsigned long long)chunk >> 10);
+	EXPECT_GE(most, (__u64)self->n);
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
+	EXPECT_GE(used, self->n * (chunk / PAGE));
+	/* Past the room, one more is refused the same way, nothing kept. */
+	EXPECT_EQ(-ENOMEM, dma_alloc(&self->dev, chunk, 0, &phys));
+}
+
+/*
+ * The DMA API aligns a buffer to its size rounded up to a power of two,
+ * but to no more than CONFIG_CMA_ALIGNMENT (at least 4 pages, Kconfig's
+ * smallest); more is EINVAL, and no buffer is made.
+ */
+TEST_F(dma, alignment_as_the_dma_api_gives)
+{
+	unsigned int page_shift = __builtin_ctzll(PAGE);
+	__u64 phys;
+	int fd;
+
+	fd = dma_alloc(&self->dev, 4 * PAGE, page_shift + 2, &phys);
+	ASSERT_LE(0, fd) TH_LOG("4 pages aligned to 4: %s", strerror(-fd));
+	EXPECT_EQ(0ULL, phys % (4 * PAGE));
+	close(fd);
+	EXPECT_EQ(-EINVAL, dma_alloc(&self->dev, 4 * PAGE, page_shift + 3,
+				     &phys));
+	EXPECT_EQ(-EINVAL, dma_alloc(&self->dev, 3 * PAGE, page_shift + 3,
+				     &phys));
+}
+
+/* Cleared once, by the DMA API: what a previous buffer wrote is gone. */
+TEST_F(dma, reused_pages_read_zero)
+{
+	size_t len = 4 * SZ_1M, off;
+	unsigned char *p;
+	__u64 phys, again;
+	int fd;
+
+	fd = dma_alloc(&self->dev, len, 0, &phys);
+	ASSERT_LE(0, fd);
+	p = cmabuf_map(fd, len, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0x5a, len);
+	munmap(p, len);
+	close(fd);
+	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
+
+	fd = dma_alloc(&self->dev, len, 0, &again);
+	ASSERT_LE(0, fd);
+	p = cmabuf_map(fd, len, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	off = cmabuf_first_nonzero(p, len);
+	EXPECT_EQ(len, off) TH_LOG("byte %zu is %#x (same place: %d)", off,
+				   p[off], phys == again);
+	munmap(p, len);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

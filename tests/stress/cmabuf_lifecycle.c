@@ -888,6 +888,88 @@ TEST_F_TIMEOUT(lc, unbind_bind_while_alive, 300)
 }
 
 /*
+ * A DMA buffer goes back through its device's binding to the area:
+ * dma_free_pages() frees into dev->cma_area (dma_free_contiguous()), and
+ * into the page allocator once of_reserved_mem_device_release() has
+ * cleared it, the area's pages then lost. Freed after its instance was
+ * unbound, the area's used pages must come back all the same. Bound again
+ * while a buffer of the old instance lives, the old buffer's free (the
+ * old instance's last reference) must not end the new instance's
+ * binding, whose buffer must come back too.
+ */
+TEST_F_TIMEOUT(lc, unbind_with_live_dma_buffer, 300)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in = NULL;
+	unsigned long long used, used_alive;
+	int dev, old, dev2, fresh;
+	char pdev[64];
+	unsigned int i;
+	size_t size;
+	__u8 *map;
+
+	for (i = 0; i < ctx->ninst && !in; i++)
+		if (ctx->inst[i].strategies &
+		    CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_DMA))
+			in = &ctx->inst[i];
+	if (!in)
+		SKIP(return, "no instance offers DMA here");
+	size = 64 * (size_t)in->page_size;
+	ASSERT_EQ(0, lc_platform_name(in->name, pdev, sizeof(pdev)));
+	TH_LOG("%s (%s) on area %s", in->name, pdev, in->area);
+
+	/* Freed after the unbind, before anything is bound again. */
+	dev = lc_open(in);
+	ASSERT_LE(0, dev);
+	old = lc_alloc(dev, size, CMABUF_STRATEGY_DMA);
+	ASSERT_LE(0, old) TH_LOG("DMA ALLOC: %s", strerror(-old));
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, old, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	lc_fill(map, size, 31);
+	ASSERT_EQ(0, rel_cma_read(in->area, "used", &used_alive));
+	ASSERT_EQ(0, rel_write_str(REL_PLATFORM_DRIVER "/unbind", pdev));
+	EXPECT_FALSE(lc_dev_exists(in->name));
+	EXPECT_EQ(0U, lc_mismatches(map, size, 31));
+	munmap(map, size);
+	close(old);
+	close(dev);
+	/* Back in the area while nothing is bound to it (frees are queued). */
+	for (i = 0; i < 500; i++) {
+		ASSERT_EQ(0, rel_cma_read(in->area, "used", &used));
+		if (used + size / in->page_size == used_alive)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(used_alive - size / in->page_size, used)
+		TH_LOG("area %s: %llu pages used with the buffer, %llu after its free",
+		       in->area, used_alive, used);
+	ASSERT_EQ(0, lc_bind(pdev, in->name));
+	ASSERT_BASELINE();
+
+	/* Alive across unbind and bind, freed under the new instance. */
+	dev = lc_open(in);
+	ASSERT_LE(0, dev);
+	old = lc_alloc(dev, size, CMABUF_STRATEGY_DMA);
+	ASSERT_LE(0, old);
+	ASSERT_EQ(0, rel_write_str(REL_PLATFORM_DRIVER "/unbind", pdev));
+	close(dev);
+	ASSERT_EQ(0, lc_bind(pdev, in->name));
+	dev2 = lc_open(in);
+	ASSERT_LE(0, dev2);
+	fresh = lc_alloc(dev2, size, CMABUF_STRATEGY_DMA);
+	ASSERT_LE(0, fresh) TH_LOG("DMA ALLOC after bind: %s",
+				   strerror(-fresh));
+	/* The old instance's last reference goes with its buffer. */
+	close(old);
+	ASSERT_EQ(0, rel_cma_read(in->area, "used", &used));
+	TH_LOG("used pages: %llu with one buffer before, %llu now", used_alive,
+	       used);
+	close(fresh);
+	close(dev2);
+	ASSERT_BASELINE();
+}
+
+/*
  * The child runs a long benchmark on @path and writes its errno to
  * @pipe_w once the write has returned.
  */

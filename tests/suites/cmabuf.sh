@@ -45,6 +45,12 @@ case $CMABUF_KERNEL in
 *) export CMABUF_TEST_EXPECT_CLEARS_FROZEN=0 ;;
 esac
 
+# CMABUF_TEST_ARGS: harness options that pick a subset (-f FIXTURE,
+# -v VARIANT, -t TEST; commas for blanks, as the kernel command line
+# carries it), for a run by hand (boot.sh --env).
+# shellcheck disable=SC2086 # one word per option
+set -- "$@" $(echo "${CMABUF_TEST_ARGS:-}" | tr , ' ')
+
 # The harness writes its diagnostics to stderr, as TAP comments: keep them
 # next to the results they explain.
 CMABUF_TEST_REQUIRE_DEVICES=1 exec "$test" "$@" 2>&1

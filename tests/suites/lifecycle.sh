@@ -13,6 +13,9 @@
 # parameters it had before the suite (init's defaults, normally).
 #
 #   CMABUF_LIFECYCLE_REPEAT  scales every repeat count (default 1)
+#   CMABUF_LIFECYCLE_ARGS    harness options that pick a subset (-t TEST),
+#                            commas for blanks, for a run by hand
+#                            (boot.sh --env)
 #
 # Arguments go to cmabuf_lifecycle: lifecycle-heap.sh runs some tests
 # again. The program prints "# record: faults injected=N", the faults and
@@ -31,8 +34,9 @@ nodes() {
 }
 
 before=$(nodes)
+# shellcheck disable=SC2086 # one word per option
 cmabuf-run --importer --restore --time "${CMABUF_SUITE:-lifecycle}" \
-	cmabuf_lifecycle "$@"
+	cmabuf_lifecycle "$@" $(echo "${CMABUF_LIFECYCLE_ARGS:-}" | tr , ' ')
 rc=$?
 if [ "$(nodes)" != "$before" ]; then
 	echo "# device nodes before the suite: $before, after: $(nodes)"

@@ -17,6 +17,9 @@
 #                           300 on the debug kernel, where KASAN makes each
 #                           cycle ~10x slower: the 1000 run on 7.2 and 6.12,
 #                           the debug kernel adds its checkers to fewer)
+#   CMABUF_SECURITY_ARGS    harness options that pick a subset (-v VARIANT,
+#                           -t TEST), commas for blanks, for a run by hand
+#                           (boot.sh --env)
 
 if ! command -v cmabuf_security >/dev/null ||
    ! command -v cmabuf-run >/dev/null; then
@@ -30,4 +33,6 @@ case $CMABUF_KERNEL in
 esac
 [ -n "$CMABUF_SECURITY_CYCLES" ] && export CMABUF_SECURITY_CYCLES
 
-exec cmabuf-run --restore --time "${CMABUF_SUITE:-security}" cmabuf_security "$@"
+# shellcheck disable=SC2046 # one word per option
+exec cmabuf-run --restore --time "${CMABUF_SUITE:-security}" cmabuf_security "$@" \
+	$(echo "${CMABUF_SECURITY_ARGS:-}" | tr , ' ')

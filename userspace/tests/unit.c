@@ -122,10 +122,13 @@ static void test_numbers(void)
 
 static void test_strategies(void)
 {
-	static const char * const names[] = { "auto", "compound", "frozen", "legacy" };
+	static const char * const names[] = {
+		"auto", "compound", "frozen", "legacy", "dma",
+	};
 	static const int values[] = {
 		CMABUF_STRATEGY_AUTO, CMABUF_STRATEGY_COMPOUND,
 		CMABUF_STRATEGY_FROZEN, CMABUF_STRATEGY_LEGACY,
+		CMABUF_STRATEGY_DMA,
 	};
 	size_t i;
 	int s;
@@ -789,7 +792,7 @@ static void test_share_why(void)
 			 "why_commit: EACCES is the DRM master, EINVAL the configuration\n");
 }
 
-#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 9 + 10 + 5 + 7 + 1 + 2 + \
+#define PLAN	(ARRAY_SIZE(size_cases) + 15 + 10 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 6 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 5 + 4 + ARRAY_SIZE(bench_path_cases) + \
 		 ARRAY_SIZE(share_cases) + 3 + 8 + 5)

@@ -19,9 +19,10 @@
 /**
  * DOC: allocation strategies
  *
- * %CMABUF_STRATEGY_AUTO: the best strategy this kernel and request allow:
- * COMPOUND when the page count is a power of two that the area can align,
- * otherwise FROZEN, otherwise LEGACY.
+ * %CMABUF_STRATEGY_AUTO: the best strategy this kernel, instance and request
+ * allow: COMPOUND when the page count is a power of two that the area can
+ * align, otherwise FROZEN, otherwise LEGACY (kernels that export cma_alloc()),
+ * otherwise DMA.
  *
  * %CMABUF_STRATEGY_COMPOUND: one compound (possibly gigantic) folio from
  * cma_alloc_frozen_compound(), freed in one call by cma_release_frozen().
@@ -34,14 +35,34 @@
  * through the batched free_contig_frozen_range() path.
  *
  * %CMABUF_STRATEGY_LEGACY: cma_alloc() and cma_release(), page by page
- * reference counting; the only strategy of kernels that do not export the
- * frozen API.
+ * reference counting; the only CMA strategy of kernels that export
+ * cma_alloc() but not the frozen API.
+ *
+ * %CMABUF_STRATEGY_DMA: dma_alloc_pages() and dma_free_pages() on the
+ * instance's own device, which the kernel binds to the instance's CMA
+ * region: nothing of CMA needs to be exported, so it is the strategy of
+ * stock kernels that export none of it (Debian's 6.1 and 6.12). The DMA
+ * API falls back to the page allocator when the area has no room, and may
+ * take memory from a restricted pool: every buffer is checked to lie
+ * inside the instance's region, and one that does not is freed and the
+ * ALLOC fails with ENOMEM, as for a full area. The DMA API clears the
+ * pages itself (so cmabuf does not clear them again) and aligns a buffer
+ * to its size rounded up to a power of two, but to no more than the
+ * kernel's CONFIG_CMA_ALIGNMENT pages order: a larger @align is EINVAL.
+ * Offered on an instance only where the place of its region is known (a
+ * "linux,cmabuf" node's memory-region; for the default instance a
+ * reserved-memory node marked linux,cma-default). The device it allocates
+ * on is the instance's own, with the direct mapping: a DMA buffer is
+ * memory, not a mapping for any device. The default area gives single
+ * pages from the page allocator, never from CMA: one-page DMA buffers of
+ * the default instance fail with ENOMEM.
  */
 #define CMABUF_STRATEGY_AUTO		0
 #define CMABUF_STRATEGY_COMPOUND	1
 #define CMABUF_STRATEGY_FROZEN		2
 #define CMABUF_STRATEGY_LEGACY		3
-#define CMABUF_STRATEGY_COUNT		4
+#define CMABUF_STRATEGY_DMA		4
+#define CMABUF_STRATEGY_COUNT		5
 
 /* Bit of a strategy in &cmabuf_info.strategies. */
 #define CMABUF_STRATEGY_BIT(s)		(1U << (s))
@@ -167,7 +188,9 @@ struct cmabuf_alloc_data {
  * @area_name_size: in: size of that buffer; the name is truncated to fit
  *	and always NUL-terminated.
  * @area_name_len: out: length of the full name including its NUL.
- * @total_bytes: out: size of the CMA area (see %CMABUF_INFO_AREA_STATS).
+ * @total_bytes: out: size of the CMA area, 0 when unknown; known where
+ *	the kernel tells (%CMABUF_INFO_AREA_STATS) and, where it does not,
+ *	from the instance's reserved-memory node.
  * @free_bytes: out: bytes of the area not allocated by anyone.
  * @used_bytes: out: bytes of the area allocated by anyone.
  * @live_bytes: out: bytes held by live buffers of this instance.
@@ -176,7 +199,9 @@ struct cmabuf_alloc_data {
  * @max_compound_order: out: largest page order COMPOUND can allocate from
  *	this area on this kernel; 0 when COMPOUND is unavailable.
  * @strategies: out: %CMABUF_STRATEGY_BIT() of every strategy this kernel
- *	supports, AUTO included.
+ *	supports on this instance, AUTO included (DMA only where the
+ *	instance knows where its area lies; the CMA strategies only where
+ *	the kernel lets it reach the area).
  * @flags: out: %CMABUF_INFO_* bits.
  * @min_compound_order: out: smallest page order COMPOUND accepts; 0 when
  *	COMPOUND is unavailable.
@@ -285,8 +310,9 @@ struct cmabuf_sync {
  * %CMABUF_ALIGN_MAX, a non-zero pad or output field, a structure too short
  * to hold @fd, or a COMPOUND request whose page order is not within
  * &cmabuf_info.min_compound_order and &cmabuf_info.max_compound_order or
- * whose alignment exceeds its size; EOPNOTSUPP for a strategy this kernel
- * lacks; EFAULT for a bad pointer; EMFILE when no file descriptor is left
+ * whose alignment exceeds its size, or a DMA request (or an AUTO one that
+ * can only be DMA) whose alignment exceeds what the DMA API gives;
+ * EOPNOTSUPP for a strategy this kernel or instance lacks; EFAULT for a bad pointer; EMFILE when no file descriptor is left
  * (checked before any memory is touched); ENODEV when the device has been
  * unbound.
  *
@@ -304,6 +330,8 @@ struct cmabuf_sync {
  * When no range can be had, the errno says whether waiting can help:
  * ENOMEM: the area does not have @size bytes free: other buffers hold
  * them, or @size exceeds the area. Only a free can help; nothing was moved.
+ * DMA also gives ENOMEM when the DMA API found no room in the area and
+ * offered memory from elsewhere, which is given back.
  * EBUSY: the area has the bytes free, but no suitably aligned range of them
  * could be emptied, even after the driver tried again (module parameter
  * busy_retries): pages in every window were pinned or being migrated, or
