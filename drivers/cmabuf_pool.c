@@ -112,7 +112,10 @@ struct cmabuf_pool_buf {
  * @urgent: a PREPARE waits for it: made even while the pool backs off.
  * @shrunk: buffers the shrinker took from it and not yet made again.
  * @error: the worker's last failure for it; no more tries until it is
- *	asked again or memory is freed.
+ *	asked again or memory is freed, or until @retry if @retrying.
+ * @retrying: @error came from a try nobody waited for: tried again at
+ *	@retry, since memory may have come back meanwhile.
+ * @retry: when (jiffies).
  * @timeout: how long it may go untaken before it is dropped; 0: never.
  * @used: when it was last asked for or taken from (jiffies).
  * @dead: dropped while a buffer was made or recycled for it; the worker
@@ -134,6 +137,8 @@ struct cmabuf_want {
 	bool urgent;
 	unsigned int shrunk;
 	int error;
+	bool retrying;
+	unsigned long retry;
 	unsigned long timeout;
 	unsigned long used;
 	bool dead;
@@ -296,24 +301,33 @@ static bool cmabuf_want_short_now(const struct cmabuf_want *w, bool backoff)
 
 /*
  * The next want short of buffers that the worker may make one for now.
- * @later: out: some want waits for the back-off to end.
+ * @later: out: jiffies until one of the others may be (the back-off's
+ * end, a failed try's retry), 0 when none waits.
  */
 static struct cmabuf_want *cmabuf_pool_short(struct cmabuf_pool *pool,
-					     bool *later)
+					     unsigned long *later)
 {
-	bool backoff = cmabuf_pool_backing_off(pool);
+	unsigned long now = jiffies, left = cmabuf_pool_backoff_left(pool);
 	struct cmabuf_want *w;
 
 	lockdep_assert_held(&pool->lock);
-	*later = false;
+	*later = 0;
 	if (pool->stopped)
 		return NULL;
 	list_for_each_entry(w, &pool->wants, node) {
-		if (w->error)
+		if (w->error && w->retrying && !time_before(now, w->retry)) {
+			w->error = 0;
+			w->retrying = false;
+		}
+		if (w->error) {
+			if (w->retrying)
+				*later = min_not_zero(*later, w->retry - now);
 			continue;
-		if (cmabuf_want_short_now(w, backoff))
+		}
+		if (cmabuf_want_short_now(w, left > 0))
 			return w;
-		*later |= w->ready + w->filling < w->count;
+		if (w->ready + w->filling < w->count)
+			*later = min_not_zero(*later, max(left, 1UL));
 	}
 	return NULL;
 }
@@ -368,7 +382,8 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 	struct cmabuf_pool_buf *b;
 	struct cmabuf_want *w;
 	struct cmabuf_plan plan;
-	bool dropped, later;
+	unsigned long later;
+	bool dropped;
 	int ret;
 
 	for (;;) {
@@ -378,7 +393,7 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 		/* Memory is short: the rest once reclaim has left us alone. */
 		if (!w && later)
 			queue_delayed_work(cmabuf_pool_wq, &pool->fill_work,
-					   cmabuf_pool_backoff_left(pool));
+					   later);
 		if (!w || !b) {
 			if (w)
 				w->error = -ENOMEM;
@@ -403,6 +418,13 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 		dropped = w->dead;
 		if (ret) {
 			w->error = ret;
+			/*
+			 * Nobody waits for a refill: it is tried again after
+			 * a pause (a back-off may have ended while memory was
+			 * still short), not only once a buffer is freed.
+			 */
+			w->retrying = !w->urgent;
+			w->retry = jiffies + CMABUF_POOL_SHRUNK_PAUSE;
 			w->urgent = false;
 		} else if (!w->dead && !pool->stopped &&
 			   w->ready < w->count) {
@@ -710,6 +732,9 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 		if (!w->owner)
 			cmabuf_pool_soft_pages(pool, &over);
 	}
+	/* The wants stand: the worker refills them when the back-off ends. */
+	if (freed)
+		cmabuf_pool_kick(pool);
 	spin_unlock(&pool->lock);
 	cmabuf_pool_release_list(pool->cdev, &out);
 	mm_account_reclaimed_pages(freed);
