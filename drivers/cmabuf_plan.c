@@ -307,3 +307,4 @@ void cmabuf_dev_limits(struct cmabuf_dev *cdev, struct cmabuf_limits *lim)
 		cmabuf_area_max_order(lim, cdev->base_pfn,
 				      cmabuf_area_pages(cdev->cma));
 }
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_limits);

@@ -28,6 +28,7 @@
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/device.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -1024,6 +1025,7 @@ unlock:
 	cmabuf_pool_release_list(cdev, &out);
 	return ready;
 }
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_pool_want);
 
 /* Is the want stocked, failed or gone? @ret: what waiting for it returns. */
 static bool cmabuf_pool_settled(struct cmabuf_pool *pool, const void *owner,
@@ -1078,6 +1080,7 @@ int cmabuf_pool_wait_ready(struct cmabuf_dev *cdev, const void *owner,
 		return -EINTR;
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_pool_wait_ready);
 
 /**
  * cmabuf_pool_drop_owner() - drop every want of a file being closed
@@ -1465,6 +1468,19 @@ void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 	cmabuf_pool_release_list(cdev, &out);
 	wake_up_all(&pool->wq);
 }
+
+/**
+ * cmabuf_pool_shrinker() - an instance's shrinker, for KUnit to call as
+ *	reclaim does
+ * @cdev: the instance, bound.
+ *
+ * Return: its shrinker.
+ */
+struct shrinker *cmabuf_pool_shrinker(struct cmabuf_dev *cdev)
+{
+	return cdev->pool->shrinker;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_pool_shrinker);
 
 int cmabuf_pool_init(void)
 {
