@@ -24,8 +24,8 @@
  *
  * Run as root, with nothing else holding much memory (the guest's load
  * suite runs it before its own load). Under TCG (7.2, 2 vCPUs) the
- * pressure took 57-75 s until the first buffer came back, the whole test
- * about 90 s.
+ * pressure took 34-75 s until the first buffer came back (four boots),
+ * the whole test 45-90 s.
  *
  * The proportion check can only catch a shrinker that gives a large
  * buffer back early: in this guest kswapd cannot balance (no swap, no
