@@ -52,6 +52,7 @@ struct device;
 struct dma_buf;
 struct page;
 struct sg_table;
+struct shrinker;
 
 /* A buffer is one scatterlist entry: its length is an unsigned int. */
 #define CMABUF_MAX_BYTES	((u64)(UINT_MAX & PAGE_MASK))
@@ -332,6 +333,7 @@ int cmabuf_pool_wait_ready(struct cmabuf_dev *cdev, const void *owner,
 			   const struct cmabuf_plan *plan, u32 strategy,
 			   unsigned int align_order);
 void cmabuf_pool_drop_owner(struct cmabuf_dev *cdev, const void *owner);
+struct shrinker *cmabuf_pool_shrinker(struct cmabuf_dev *cdev);
 int cmabuf_pool_reserve_set(struct cmabuf_dev *cdev, const u64 *sizes,
 			    const u32 *counts, unsigned int n);
 extern const struct attribute_group cmabuf_pool_group;

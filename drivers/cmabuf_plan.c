@@ -339,3 +339,4 @@ void cmabuf_dev_limits(struct cmabuf_dev *cdev, struct cmabuf_limits *lim)
 	lim->max_compound_order =
 		cmabuf_area_max_order(lim, cdev->base_pfn, cdev->area_pages);
 }
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_limits);

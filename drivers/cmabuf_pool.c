@@ -15,12 +15,20 @@
  * dropped, goes unused for its time-out, or its file is closed, and when
  * memory is short (the shrinker).
  *
+ * Two classes of ready buffers: what a file prepared is soft, given back
+ * to reclaim that can use CMA's pages (movable allocations, kswapd), in
+ * proportion to what reclaim asks, and not made again until reclaim has
+ * left the instance alone for CMABUF_POOL_SHRUNK_PAUSE; the
+ * administrator's reserve is kept through reclaim, up to
+ * reserve_max_bytes, and refilled whatever the pressure.
+ *
  * Every buffer on a want's list is all zero: it is cleared before it goes
  * there, and taken off before it is handed out.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/device.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -35,6 +43,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/swap.h>
 #include <linux/sysfs.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -57,7 +66,10 @@ module_param_named(prepare_file_percent, cmabuf_prepare_file_percent, uint,
 MODULE_PARM_DESC(prepare_file_percent,
 		 "Share of an area one file may have prepared, without CAP_SYS_ADMIN (default: 25)");
 
-/* After the shrinker took ready buffers, none are made for this long. */
+/*
+ * Soft wants are not refilled until reclaim that could use CMA's pages has
+ * not asked the shrinker anything for this long (the back-off).
+ */
 #define CMABUF_POOL_SHRUNK_PAUSE	(5 * HZ)
 
 /*
@@ -98,8 +110,13 @@ struct cmabuf_pool_buf {
  * @ready: buffers on @bufs.
  * @filling: buffers being made or recycled for it.
  * @making: the fill worker is making one for it (at most one at a time).
+ * @urgent: a PREPARE waits for it: made even while the pool backs off.
+ * @shrunk: buffers the shrinker took from it and not yet made again.
  * @error: the worker's last failure for it; no more tries until it is
- *	asked again or memory is freed.
+ *	asked again or memory is freed, or until @retry if @retrying.
+ * @retrying: @error came from a try nobody waited for: tried again at
+ *	@retry, since memory may have come back meanwhile.
+ * @retry: when (jiffies).
  * @timeout: how long it may go untaken before it is dropped; 0: never.
  * @used: when it was last asked for or taken from (jiffies).
  * @dead: dropped while a buffer was made or recycled for it; the worker
@@ -118,7 +135,11 @@ struct cmabuf_want {
 	unsigned int ready;
 	unsigned int filling;
 	bool making;
+	bool urgent;
+	unsigned int shrunk;
 	int error;
+	bool retrying;
+	unsigned long retry;
 	unsigned long timeout;
 	unsigned long used;
 	bool dead;
@@ -135,7 +156,15 @@ struct cmabuf_want {
  * @releasing_pages: their pages, and those of dropped ready buffers until
  *	they are back.
  * @unwanted_pages: those of the buffer being made for a dropped want.
- * @shrunk_until: no buffer is made before this (jiffies).
+ * @shrunk_until: the back-off: no soft want is refilled before this
+ *	(jiffies); every call of the shrinker by reclaim that could use the
+ *	pages moves it to CMABUF_POOL_SHRUNK_PAUSE from then.
+ * @credit: pages reclaim asked of the shrinker and not yet given back,
+ *	since the back-off began; a ready buffer goes once it covers it.
+ * @reclaimed_buffers: ready buffers the shrinker gave back, since bind.
+ * @reclaimed_pages: their pages.
+ * @refilled_buffers: buffers made again for wants the shrinker took from.
+ * @refilled_pages: their pages.
  * @stopped: the instance is unbound: nothing is made or kept any more.
  * @fill_work: makes the buffers wants lack (cmabuf_pool_kick()).
  * @release_work: releases or recycles freed buffers (cmabuf_pool_put()).
@@ -152,6 +181,11 @@ struct cmabuf_pool {
 	unsigned long releasing_pages;
 	unsigned long unwanted_pages;
 	unsigned long shrunk_until;
+	unsigned long credit;
+	u64 reclaimed_buffers;
+	u64 reclaimed_pages;
+	u64 refilled_buffers;
+	u64 refilled_pages;
 	bool stopped;
 	struct delayed_work fill_work;
 	struct delayed_work release_work;
@@ -242,48 +276,82 @@ static void cmabuf_want_drop(struct cmabuf_pool *pool, struct cmabuf_want *w,
 		kfree(w);
 }
 
-/* The next want short of buffers that the worker may make one for. */
-static struct cmabuf_want *cmabuf_pool_short(struct cmabuf_pool *pool)
+/* Jiffies until the back-off ends; 0 when the pool does not back off. */
+static unsigned long cmabuf_pool_backoff_left(struct cmabuf_pool *pool)
 {
+	unsigned long now = jiffies, until = READ_ONCE(pool->shrunk_until);
+
+	return time_before(now, until) ? until - now : 0;
+}
+
+/* Has reclaim that could use the pool's pages asked lately? */
+static bool cmabuf_pool_backing_off(struct cmabuf_pool *pool)
+{
+	return cmabuf_pool_backoff_left(pool) > 0;
+}
+
+/*
+ * May the worker make or recycle a buffer for @w now? While the pool backs
+ * off, only the reserve and a want a PREPARE waits for.
+ */
+static bool cmabuf_want_short_now(const struct cmabuf_want *w, bool backoff)
+{
+	return w->ready + w->filling < w->count &&
+	       (!backoff || !w->owner || w->urgent);
+}
+
+/*
+ * The next want short of buffers that the worker may make one for now.
+ * @later: out: jiffies until one of the others may be (the back-off's
+ * end, a failed try's retry), 0 when none waits.
+ */
+static struct cmabuf_want *cmabuf_pool_short(struct cmabuf_pool *pool,
+					     unsigned long *later)
+{
+	unsigned long now = jiffies, left = cmabuf_pool_backoff_left(pool);
 	struct cmabuf_want *w;
 
 	lockdep_assert_held(&pool->lock);
+	*later = 0;
 	if (pool->stopped)
 		return NULL;
 	list_for_each_entry(w, &pool->wants, node) {
-		if (!w->error && w->ready + w->filling < w->count)
+		if (w->error && w->retrying && !time_before(now, w->retry)) {
+			w->error = 0;
+			w->retrying = false;
+		}
+		if (w->error) {
+			if (w->retrying)
+				*later = min_not_zero(*later, w->retry - now);
+			continue;
+		}
+		if (cmabuf_want_short_now(w, left > 0))
 			return w;
+		if (w->ready + w->filling < w->count)
+			*later = min_not_zero(*later, max(left, 1UL));
 	}
 	return NULL;
 }
 
-/* Have the worker make what wants lack: now, or when the pause is over. */
+/*
+ * Have the worker make what wants lack now; what must wait for the end of
+ * the back-off, it puts off itself.
+ */
 static void cmabuf_pool_kick(struct cmabuf_pool *pool)
 {
-	unsigned long now = jiffies;
-
 	lockdep_assert_held(&pool->lock);
-	if (pool->stopped)
-		return;
-	if (time_before(now, pool->shrunk_until))
-		queue_delayed_work(cmabuf_pool_wq, &pool->fill_work,
-				   pool->shrunk_until - now);
-	else
+	if (!pool->stopped)
 		mod_delayed_work(cmabuf_pool_wq, &pool->fill_work, 0);
 }
 
 /* After a take: refill, but not before CMABUF_POOL_REFILL_DELAY. */
 static void cmabuf_pool_kick_later(struct cmabuf_pool *pool)
 {
-	unsigned long now = jiffies, delay = CMABUF_POOL_REFILL_DELAY;
-
 	lockdep_assert_held(&pool->lock);
-	if (pool->stopped)
-		return;
-	if (time_before(now + delay, pool->shrunk_until))
-		delay = pool->shrunk_until - now;
 	/* A refill already queued sooner stays as it is. */
-	queue_delayed_work(cmabuf_pool_wq, &pool->fill_work, delay);
+	if (!pool->stopped)
+		queue_delayed_work(cmabuf_pool_wq, &pool->fill_work,
+				   CMABUF_POOL_REFILL_DELAY);
 }
 
 /*
@@ -315,18 +383,18 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 	struct cmabuf_pool_buf *b;
 	struct cmabuf_want *w;
 	struct cmabuf_plan plan;
+	unsigned long later;
 	bool dropped;
 	int ret;
 
 	for (;;) {
 		b = kzalloc_obj(*b, GFP_KERNEL | __GFP_NOWARN);
 		spin_lock(&pool->lock);
-		w = cmabuf_pool_short(pool);
-		if (w && time_before(jiffies, pool->shrunk_until)) {
-			/* Memory was short a moment ago: later. */
-			cmabuf_pool_kick(pool);
-			w = NULL;
-		}
+		w = cmabuf_pool_short(pool, &later);
+		/* Memory is short: the rest once reclaim has left us alone. */
+		if (!w && later)
+			queue_delayed_work(cmabuf_pool_wq, &pool->fill_work,
+					   later);
 		if (!w || !b) {
 			if (w)
 				w->error = -ENOMEM;
@@ -351,12 +419,27 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 		dropped = w->dead;
 		if (ret) {
 			w->error = ret;
+			/*
+			 * Nobody waits for a refill: it is tried again after
+			 * a pause (a back-off may have ended while memory was
+			 * still short), not only once a buffer is freed.
+			 */
+			w->retrying = !w->urgent;
+			w->retry = jiffies + CMABUF_POOL_SHRUNK_PAUSE;
+			w->urgent = false;
 		} else if (!w->dead && !pool->stopped &&
 			   w->ready < w->count) {
 			list_add_tail(&b->node, &w->bufs);
 			w->ready++;
 			pool->ready_pages += b->range.count;
 			cmabuf_stats_prepared(pool->cdev, b->range.strategy);
+			if (w->shrunk) {
+				w->shrunk--;
+				pool->refilled_buffers++;
+				pool->refilled_pages += b->range.count;
+			}
+			if (w->ready >= w->count)
+				w->urgent = false;
 			b = NULL;
 		}
 		if (w->dead && !w->filling)
@@ -383,11 +466,13 @@ static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 				struct cmabuf_pool_buf *b)
 {
 	struct cmabuf_want *w;
-	bool found = false;
+	bool found = false, backoff;
 
 	spin_lock(&pool->lock);
+	/* Not kept for a soft want while reclaim wants CMA's pages. */
+	backoff = cmabuf_pool_backing_off(pool);
 	list_for_each_entry(w, &pool->wants, node) {
-		if (!pool->stopped && w->ready + w->filling < w->count &&
+		if (!pool->stopped && cmabuf_want_short_now(w, backoff) &&
 		    cmabuf_range_fits(&b->range, &w->plan, w->strategy,
 				      w->align_order)) {
 			w->filling++;
@@ -410,6 +495,8 @@ static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 		w->ready++;
 		pool->ready_pages += b->range.count;
 		w->error = 0;
+		if (w->shrunk)
+			w->shrunk--;
 	} else {
 		found = false;
 	}
@@ -506,52 +593,153 @@ static void cmabuf_pool_expire_work(struct work_struct *work)
 	cmabuf_pool_release_list(pool->cdev, &expired);
 }
 
+/*
+ * Can reclaim in this context use what the shrinker gives back? CMA's
+ * pages serve only allocations that may use CMA: movable ones
+ * (gfp_to_alloc_flags_cma() in mm/page_alloc.c). kswapd reclaims with
+ * GFP_KERNEL whatever woke it (balance_pgdat() in mm/vmscan.c), so it
+ * cannot tell; what it frees up for is mostly movable, and movable
+ * allocations that find CMA's pages free leave the rest to the others: it
+ * may have them. drop_caches and proactive reclaim (GFP_KERNEL, not
+ * kswapd) and reclaim for unmovable allocations get nothing.
+ */
+static bool cmabuf_pool_reclaim_helps(const struct shrink_control *sc)
+{
+	/*
+	 * gfp_migratetype() without its page_group_by_mobility_disabled,
+	 * which is not exported (set on machines with very little memory).
+	 */
+	return current_is_kswapd() ||
+	       (sc->gfp_mask & (__GFP_MOVABLE | __GFP_RECLAIMABLE)) ==
+	       __GFP_MOVABLE;
+}
+
+/* Pages of the reserve's ready buffers. */
+static unsigned long cmabuf_pool_reserve_pages(struct cmabuf_pool *pool)
+{
+	struct cmabuf_want *w;
+	unsigned long pages = 0;
+
+	lockdep_assert_held(&pool->lock);
+	list_for_each_entry(w, &pool->wants, node) {
+		if (!w->owner)
+			pages += (unsigned long)w->ready * w->plan.pages;
+	}
+	return pages;
+}
+
+/*
+ * Pages reclaim may have: every file's ready buffers, and the reserve's
+ * beyond reserve_max_bytes (a cap lowered after the reserve was set).
+ * @reserve_over: out: whether the reserve's count.
+ */
+static unsigned long cmabuf_pool_soft_pages(struct cmabuf_pool *pool,
+					    bool *reserve_over)
+{
+	unsigned long reserve = cmabuf_pool_reserve_pages(pool);
+	u64 max = READ_ONCE(pool->cdev->reserve_max_bytes) >> PAGE_SHIFT;
+
+	*reserve_over = reserve > max;
+	return pool->ready_pages - (unsigned long)min_t(u64, reserve, max);
+}
+
+/*
+ * Reclaim that could use the pages asked: the back-off starts or goes on.
+ * One that starts after a quiet pause starts without credit.
+ */
+static void cmabuf_pool_pressed(struct cmabuf_pool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	if (!cmabuf_pool_backing_off(pool))
+		pool->credit = 0;
+	WRITE_ONCE(pool->shrunk_until, jiffies + CMABUF_POOL_SHRUNK_PAUSE);
+}
+
 static unsigned long cmabuf_pool_count(struct shrinker *shrinker,
 				       struct shrink_control *sc)
 {
 	struct cmabuf_pool *pool = shrinker->private_data;
+	unsigned long pages;
+	bool over;
 
-	return READ_ONCE(pool->ready_pages) ?: SHRINK_EMPTY;
+	if (!cmabuf_pool_reclaim_helps(sc))
+		return 0;
+	spin_lock(&pool->lock);
+	cmabuf_pool_pressed(pool);
+	pages = cmabuf_pool_soft_pages(pool, &over);
+	spin_unlock(&pool->lock);
+	return pages ?: SHRINK_EMPTY;
 }
 
 /*
- * Ready buffers go back to CMA, the least recently used want's first,
- * until @sc->nr_to_scan pages are freed; no new ones are made for a while.
+ * The want whose ready buffer goes next: the least recently used of those
+ * reclaim may have whose buffers the credit covers; NULL when none.
+ */
+static struct cmabuf_want *cmabuf_pool_victim(struct cmabuf_pool *pool,
+					      bool reserve_over)
+{
+	struct cmabuf_want *w, *lru = NULL;
+
+	lockdep_assert_held(&pool->lock);
+	list_for_each_entry(w, &pool->wants, node) {
+		if (!w->ready || w->plan.pages > pool->credit ||
+		    (!w->owner && !reserve_over))
+			continue;
+		if (!lru || time_before(w->used, lru->used))
+			lru = w;
+	}
+	return lru;
+}
+
+/*
+ * What reclaim asks (@sc->nr_to_scan pages) adds to the credit; ready
+ * buffers go back to CMA as the credit covers them, so that reclaim gets
+ * what it asks for in proportion: a call for 128 pages takes no 1 GiB
+ * buffer, a run of calls that adds up to one does. The whole request is
+ * scanned (@sc->nr_scanned as set), what went back is reclaimed
+ * (mm_account_reclaimed_pages()): a direct reclaim stops once it has
+ * enough. The wants stand: they are refilled once the back-off is over.
  */
 static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 				      struct shrink_control *sc)
 {
 	struct cmabuf_pool *pool = shrinker->private_data;
-	unsigned long freed = 0;
+	unsigned long freed = 0, soft;
 	struct cmabuf_pool_buf *b;
-	struct cmabuf_want *w, *lru;
+	struct cmabuf_want *w;
+	bool over;
 	LIST_HEAD(out);
 
+	if (!cmabuf_pool_reclaim_helps(sc))
+		return SHRINK_STOP;
 	spin_lock(&pool->lock);
-	pool->shrunk_until = jiffies + CMABUF_POOL_SHRUNK_PAUSE;
-	while (freed < sc->nr_to_scan) {
-		lru = NULL;
-		list_for_each_entry(w, &pool->wants, node) {
-			if (w->ready && (!lru || time_before(w->used, lru->used)))
-				lru = w;
-		}
-		if (!lru)
-			break;
-		b = list_first_entry(&lru->bufs, struct cmabuf_pool_buf, node);
-		list_move(&b->node, &out);
-		lru->ready--;
-		cmabuf_pool_unready(pool, b->range.count);
-		freed += b->range.count;
+	cmabuf_pool_pressed(pool);
+	soft = cmabuf_pool_soft_pages(pool, &over);
+	if (!soft) {
+		spin_unlock(&pool->lock);
+		return SHRINK_STOP;
 	}
-	/* The wants stand: refill them once the pause is over. */
+	pool->credit = min(pool->credit + sc->nr_to_scan, soft);
+	while ((w = cmabuf_pool_victim(pool, over))) {
+		b = list_first_entry(&w->bufs, struct cmabuf_pool_buf, node);
+		list_move(&b->node, &out);
+		w->ready--;
+		w->shrunk++;
+		cmabuf_pool_unready(pool, b->range.count);
+		pool->credit -= b->range.count;
+		pool->reclaimed_buffers++;
+		pool->reclaimed_pages += b->range.count;
+		freed += b->range.count;
+		if (!w->owner)
+			cmabuf_pool_soft_pages(pool, &over);
+	}
+	/* The wants stand: the worker refills them when the back-off ends. */
 	if (freed)
 		cmabuf_pool_kick(pool);
 	spin_unlock(&pool->lock);
 	cmabuf_pool_release_list(pool->cdev, &out);
-	/* Buffers go whole: reclaim counts what went, not what it asked. */
-	if (freed)
-		sc->nr_scanned = freed;
-	return freed ?: SHRINK_STOP;
+	mm_account_reclaimed_pages(freed);
+	return freed;
 }
 
 /**
@@ -830,14 +1018,14 @@ int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 		mod_delayed_work(cmabuf_pool_wq, &pool->expire_work,
 				 cmabuf_pool_expire(pool, now, &out));
 unlock:
-	/* Asked for now: whatever the shrinker did, make them now. */
-	pool->shrunk_until = now;
+	/* Made now, or once reclaim has left the pool alone for a while. */
 	cmabuf_pool_kick(pool);
 	spin_unlock(&pool->lock);
 	kfree(fresh);
 	cmabuf_pool_release_list(cdev, &out);
 	return ready;
 }
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_pool_want);
 
 /* Is the want stocked, failed or gone? @ret: what waiting for it returns. */
 static bool cmabuf_pool_settled(struct cmabuf_pool *pool, const void *owner,
@@ -875,14 +1063,24 @@ int cmabuf_pool_wait_ready(struct cmabuf_dev *cdev, const void *owner,
 			   unsigned int align_order)
 {
 	struct cmabuf_pool *pool = cdev->pool;
+	struct cmabuf_want *w;
 	int ret = 0;
 
+	/* Someone waits: made now, even while the pool backs off. */
+	spin_lock(&pool->lock);
+	w = cmabuf_pool_find(pool, owner, plan, strategy, align_order);
+	if (w && w->ready < w->count && !w->urgent) {
+		w->urgent = true;
+		cmabuf_pool_kick(pool);
+	}
+	spin_unlock(&pool->lock);
 	if (wait_event_killable(pool->wq,
 				cmabuf_pool_settled(pool, owner, plan, strategy,
 						    align_order, &ret)))
 		return -EINTR;
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_pool_wait_ready);
 
 /**
  * cmabuf_pool_drop_owner() - drop every want of a file being closed
@@ -1058,6 +1256,78 @@ static ssize_t releasing_bytes_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(releasing_bytes);
 
+enum cmabuf_pool_reclaim_stat {
+	CMABUF_RECLAIMED_BUFFERS,
+	CMABUF_RECLAIMED_BYTES,
+	CMABUF_REFILLED_BUFFERS,
+	CMABUF_REFILLED_BYTES,
+	CMABUF_BACKOFF_MS,
+};
+
+/* What reclaim took from the pool, and what was made again. */
+static ssize_t cmabuf_pool_reclaim_show(struct device *dev, char *buf,
+					enum cmabuf_pool_reclaim_stat which)
+{
+	struct cmabuf_pool *pool = cmabuf_pool_dev(dev)->pool;
+	u64 v;
+
+	spin_lock(&pool->lock);
+	switch (which) {
+	case CMABUF_RECLAIMED_BUFFERS:
+		v = pool->reclaimed_buffers;
+		break;
+	case CMABUF_RECLAIMED_BYTES:
+		v = pool->reclaimed_pages << PAGE_SHIFT;
+		break;
+	case CMABUF_REFILLED_BUFFERS:
+		v = pool->refilled_buffers;
+		break;
+	case CMABUF_REFILLED_BYTES:
+		v = pool->refilled_pages << PAGE_SHIFT;
+		break;
+	default:
+		v = jiffies_to_msecs(cmabuf_pool_backoff_left(pool));
+		break;
+	}
+	spin_unlock(&pool->lock);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t reclaimed_buffers_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_reclaim_show(dev, buf, CMABUF_RECLAIMED_BUFFERS);
+}
+static DEVICE_ATTR_RO(reclaimed_buffers);
+
+static ssize_t reclaimed_bytes_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_reclaim_show(dev, buf, CMABUF_RECLAIMED_BYTES);
+}
+static DEVICE_ATTR_RO(reclaimed_bytes);
+
+static ssize_t refilled_buffers_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_reclaim_show(dev, buf, CMABUF_REFILLED_BUFFERS);
+}
+static DEVICE_ATTR_RO(refilled_buffers);
+
+static ssize_t refilled_bytes_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_reclaim_show(dev, buf, CMABUF_REFILLED_BYTES);
+}
+static DEVICE_ATTR_RO(refilled_bytes);
+
+static ssize_t reclaim_backoff_ms_show(struct device *dev,
+				       struct device_attribute *attr, char *buf)
+{
+	return cmabuf_pool_reclaim_show(dev, buf, CMABUF_BACKOFF_MS);
+}
+static DEVICE_ATTR_RO(reclaim_backoff_ms);
+
 static ssize_t reserve_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
@@ -1119,6 +1389,11 @@ static struct attribute *cmabuf_pool_attrs[] = {
 	&dev_attr_prepared_bytes.attr,
 	&dev_attr_prepared_buffers.attr,
 	&dev_attr_releasing_bytes.attr,
+	&dev_attr_reclaimed_buffers.attr,
+	&dev_attr_reclaimed_bytes.attr,
+	&dev_attr_refilled_buffers.attr,
+	&dev_attr_refilled_bytes.attr,
+	&dev_attr_reclaim_backoff_ms.attr,
 	&dev_attr_reserve.attr,
 	&dev_attr_reserve_max_bytes.attr,
 	NULL,
@@ -1193,6 +1468,19 @@ void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 	cmabuf_pool_release_list(cdev, &out);
 	wake_up_all(&pool->wq);
 }
+
+/**
+ * cmabuf_pool_shrinker() - an instance's shrinker, for KUnit to call as
+ *	reclaim does
+ * @cdev: the instance, bound.
+ *
+ * Return: its shrinker.
+ */
+struct shrinker *cmabuf_pool_shrinker(struct cmabuf_dev *cdev)
+{
+	return cdev->pool->shrinker;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_pool_shrinker);
 
 int cmabuf_pool_init(void)
 {

@@ -371,8 +371,9 @@ def shrink_table(boots):
     """Ready buffers under memory pressure, one measurement a boot."""
     lines = ["", "### Ready buffers once memory runs short", "",
              "| boot | device | ready as | buffers | reclaim began (s) | first back "
-             "(ms after) | all back (ms after) | CmaFree then (MiB) |",
-             "|---|---|---|---|---|---|---|---|"]
+             "(ms after) | all back (ms after) | CmaFree then (MiB) | kept (MiB) "
+             "| reclaimed / refilled (buffers) | ALLOCs under it (slowest ms, ready) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     found = False
     for b in boots:
         for r in b.get("shrinks", []):
@@ -386,8 +387,31 @@ def shrink_table(boots):
                 f"{r['size_bytes'] >> 20} MiB | {began} | "
                 f"{at_ms(r.get('first_back'), t0)} | "
                 f"{at_ms(last, t0) if last else 'not within ' + str(r['timeout_ms']) + ' ms'} | "
-                f"{cma} |")
+                f"{cma} | {shrink_kept(r)} | {shrink_counts(r)} | "
+                f"{shrink_allocs(r)} |")
     return lines if found else []
+
+
+def shrink_kept(r):
+    """The least the instance held ready through the pressure, in MiB."""
+    low = r.get("min_prepared_bytes")
+    return "—" if low is None else f"{low >> 20}"
+
+
+def shrink_allocs(r):
+    """The ALLOCs made while the pressure held: the slowest, how many ready."""
+    a = r.get("alloc_after")
+    if not a or not a["ns"]:
+        return "—" if not a else f"none (errno {a['errno']})"
+    return f"{fmt_ms(max(a['ns']))}, {a['hits']} of {len(a['ns'])} ready"
+
+
+def shrink_counts(r):
+    """The shrinker's given-back and the refilled buffers over the run."""
+    c = r.get("counts")
+    if not c:
+        return "—"
+    return f"{c['reclaimed_buffers']} / {c['refilled_buffers']}"
 
 
 def write_markdown(path, rows, boots):

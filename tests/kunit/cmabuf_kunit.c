@@ -35,6 +35,7 @@
 #include <linux/pageblock-flags.h>
 #include <linux/platform_device.h>
 #include <linux/scatterlist.h>
+#include <linux/shrinker.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/swiotlb.h>
@@ -914,6 +915,126 @@ static struct kunit_suite cmabuf_probe_suite = {
 	.test_cases = cmabuf_probe_cases,
 };
 
+/* ---- cmabuf_pool_reclaim: the shrinker, called as reclaim calls it ---- */
+
+#define CMABUF_RECLAIM_SMALL	SZ_1M
+#define CMABUF_RECLAIM_SMALL_N	4
+#define CMABUF_RECLAIM_BIG	SZ_16M
+#define CMABUF_RECLAIM_ASK	128		/* do_shrink_slab()'s batch */
+
+/* @count buffers of @size ready for @owner on @cdev. */
+static void cmabuf_reclaim_prepare(struct kunit *test, struct cmabuf_dev *cdev,
+				   const void *owner, u64 size,
+				   unsigned int count)
+{
+	struct cmabuf_limits lim;
+	struct cmabuf_plan plan;
+
+	cmabuf_dev_limits(cdev, &lim);
+	KUNIT_ASSERT_EQ(test, 0, cmabuf_plan_make(&lim, size, 0,
+						  CMABUF_STRATEGY_AUTO, &plan));
+	KUNIT_ASSERT_GE(test, cmabuf_pool_want(cdev, owner, &plan,
+					       CMABUF_STRATEGY_AUTO, 0, count,
+					       3600 * 1000, true), 0);
+	KUNIT_ASSERT_EQ(test, (int)count,
+			cmabuf_pool_wait_ready(cdev, owner, &plan,
+					       CMABUF_STRATEGY_AUTO, 0));
+}
+
+/* Drop @owner's want of @size. */
+static void cmabuf_reclaim_drop(struct cmabuf_dev *cdev, const void *owner,
+				u64 size)
+{
+	struct cmabuf_limits lim;
+	struct cmabuf_plan plan;
+
+	cmabuf_dev_limits(cdev, &lim);
+	if (!cmabuf_plan_make(&lim, size, 0, CMABUF_STRATEGY_AUTO, &plan))
+		cmabuf_pool_want(cdev, owner, &plan, CMABUF_STRATEGY_AUTO, 0, 0,
+				 0, true);
+}
+
+/*
+ * Ready buffers go only to reclaim that can use CMA's pages, and in
+ * proportion: a 16 MiB buffer prepared first (the least recently used)
+ * and four of 1 MiB, asked for 128 pages at a time as do_shrink_slab()
+ * asks. Reclaim for an unmovable allocation sees nothing; a movable one
+ * gets no more pages, all calls together, than it asked for, each call's
+ * request is reported scanned, and the 16 MiB buffer goes only once the
+ * calls have asked for that much.
+ */
+static void cmabuf_pool_reclaim_in_proportion(struct kunit *test)
+{
+	unsigned long asked = 0, freed = 0, ret, count, small_pages;
+	struct shrink_control sc = { .nid = 0 };
+	unsigned long big_at = 0, smalls_before_big = 0;
+	struct platform_device *pdev;
+	struct cmabuf_dev *cdev;
+	struct shrinker *shrinker;
+	int big_owner, small_owner;
+
+	cdev = cmabuf_probe_bind(test, &pdev);
+	shrinker = cmabuf_pool_shrinker(cdev);
+	KUNIT_ASSERT_NOT_NULL(test, shrinker);
+	small_pages = CMABUF_RECLAIM_SMALL >> PAGE_SHIFT;
+	if (small_pages > (CMABUF_RECLAIM_BIG >> PAGE_SHIFT) / 8)
+		kunit_skip(test, "pages too large for the sizes of this test");
+
+	cmabuf_reclaim_prepare(test, cdev, &big_owner, CMABUF_RECLAIM_BIG, 1);
+	cmabuf_reclaim_prepare(test, cdev, &small_owner, CMABUF_RECLAIM_SMALL,
+			       CMABUF_RECLAIM_SMALL_N);
+
+	/* drop_caches and unmovable allocations: nothing to give. */
+	sc.gfp_mask = GFP_KERNEL;
+	sc.nr_to_scan = CMABUF_RECLAIM_ASK;
+	KUNIT_EXPECT_EQ(test, 0UL, shrinker->count_objects(shrinker, &sc));
+	KUNIT_EXPECT_EQ(test, SHRINK_STOP,
+			shrinker->scan_objects(shrinker, &sc));
+
+	sc.gfp_mask = GFP_HIGHUSER_MOVABLE;
+	count = shrinker->count_objects(shrinker, &sc);
+	KUNIT_EXPECT_EQ(test, (CMABUF_RECLAIM_BIG >> PAGE_SHIFT) +
+			CMABUF_RECLAIM_SMALL_N * small_pages, count);
+	while (freed < count && asked < 4 * count) {
+		sc.nr_to_scan = CMABUF_RECLAIM_ASK;
+		sc.nr_scanned = CMABUF_RECLAIM_ASK;
+		ret = shrinker->scan_objects(shrinker, &sc);
+		if (ret == SHRINK_STOP)
+			break;
+		asked += CMABUF_RECLAIM_ASK;
+		freed += ret;
+		KUNIT_EXPECT_EQ(test, (unsigned long)CMABUF_RECLAIM_ASK,
+				sc.nr_scanned);
+		KUNIT_ASSERT_LE_MSG(test, freed, asked,
+				    "%lu pages given back for %lu asked", freed,
+				    asked);
+		if (!big_at && ret >= (CMABUF_RECLAIM_BIG >> PAGE_SHIFT)) {
+			big_at = asked;
+			smalls_before_big = (freed - ret) / small_pages;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, count, freed);
+	KUNIT_EXPECT_GE(test, big_at,
+			(unsigned long)(CMABUF_RECLAIM_BIG >> PAGE_SHIFT));
+	/* Covered first, the small ones went before it. */
+	KUNIT_EXPECT_GT(test, smalls_before_big, 0UL);
+	kunit_info(test, "16 MiB back once %lu pages were asked, after %lu of 1 MiB; all %lu pages for %lu asked",
+		   big_at, smalls_before_big, freed, asked);
+
+	cmabuf_reclaim_drop(cdev, &big_owner, CMABUF_RECLAIM_BIG);
+	cmabuf_reclaim_drop(cdev, &small_owner, CMABUF_RECLAIM_SMALL);
+}
+
+static struct kunit_case cmabuf_pool_reclaim_cases[] = {
+	KUNIT_CASE(cmabuf_pool_reclaim_in_proportion),
+	{}
+};
+
+static struct kunit_suite cmabuf_pool_reclaim_suite = {
+	.name = "cmabuf_pool_reclaim",
+	.test_cases = cmabuf_pool_reclaim_cases,
+};
+
 /* ---- cmabuf_sg ---- */
 
 /* An importer without limits, as the test importer sets itself up. */
@@ -1207,7 +1328,8 @@ static struct kunit_suite cmabuf_zero_suite = {
 
 kunit_test_suites(&cmabuf_uapi_suite, &cmabuf_arith_suite,
 		  &cmabuf_strategy_suite, &cmabuf_probe_suite,
-		  &cmabuf_sg_suite, &cmabuf_dma_suite, &cmabuf_zero_suite);
+		  &cmabuf_pool_reclaim_suite, &cmabuf_sg_suite,
+		  &cmabuf_dma_suite, &cmabuf_zero_suite);
 
 MODULE_DESCRIPTION("KUnit suites of cmabuf");
 MODULE_LICENSE("GPL");

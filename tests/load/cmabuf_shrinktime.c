@@ -18,8 +18,18 @@
  * 0, within TIMEOUT ms (10 000) of it; touching that has not made the
  * kernel reclaim in 2 minutes gives up. Prepared buffers are asked to
  * stay ready for an hour, so that no time-out gives them back instead.
- * Prints one JSON record ("record": "shrink"); exit status 0 when
- * everything came back, 1 when not, 2 on bad arguments.
+ * The reserve is kept through reclaim (up to reserve_max_bytes): with
+ * --reserve the pressure is held for the whole TIMEOUT and the lowest
+ * prepared_bytes seen is what it kept ("kept").
+ * Then, the pressure still held, the COUNT ALLOCs of SIZE a camera's
+ * first frames would make, timed ("alloc_after": each ALLOC's ns, and how
+ * many took a ready buffer, from stats/prepare_hits): a kept reserve serves
+ * them at once, buffers a file prepared before the pressure are gone.
+ * The instance's reclaim counters (reclaimed_buffers, reclaimed_bytes,
+ * refilled_buffers, refilled_bytes) over the run go in "counts" (null on
+ * a driver without them). Prints one JSON record ("record": "shrink");
+ * exit status 0 when everything prepared by the file came back, or the
+ * reserve was kept through a reclaim, 1 when not, 2 on bad arguments.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,10 +47,20 @@
 #include "parse.h"
 
 #define SHRINK_STATS	"/sys/class/misc"
+#define SHRINK_COUNTS	4
+#define SHRINK_ALLOCS	16
 #define SHRINK_POLL_US	5000
 #define SHRINK_READY_NS	(60 * 1000000000ULL)
 /* Touching that has not made the kernel reclaim by then never will. */
 #define SHRINK_PRESS_NS	(120 * 1000000000ULL)
+
+/* The ALLOCs made under the held pressure at the end. */
+struct shrink_allocs {
+	__u32 n;
+	__u64 ns[SHRINK_ALLOCS];
+	__u64 hits;
+	int err;
+};
 
 struct shrink_opts {
 	const char *device;
@@ -53,6 +73,7 @@ struct shrink_opts {
 struct shrink_look {
 	__u64 ns;
 	__u64 prepared;		/* the instance's prepared_bytes */
+	__u64 low;		/* the lowest prepared_bytes so far */
 	__u64 mem_free, cma_free;	/* bytes, /proc/meminfo */
 	__u64 reclaim;		/* pgscan_*, allocstall_*, pageoutrun */
 	__u64 slabs_scanned;	/* objects every shrinker was asked for */
@@ -120,25 +141,21 @@ static int read_proc(struct shrink_look *l)
 	return 0;
 }
 
-/*
- * The min watermarks, in bytes, of the zones that have memory outside CMA:
- * below them the kernel's own allocations fail (there is no swap).
- */
-static int min_watermarks(__u64 *bytes)
-{
-	struct load_sys sys;
-	__u64 pages = 0;
-	int i, ret;
+/* The instance's reclaim counters, in order; see shrink_counts(). */
+static const char *const counts_name[SHRINK_COUNTS] = {
+	"reclaimed_buffers", "reclaimed_bytes", "refilled_buffers",
+	"refilled_bytes",
+};
 
-	ret = sys_read(&sys);
-	if (ret)
-		return ret;
-	for (i = 0; i < sys.nzones; i++) {
-		if (sys.zones[i].managed > sys.zones[i].cma)
-			pages += sys.zones[i].min;
-	}
-	*bytes = pages * sys.page_size;
-	return 0;
+/* The counters now; false on a driver without them. */
+static bool shrink_counts(const char *sys, __u64 *v)
+{
+	int i;
+
+	for (i = 0; i < SHRINK_COUNTS; i++)
+		if (sys_read_u64(sys, counts_name[i], &v[i]))
+			return false;
+	return true;
 }
 
 /* @sys: the instance's sysfs directory. */
@@ -221,17 +238,53 @@ static int shrink_parse(int argc, char **argv, struct shrink_opts *o)
  * @held: the look when touching stopped; @t0: the first that saw reclaim;
  * @first: the first with less prepared; @all: the first with none.
  */
-static int press(const struct shrink_opts *o, const char *sys,
+/*
+ * @o->count ALLOCs of @o->size on @fd, each timed, kept until all are made;
+ * ready buffers among them from the instance's stats/prepare_hits.
+ */
+static void alloc_after(const struct shrink_opts *o, int fd, const char *sys,
+			struct shrink_allocs *a)
+{
+	__u64 hits0 = 0, hits1 = 0, t;
+	int fds[SHRINK_ALLOCS];
+	char stats[300];
+	__u32 i;
+
+	snprintf(stats, sizeof(stats), "%s/stats", sys);
+	sys_read_u64(stats, "prepare_hits", &hits0);
+	for (i = 0; i < o->count && i < SHRINK_ALLOCS; i++) {
+		struct cmabuf_alloc_data data = {
+			.size = o->size,
+			.fd_flags = O_RDWR | O_CLOEXEC,
+			.flags = CMABUF_STRATEGY_AUTO,
+		};
+
+		t = now_ns();
+		if (ioctl(fd, CMABUF_IOC_ALLOC, &data)) {
+			a->err = errno;
+			break;
+		}
+		a->ns[i] = now_ns() - t;
+		fds[i] = data.fd;
+		a->n++;
+	}
+	sys_read_u64(stats, "prepare_hits", &hits1);
+	a->hits = hits1 - hits0;
+	for (i = 0; i < a->n; i++)
+		close(fds[i]);
+}
+
+static int press(const struct shrink_opts *o, const char *sys, int fd,
 		 struct shrink_look *start, struct shrink_look *held,
 		 struct shrink_look *t0, struct shrink_look *first,
-		 struct shrink_look *all)
+		 struct shrink_look *all, struct shrink_allocs *allocs)
 {
 	__u64 keep = 0, mem, touched = 0, ps = sysconf(_SC_PAGESIZE), i;
 	struct shrink_look l;
 	unsigned char *base;
 	int ret;
 
-	ret = min_watermarks(&keep);
+	ret = sys_min_watermarks(&keep);
 	if (ret)
 		return ret;
 	keep += o->margin;
@@ -239,6 +292,7 @@ static int press(const struct shrink_opts *o, const char *sys,
 	if (ret)
 		return ret;
 	mem = start->mem_free;
+	start->low = start->prepared;
 	base = mmap(NULL, mem, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED)
@@ -251,10 +305,11 @@ static int press(const struct shrink_opts *o, const char *sys,
 			*t0 = l;
 		if (!first->ns && l.prepared < start->prepared)
 			*first = l;
-		if (!l.prepared) {
+		if (!l.prepared && !o->reserve) {
 			*all = l;
 			break;
 		}
+		start->low = l.prepared < start->low ? l.prepared : start->low;
 		if (t0->ns && l.ns - t0->ns > o->timeout_ms * 1000000ULL)
 			break;
 		if (!t0->ns && l.ns - start->ns > SHRINK_PRESS_NS)
@@ -270,6 +325,8 @@ static int press(const struct shrink_opts *o, const char *sys,
 			usleep(SHRINK_POLL_US);
 		}
 	}
+	if (!ret && t0->ns)
+		alloc_after(o, fd, sys, allocs);
 	munmap(base, mem);
 	return ret;
 }
@@ -315,6 +372,10 @@ int main(int argc, char **argv)
 				 .timeout_ms = 10000 };
 	struct shrink_look start = { }, held = { }, t0 = { }, first = { };
 	struct shrink_look all = { };
+	__u64 c0[SHRINK_COUNTS], c1[SHRINK_COUNTS];
+	struct shrink_allocs allocs = { };
+	__u32 i;
+	bool counted, kept;
 	char sys[256];
 	const char *dev;
 	struct json j;
@@ -335,8 +396,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = make_ready(&o, fd, sys);
+	counted = shrink_counts(sys, c0);
 	if (!ret)
-		ret = press(&o, sys, &start, &held, &t0, &first, &all);
+		ret = press(&o, sys, fd, &start, &held, &t0, &first, &all,
+			    &allocs);
+	counted = counted && shrink_counts(sys, c1);
 	/* The reserve stands until dropped; the file's go with the file. */
 	if (o.reserve)
 		reserve_set(sys, "\n");
@@ -365,6 +429,25 @@ int main(int argc, char **argv)
 			 all.ns > t0.ns ? all.ns - t0.ns : 0);
 	else
 		json_null(&j, "back_after_reclaim_ns");
+	json_u64(&j, "min_prepared_bytes", start.low);
+	json_object(&j, "alloc_after");
+	json_array(&j, "ns");
+	for (i = 0; i < allocs.n; i++)
+		json_u64(&j, NULL, allocs.ns[i]);
+	json_close(&j);
+	json_u64(&j, "hits", allocs.hits);
+	json_u64(&j, "errno", allocs.err);
+	json_close(&j);
+	kept = t0.ns && start.low >= o.size * o.count;
+	json_bool(&j, "kept", kept);
+	if (counted) {
+		json_object(&j, "counts");
+		for (i = 0; i < SHRINK_COUNTS; i++)
+			json_u64(&j, counts_name[i], c1[i] - c0[i]);
+		json_close(&j);
+	} else {
+		json_null(&j, "counts");
+	}
 	json_end(&j);
-	return all.ns ? 0 : 1;
+	return (o.reserve ? kept : all.ns) ? 0 : 1;
 }

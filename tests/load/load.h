@@ -67,6 +67,7 @@ int sys_read_u64(const char *dir, const char *name, __u64 *val);
 int sys_scan_area(struct load_sys *s, int area);
 int sys_area_find(const struct load_sys *s, const char *name);
 int sys_area_free(struct load_sys *s, int area, __u64 *pages);
+int sys_min_watermarks(__u64 *bytes);
 void sys_where(const struct load_sys *s, __u64 pfn, int *zone, int *area);
 
 enum load_kind { LOAD_ANON, LOAD_THP, LOAD_SHMEM, LOAD_KIND_COUNT };

@@ -351,3 +351,24 @@ int sys_area_free(struct load_sys *s, int area, __u64 *pages)
 		*pages = a->use.free;
 	return ret;
 }
+
+/*
+ * The min watermarks, in bytes, of the zones that have memory outside CMA:
+ * below them the kernel's own allocations fail (there is no swap).
+ */
+int sys_min_watermarks(__u64 *bytes)
+{
+	struct load_sys sys;
+	__u64 pages = 0;
+	int i, ret;
+
+	ret = sys_read(&sys);
+	if (ret)
+		return ret;
+	for (i = 0; i < sys.nzones; i++) {
+		if (sys.zones[i].managed > sys.zones[i].cma)
+			pages += sys.zones[i].min;
+	}
+	*bytes = pages * sys.page_size;
+	return 0;
+}

@@ -9,9 +9,13 @@
 # median is no slower than the CMA heap's by more than a margin, and no
 # CMA page is lost. large-pool, the guest's ZONE_NORMAL, fills first and
 # fast; "make bench-load" also loads general-pool, which takes most of the
-# memory to fill.
+# memory to fill. First, before the load holds any memory, the prepared
+# pool under real memory pressure (tests/load/cmabuf_reclaim): reclaim gets
+# buffers back in proportion, the reserve stays, nothing is refilled while
+# reclaim goes on, another file's PREPARE notwithstanding.
 #
 #   CMABUF_LOAD_CHECK_N  samples per path (default 4: each path goes first once)
+#   CMABUF_LOAD_RECLAIM  0: not the pool's check (default 1)
 #   CMABUF_SUITE_LIB     where the suites' libraries are (default /suites)
 
 lib=${CMABUF_SUITE_LIB:-/suites}
@@ -33,6 +37,21 @@ echo "TAP version 13"
 if ! command -v cmabuf_load >/dev/null; then
 	echo "Bail out! cmabuf_load (tests/load) is not installed"
 	exit 1
+fi
+if [ "${CMABUF_LOAD_RECLAIM:-1}" != 0 ]; then
+	if command -v cmabuf_reclaim >/dev/null; then
+		cmabuf_reclaim >/tmp/reclaim.tap 2>&1
+		rc=$?
+		sed 's/^/# /' /tmp/reclaim.tap
+		what="the pool under memory pressure: reclaimed in proportion, the reserve kept, no refill while reclaim goes on"
+		if grep -q '^ok .*# SKIP' /tmp/reclaim.tap; then
+			skip "$what: $(sed -n 's/^ok .*# SKIP *//p' /tmp/reclaim.tap | head -n 1)"
+		else
+			ok $rc "$what"
+		fi
+	else
+		ok 1 "cmabuf_reclaim (tests/load) is installed"
+	fi
 fi
 used=$(cma_used)
 trace_on

@@ -377,8 +377,16 @@ struct cmabuf_sync {
  * none was taken for @timeout_ms, when the file is closed, and when memory
  * is short. Every buffer handed out is zero, prepared or not.
  *
+ * Prepared buffers are soft: the kernel's reclaim takes them back when it
+ * can use CMA's pages (for movable allocations, and kswapd's), a buffer
+ * once the pages it asked for add up to one, and none is made again until
+ * reclaim has left the instance alone for 5 s, whatever PREPAREs come
+ * meanwhile. The administrator's reserve (sysfs) is kept instead; see
+ * Documentation/ABI/testing/sysfs-class-misc-cmabuf.
+ *
  * Without %CMABUF_PREPARE_WAIT the call returns at once, @ready saying how
- * many are ready; with it, once @count are.
+ * many are ready; with it, once @count are: those are made at once even
+ * while reclaim keeps the others waiting.
  *
  * Errors: EINVAL as for ALLOC's request, for a @count above
  * %CMABUF_PREPARE_MAX_COUNT, an unknown flag or a non-zero @ready or @pad;
