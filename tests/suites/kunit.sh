@@ -14,8 +14,8 @@
 ko=${CMABUF_KUNIT_KO:-/lib/modules/cmabuf/cmabuf_kunit.ko}
 kunit=${CMABUF_KUNIT_DIR:-/sys/kernel/debug/kunit}
 # kunit_test_suites() of tests/kunit/cmabuf_kunit.c, in its order.
-expected="cmabuf_uapi cmabuf_arith cmabuf_strategy cmabuf_probe cmabuf_sg
-cmabuf_dma cmabuf_zero"
+expected="cmabuf_uapi cmabuf_arith cmabuf_strategy cmabuf_probe
+cmabuf_pool_reclaim cmabuf_sg cmabuf_dma cmabuf_zero"
 
 echo "KTAP version 1"
 if [ ! -f "$ko" ]; then
