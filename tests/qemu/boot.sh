@@ -190,8 +190,20 @@ fi
 rm -f "$logs/console.log" "$logs/results.log" "$logs/status"
 run_id=${CMABUF_RUN_ID:-$(date +%s%N)}
 
-image=$(kernel_out_dir "$kernel")/arch/arm64/boot/Image
-[ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
+image=$(kernel_image "$kernel")
+if is_stock "$kernel"; then
+	[ -f "$image" ] || die "stock kernel $kernel is not fetched (kernel/stock-image.sh fetch $kernel)"
+	# The virtio console of the results channel, where the image has
+	# it as a module: loaded by the guest's init before anything else.
+	preload=
+	for m in virtio_mmio virtio_console; do
+		[ -n "$(find "$(kernel_mod_dir "$kernel")" -name "$m.ko")" ] &&
+			preload="$preload${preload:+,}$m"
+	done
+	[ -n "$preload" ] && env="$env CMABUF_MODPROBE=$preload"
+else
+	[ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
+fi
 
 # Written to a temporary name first: another guest may be reading it. One
 # per page size: CMA regions are multiples of a pageblock.

@@ -15,6 +15,16 @@ top=$(cd "$here/../.." && pwd)
 kernel=${1:?usage: mkinitramfs.sh KERNEL OUT}
 out=${2:?usage: mkinitramfs.sh KERNEL OUT}
 gen=$(kernel_out_dir "$kernel")/usr/gen_init_cpio
+if is_stock "$kernel"; then
+	# No kernel is built for a stock one: the host tool from the 7.2 tree.
+	gen=$CMABUF_BUILD/stock/gen_init_cpio
+	src=$(kernel_src_dir 7.2)/usr/gen_init_cpio.c
+	if [ ! -x "$gen" ] || [ "$src" -nt "$gen" ]; then
+		mkdir -p "$(dirname "$gen")"
+		${HOSTCC:-cc} -O2 -o "$gen.$$" "$src" || die "cannot build $gen from $src"
+		mv "$gen.$$" "$gen"
+	fi
+fi
 [ -x "$gen" ] || die "$gen missing: build kernel $kernel first"
 
 ktap=$(kernel_src_dir 7.2)/tools/testing/selftests/kselftest/ktap_helpers.sh
