@@ -237,13 +237,24 @@ $kbuild $(version_of "$suite" "$kbuild:amd64") amd64"
 
 # The sid root that builds sid's modules: debootstrap (unpacked from
 # bookworm's package, not installed), sid's cross compiler and make.
-SID_PACKAGES="gcc-16-aarch64-linux-gnu make libelf1t64 libssl3t64"
+# pahole (dwarves): the headers' modfinal adds BTF to every module.
+SID_PACKAGES="gcc-16-aarch64-linux-gnu make libelf1t64 libssl3t64 dwarves"
 
 sid_root() {
 	local root=$stock/sid-root dbs=$stock/debootstrap deb
 	if [ -f "$root/.cmabuf-sid-root" ] &&
 	   [ "$(cat "$root/.cmabuf-sid-root")" = "$SID_PACKAGES" ]; then
 		return 0
+	fi
+	# A root made before with fewer packages: sid's own apt adds them.
+	if [ -f "$root/.cmabuf-sid-root" ]; then
+		log "adding to the sid root: $SID_PACKAGES"
+		if chroot "$root" apt-get -q -o Acquire::Check-Valid-Until=false update >&2 &&
+		   chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
+			--no-install-recommends $SID_PACKAGES >&2; then
+			echo "$SID_PACKAGES" >"$root/.cmabuf-sid-root"
+			return 0
+		fi
 	fi
 	if [ ! -x "$dbs/usr/sbin/debootstrap" ]; then
 		(cd "$debs" && apt-get -q -o APT::Sandbox::User=root download debootstrap >&2)

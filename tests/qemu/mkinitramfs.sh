@@ -65,6 +65,15 @@ trap 'rm -f "$list"' EXIT
 			fi
 		done
 	fi
+	# cmabuf.ko as built for every other kernel, which this one must
+	# refuse (tests/suites/vermagic.sh).
+	for ko in "$CMABUF_BUILD"/module/*/cmabuf.ko; do
+		other=$(basename "$(dirname "$ko")")
+		[ -f "$ko" ] && [ "$other" != "$kernel" ] || continue
+		echo "dir /lib/modules/foreign 0755 0 0"
+		echo "dir /lib/modules/foreign/$other 0755 0 0"
+		echo "file /lib/modules/foreign/$other/cmabuf.ko $ko 0644 0 0"
+	done
 	# The module as built for the stock kernel (kernel/build-stock-module.sh).
 	stock=$CMABUF_BUILD/module-stock/$kernel/cmabuf.ko
 	if [ -f "$stock" ]; then
