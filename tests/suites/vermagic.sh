@@ -15,12 +15,14 @@
 #
 #   CMABUF_FOREIGN_DIR  where the other kernels' builds are
 #                       (default /lib/modules/foreign)
+#   CMABUF_OWN_KO       this kernel's build (/lib/modules/cmabuf/cmabuf.ko)
+#   CMABUF_PARAMS_DIR   cmabuf's parameters (/sys/module/cmabuf/parameters)
 
-. /suites/tap-lib.sh
+. "${CMABUF_SUITE_LIB:-/suites}/tap-lib.sh"
 
 foreign=${CMABUF_FOREIGN_DIR:-/lib/modules/foreign}
-own=/lib/modules/cmabuf/cmabuf.ko
-params=/sys/module/cmabuf/parameters
+own=${CMABUF_OWN_KO:-/lib/modules/cmabuf/cmabuf.ko}
+params=${CMABUF_PARAMS_DIR:-/sys/module/cmabuf/parameters}
 
 echo "TAP version 13"
 kos=$(ls "$foreign"/*/cmabuf.ko 2>/dev/null)
