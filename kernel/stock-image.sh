@@ -75,6 +75,16 @@ apt_for() {
 	fi
 }
 
+# What the apt lists of SUITE are now, with LINE of kernel/stock-images.
+lists_key() {
+	local dir=/var/lib/apt/lists
+	[ "$1" = sid ] && dir=$aptdir/lists
+	{
+		echo "$2"
+		find "$dir" -maxdepth 1 -name '*_Packages*' -printf '%f %s %T@\n' | sort
+	} | sha256sum | cut -c1-16
+}
+
 # The candidate version of PACKAGE[:ARCH] in SUITE.
 version_of() {
 	apt_for "$1" apt-cache show --no-all-versions "$2" 2>/dev/null |
@@ -198,6 +208,17 @@ fetch() {
 	line=$(image_line "$name") || die "no image $name in kernel/stock-images"
 	read -r suite img <<<"$line"
 	[ "$suite" = sid ] && sid_lists
+	# The packages as resolved before, while the apt lists are the same:
+	# apt-cache takes seconds a call on sid's lists.
+	local key resolved=$stock/$name.resolved
+	key=$(lists_key "$suite" "$line")
+	if [ -f "$resolved" ] && [ "$(head -n 1 "$resolved")" = "$key" ]; then
+		packages=$(tail -n +3 "$resolved")
+		release=$(sed -n 2p "$resolved")
+		echo "$name resolve $(($(date +%s) - t0))" >>"$stock/times"
+		fetch_packages
+		return
+	fi
 	# A metapackage: its linux-image-* dependency.
 	local dep
 	dep=$(depends_on "$suite" "$img:arm64" '^linux-image-[0-9]' || true)
@@ -222,7 +243,13 @@ $kbuild $(version_of "$suite" "$kbuild:amd64") amd64"
 	if grep -q ' $' <<<"$packages" || grep -qE '^[^ ]+  ' <<<"$packages"; then
 		die "$name: a package has no candidate in $suite: $packages"
 	fi
+	printf '%s\n%s\n%s\n' "$key" "$release" "$packages" >"$resolved"
 	echo "$name resolve $(($(date +%s) - t0))" >>"$stock/times"
+	fetch_packages
+}
+
+# Download and unpack $packages, unless unpacked already.
+fetch_packages() {
 	timed download download
 	stamp=$(awk '{ print $1 "_" $2 "_" $3 }' <<<"$packages" | xargs)
 	if [ -f "$stock/$name/.cmabuf-stock" ] &&
