@@ -277,6 +277,7 @@ sid_root() {
 	if [ -f "$root/.cmabuf-sid-root" ]; then
 		log "adding to the sid root: $SID_PACKAGES"
 		if chroot "$root" apt-get -q -o Acquire::Check-Valid-Until=false update >&2 &&
+		   # shellcheck disable=SC2086 # one word per package
 		   chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
 			--no-install-recommends $SID_PACKAGES >&2; then
 			echo "$SID_PACKAGES" >"$root/.cmabuf-sid-root"

@@ -41,7 +41,10 @@ all_kernels() {
 	} | awk '!seen[$0]++'
 }
 
-[ $# -gt 0 ] || set -- $(all_kernels)
+if [ $# -eq 0 ]; then
+	mapfile -t kernels < <(all_kernels)
+	set -- "${kernels[@]}"
+fi
 export CMABUF_SUITES_FILE=$suites_file
 rc=0
 for k in "$@"; do

@@ -34,7 +34,7 @@ fi
 echo "1..$(($(echo "$kos" | grep -c .) + 1))"
 
 args=
-if [ -d $params ]; then
+if [ -d "$params" ]; then
 	args=$(cmabuf-run --params)
 	rmmod cmabuf || {
 		echo "Bail out! cmabuf is loaded and cannot be unloaded (a dma-heap?)"
