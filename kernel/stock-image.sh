@@ -15,7 +15,8 @@
 # aarch64-linux-gnu-gcc-12; sid's with gcc-16, which only sid has: its
 # modules are built in a sid root of their own (build/stock/sid-root, made
 # by debootstrap, with sid's cross compiler and kbuild package), never with
-# sid in the system's apt sources. Exit status 2 when the Kbuild refuses the
+# sid in the system's apt sources; that root is made and entered as root
+# (through sudo when not run as root). Exit status 2 when the Kbuild refuses the
 # kernel (what it said is the last line of the output).
 #
 # stock-image.sh names: the images of kernel/stock-images.
@@ -262,6 +263,15 @@ fetch_packages() {
 	log "$name: $release ready in build/stock/$name"
 }
 
+# as_root CMD...: CMD as root (the sid root is entered with chroot).
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	else
+		sudo "$@"
+	fi
+}
+
 # The sid root that builds sid's modules: debootstrap (unpacked from
 # bookworm's package, not installed), sid's cross compiler and make.
 # pahole (dwarves): the headers' modfinal adds BTF to every module.
@@ -276,11 +286,11 @@ sid_root() {
 	# A root made before with fewer packages: sid's own apt adds them.
 	if [ -f "$root/.cmabuf-sid-root" ]; then
 		log "adding to the sid root: $SID_PACKAGES"
-		if chroot "$root" apt-get -q -o Acquire::Check-Valid-Until=false update >&2 &&
+		if as_root chroot "$root" apt-get -q -o Acquire::Check-Valid-Until=false update >&2 &&
 		   # shellcheck disable=SC2086 # one word per package
-		   chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
+		   as_root chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
 			--no-install-recommends $SID_PACKAGES >&2; then
-			echo "$SID_PACKAGES" >"$root/.cmabuf-sid-root"
+			echo "$SID_PACKAGES" | as_root tee "$root/.cmabuf-sid-root" >/dev/null
 			return 0
 		fi
 	fi
@@ -291,11 +301,11 @@ sid_root() {
 		dpkg-deb -x "$deb" "$dbs"
 	fi
 	log "making the sid root for sid's cross compiler (build/stock/sid-root)"
-	rm -rf "$root"
-	DEBOOTSTRAP_DIR=$dbs/usr/share/debootstrap "$dbs/usr/sbin/debootstrap" \
+	as_root rm -rf "$root"
+	as_root env DEBOOTSTRAP_DIR="$dbs/usr/share/debootstrap" "$dbs/usr/sbin/debootstrap" \
 		--variant=minbase --include="${SID_PACKAGES// /,}" \
 		sid "$root" http://deb.debian.org/debian >&2
-	echo "$SID_PACKAGES" >"$root/.cmabuf-sid-root"
+	echo "$SID_PACKAGES" | as_root tee "$root/.cmabuf-sid-root" >/dev/null
 }
 
 # build_log CMD...: CMD, its output also in build/module-NAME.log.
@@ -321,17 +331,17 @@ module() {
 			local d
 			for d in usr/src/linux-headers-"$release" usr/src/linux-headers-*"${release%%-arm64*}"-common \
 				usr/lib/linux-kbuild-* usr/src/linux-kbuild-*; do
-				rm -rf "${root:?}/$d"
+				as_root rm -rf "${root:?}/$d"
 			done
-			(cd "$dir/root" && tar -c usr/src usr/lib/linux-kbuild-*) | tar -x -C "$root"
-			sed -i "s|^include $dir/root/usr/src/|include /usr/src/|" \
+			(cd "$dir/root" && tar -c usr/src usr/lib/linux-kbuild-*) | as_root tar -x -C "$root"
+			as_root sed -i "s|^include $dir/root/usr/src/|include /usr/src/|" \
 				"$root/usr/src/linux-headers-$release/Makefile"
-			cp "$dir/.cmabuf-stock" "$root/.cmabuf-headers-$name"
+			as_root cp "$dir/.cmabuf-stock" "$root/.cmabuf-headers-$name"
 		fi
-		rm -rf "${root:?}$inside"
-		mkdir -p "$root$inside"
-		cp -a "$out/." "$root$inside/"
-		timed module build_log chroot "$root" make -C "/usr/src/linux-headers-$release" \
+		as_root rm -rf "${root:?}$inside"
+		as_root mkdir -p "$root$inside"
+		as_root cp -a "$out/." "$root$inside/"
+		timed module build_log as_root chroot "$root" make -C "/usr/src/linux-headers-$release" \
 			M="$inside" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1 TESTS=1 \
 			modules || rc=$?
 		cp -a "$root$inside/." "$out/"
