@@ -18,6 +18,8 @@
 #   make kernels             fetch, patch and build the test-bed kernels
 #   make userspace           cmabufctl and the test programs, host and arm64
 #   make check               build everything, boot every kernel, run every test
+#   make check-stock         the same on Debian's own kernels, as Debian ships
+#                            them (kernel/stock-images): downloads, no kernel build
 #   make shell KERNEL=7.2    interactive console of a test-bed guest
 #   make lint                checkpatch --strict, sparse and W=1 on both kernels
 #   make bench               before (6.12) / after (7.2) report in build/bench/
@@ -29,6 +31,7 @@
 KDIR ?= $(or $(KERNEL_SRC),/lib/modules/$(shell uname -r)/build)
 KERNEL ?= 7.2
 KERNELS ?= 7.2 6.12 7.2-debug
+STOCK_KERNELS ?= $(shell awk '!/^\#/ && NF { print $$1 }' kernel/stock-images)
 CROSS_COMPILE ?= aarch64-linux-gnu-
 BUILD := $(CURDIR)/build
 DEPMOD ?= depmod
@@ -51,7 +54,7 @@ kdir = $(if $(wildcard $(KDIR)/Makefile),$(KDIR),$(error cmabuf: no kernel \
 	linux-headers-$(shell uname -r)) or set KDIR to your board's kernel build tree))
 
 .PHONY: all modules modules_install install uninstall clean module kernels \
-	userspace check shell lint bench bench-load demo soak deps docs
+	userspace check check-stock shell lint bench bench-load demo soak deps docs
 
 all: modules
 
@@ -122,6 +125,9 @@ userspace:
 
 check:
 	bash tests/qemu/check.sh $(KERNELS)
+
+check-stock:
+	bash tests/qemu/check.sh $(STOCK_KERNELS)
 
 shell:
 	bash tests/qemu/boot.sh --shell $(KERNEL)

@@ -21,9 +21,29 @@ log() {
 	echo "[$(date +%H:%M:%S)] $*" >&2
 }
 
-# The kernel series a kernel name is built from: 7.2-debug -> 7.2.
+# The kernel series a kernel name is built from: 7.2-debug -> 7.2; a
+# stock Debian kernel's: stock-6.12-16k -> 6.12.
 kernel_series() {
-	echo "${1%%-*}"
+	local k=${1#stock-}
+	echo "${k%%-*}"
+}
+
+# A stock Debian kernel (kernel/stock-images: stock-*), booted as Debian
+# ships it from build/stock/NAME (kernel/stock-image.sh), not built here.
+is_stock() {
+	case $1 in
+	stock-*) return 0 ;;
+	esac
+	return 1
+}
+
+# The kernel Image QEMU boots.
+kernel_image() {
+	if is_stock "$1"; then
+		echo "$CMABUF_BUILD/stock/$1/Image"
+	else
+		echo "$(kernel_out_dir "$1")/arch/arm64/boot/Image"
+	fi
 }
 
 # The patches of SERIES in the order they apply: NNNN-*.patch of
@@ -49,8 +69,13 @@ kernel_out_dir() {
 }
 
 # Where build-kernel.sh installs the kernel's own modules (INSTALL_MOD_PATH).
+# A stock kernel's: the modules of its image the guest needs.
 kernel_mod_dir() {
-	echo "$CMABUF_BUILD/kernel/$1/modinst"
+	if is_stock "$1"; then
+		echo "$CMABUF_BUILD/stock/$1/modinst"
+	else
+		echo "$CMABUF_BUILD/kernel/$1/modinst"
+	fi
 }
 
 # The config fragments, in order, that make up a kernel name: what the
@@ -77,6 +102,14 @@ kernel_fragments() {
 # The page size of a kernel name, as its fragments set it: 4k, 16k or 64k.
 kernel_page_size() {
 	local f size=4k
+	if is_stock "$1"; then
+		case $1 in
+		*-16k) echo 16k ;;
+		*-64k) echo 64k ;;
+		*) echo 4k ;;
+		esac
+		return 0
+	fi
 	for f in $(kernel_fragments "$1"); do
 		if grep -qx 'CONFIG_ARM64_16K_PAGES=y' "$f"; then
 			size=16k

@@ -14,7 +14,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -68,6 +70,30 @@ struct cbuf {
 	size_t size;
 	__u32 strategy;
 };
+
+/**
+ * kernel_lacks() - the kernel has no @driver at all
+ * @driver: a test driver's module name (vim2m, vimc)
+ *
+ * A stock Debian kernel may be built without some of the test drivers;
+ * tests/suites/v4l2.sh lists those it lacks in CMABUF_MEDIA_ABSENT,
+ * separated by spaces, and their tests skip, naming the driver.
+ *
+ * Return: true when @driver is listed there.
+ */
+static inline bool kernel_lacks(const char *driver)
+{
+	const char *p = getenv("CMABUF_MEDIA_ABSENT");
+	size_t n = strlen(driver);
+
+	while (p && *p) {
+		p += strspn(p, " ");
+		if (!strncmp(p, driver, n) && (p[n] == ' ' || !p[n]))
+			return true;
+		p += strcspn(p, " ");
+	}
+	return false;
+}
 
 /**
  * struct leak - what a test must leave as it found it

@@ -530,6 +530,8 @@ FIXTURE_SETUP(vimc)
 	for (i = 0; i < NBUFS; i++)
 		for (p = 0; p < MAX_PLANES; p++)
 			cbuf_init(&self->buf[i][p]);
+	if (kernel_lacks("vimc"))
+		SKIP(return, "vimc: this kernel has no vimc (CONFIG_VIDEO_VIMC off)");
 	ASSERT_EQ(0, leak_take(&self->leak));
 	inst_open(_metadata, &self->in, variant->src.inst);
 	if (!src_usable(_metadata, &self->in, &variant->src))
@@ -932,6 +934,8 @@ FIXTURE_SETUP(m2m)
 		cbuf_init(&m->out[i]);
 		cbuf_init(&m->cap[i]);
 	}
+	if (kernel_lacks("vim2m"))
+		SKIP(return, "vim2m: this kernel has no vim2m (CONFIG_VIDEO_VIM2M off)");
 	ASSERT_EQ(0, leak_take(&self->leak));
 	inst_open(_metadata, &m->in, variant->src.inst);
 	if (!src_usable(_metadata, &m->in, &variant->src))

@@ -39,6 +39,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/kernel/common.sh"
+# The suite list (CMABUF_SUITES_FILE: another, for the runner's own tests).
+suites_file=${CMABUF_SUITES_FILE:-$top/tests/suites/SUITES}
 
 mode=run
 second=
@@ -73,24 +75,24 @@ kernel=${1:?usage: boot.sh [--shell] [--suites \"A B\" | --except \"A B\"] [--ti
 kernel_suites() {
 	awk -v k="$1" '!/^[#@]/ && NF { if (NF == 1) print $1;
 		else for (i = 2; i <= NF; i++) if ($i == k) print $1 }' \
-		"$top/tests/suites/SUITES"
+		"$suites_file"
 }
 
 # The suites that need a guest of their own: "@guest SUITE ARG...".
 apart_suites() {
-	awk '$1 == "@guest" { print $2 }' "$top/tests/suites/SUITES"
+	awk '$1 == "@guest" { print $2 }' "$suites_file"
 }
 
 # The kernel parameters of such a suite, empty for the others.
 suite_cmdline() {
 	awk -v s="$1" '$1 == "@guest" && $2 == s { for (i = 3; i <= NF; i++) printf " %s", $i }' \
-		"$top/tests/suites/SUITES"
+		"$suites_file"
 }
 
 # The suites of the kernel's second guest, "+" marking those of both.
 second_list() {
 	awk -v k="$1" '$1 == "@second" && $2 == k { for (i = 3; i <= NF; i++) print $i }' \
-		"$top/tests/suites/SUITES"
+		"$suites_file"
 }
 
 # The suites a guest of the kernel runs by default: its first guest's, or
@@ -108,19 +110,19 @@ default_suites() {
 # The module parameters SUITES asks for: "@insmod ARG...".
 default_module_args() {
 	awk '$1 == "@insmod" { for (i = 2; i <= NF; i++) printf "%s%s", (i > 2 ? "," : ""), $i }' \
-		"$top/tests/suites/SUITES"
+		"$suites_file"
 }
 
 # Kernel parameters SUITES asks for on a kernel: "@cmdline KERNEL ARG...".
 default_cmdline() {
 	awk -v k="$1" '$1 == "@cmdline" && $2 == k { for (i = 3; i <= NF; i++) printf " %s", $i }' \
-		"$top/tests/suites/SUITES"
+		"$suites_file"
 }
 
 # The suites that must have the machine to themselves: "@alone NAME...".
 alone_suites() {
 	awk '$1 == "@alone" { for (i = 2; i <= NF; i++) print $i }' \
-		"$top/tests/suites/SUITES"
+		"$suites_file"
 }
 
 if [ "$mode" = list-apart ]; then
@@ -190,8 +192,21 @@ fi
 rm -f "$logs/console.log" "$logs/results.log" "$logs/status"
 run_id=${CMABUF_RUN_ID:-$(date +%s%N)}
 
-image=$(kernel_out_dir "$kernel")/arch/arm64/boot/Image
-[ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
+image=$(kernel_image "$kernel")
+if is_stock "$kernel"; then
+	[ -f "$image" ] || die "stock kernel $kernel is not fetched (kernel/stock-image.sh fetch $kernel)"
+	# The virtio console of the results channel, and vgem (the sharing
+	# suites' importer, built into the test bed's kernels), where the
+	# image has them as modules: loaded by the guest's init first.
+	preload=
+	for m in virtio_mmio virtio_console vgem; do
+		[ -n "$(find "$(kernel_mod_dir "$kernel")" -name "$m.ko")" ] &&
+			preload="$preload${preload:+,}$m"
+	done
+	[ -n "$preload" ] && env="$env CMABUF_MODPROBE=$preload"
+else
+	[ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
+fi
 
 # Written to a temporary name first: another guest may be reading it. One
 # per page size: CMA regions are multiples of a pageblock.

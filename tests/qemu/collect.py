@@ -21,6 +21,14 @@
       guest-NAME.tap. When APART_DIR has no guest.tap (the guest was never
       booted, or never collected), guest-NAME.tap says so and fails.
 
+  collect.py expect RESULTS_DIR KERNEL EXPECTED [REASON]
+      Write RESULTS_DIR/expected.tap: one test per suite EXPECTED (the
+      pinned lists, tests/suites/EXPECTED) pins for KERNEL, passed when
+      RESULTS_DIR has its results, and one that fails for each suite with
+      results that is not pinned; a kernel EXPECTED does not pin fails.
+      REASON, when given, is added to each suite that did not run (why
+      the run left it out, e.g. the module did not build).
+
   collect.py summary RESULTS_ROOT
       Judge every RESULTS_ROOT/<target>/<suite>.tap, print one table and a
       last line "N passed, N failed, N skipped"; exit 1 on any failure.
@@ -393,6 +401,40 @@ def join_apart(results_dir, apart_dir, name):
     os.rmdir(apart_dir)
 
 
+def expect(results_dir, kernel, expected_file, reason=""):
+    pinned = None
+    with open(expected_file) as f:
+        for line in f:
+            words = line.split()
+            if words and not line.startswith("#") and words[0] == kernel + ":":
+                pinned = words[1:]
+    os.makedirs(results_dir, exist_ok=True)
+    ran = set()
+    for fname in os.listdir(results_dir):
+        base, ext = os.path.splitext(fname)
+        if ext == ".tap" and base != "expected" and not base.startswith("guest"):
+            ran.add(base[:-len("-second")] if base.endswith("-second") else base)
+    out = ["TAP version 13"]
+    if pinned is None:
+        out += ["1..1", "not ok 1 %s is pinned in %s" % (kernel, os.path.basename(expected_file))]
+    else:
+        extra = sorted(ran - set(pinned))
+        out.append("1..%d" % (len(pinned) + len(extra)))
+        n = 0
+        for suite in pinned:
+            n += 1
+            if suite in ran:
+                out.append("ok %d suite %s ran on %s" % (n, suite, kernel))
+            else:
+                out.append("not ok %d suite %s ran on %s%s" % (n, suite, kernel,
+                           " # not run: " + reason if reason else ""))
+        for suite in extra:
+            n += 1
+            out.append("not ok %d suite %s that ran on %s is pinned" % (n, suite, kernel))
+    write(os.path.join(results_dir, "expected.tap"), "\n".join(out) + "\n")
+    write(os.path.join(results_dir, "expected.rc"), "0\n")
+
+
 def summary(root):
     rows = []
     for target in sorted(os.listdir(root)):
@@ -438,6 +480,9 @@ def main(argv):
         return 0
     if len(argv) == 5 and argv[1] == "join":
         join_apart(argv[2], argv[3], argv[4])
+        return 0
+    if len(argv) in (5, 6) and argv[1] == "expect":
+        expect(*argv[2:])
         return 0
     if len(argv) == 3 and argv[1] == "summary":
         return summary(argv[2])

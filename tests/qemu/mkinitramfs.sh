@@ -15,6 +15,16 @@ top=$(cd "$here/../.." && pwd)
 kernel=${1:?usage: mkinitramfs.sh KERNEL OUT}
 out=${2:?usage: mkinitramfs.sh KERNEL OUT}
 gen=$(kernel_out_dir "$kernel")/usr/gen_init_cpio
+if is_stock "$kernel"; then
+	# No kernel is built for a stock one: the host tool from the 7.2 tree.
+	gen=$CMABUF_BUILD/stock/gen_init_cpio
+	src=$(kernel_src_dir 7.2)/usr/gen_init_cpio.c
+	if [ ! -x "$gen" ] || [ "$src" -nt "$gen" ]; then
+		mkdir -p "$(dirname "$gen")"
+		${HOSTCC:-cc} -O2 -o "$gen.$$" "$src" || die "cannot build $gen from $src"
+		mv "$gen.$$" "$gen"
+	fi
+fi
 [ -x "$gen" ] || die "$gen missing: build kernel $kernel first"
 
 ktap=$(kernel_src_dir 7.2)/tools/testing/selftests/kselftest/ktap_helpers.sh
@@ -55,6 +65,15 @@ trap 'rm -f "$list"' EXIT
 			fi
 		done
 	fi
+	# cmabuf.ko as built for every other kernel, which this one must
+	# refuse (tests/suites/vermagic.sh).
+	for ko in "$CMABUF_BUILD"/module/*/cmabuf.ko; do
+		other=$(basename "$(dirname "$ko")")
+		[ -f "$ko" ] && [ "$other" != "$kernel" ] || continue
+		echo "dir /lib/modules/foreign 0755 0 0"
+		echo "dir /lib/modules/foreign/$other 0755 0 0"
+		echo "file /lib/modules/foreign/$other/cmabuf.ko $ko 0644 0 0"
+	done
 	# The module as built for the stock kernel (kernel/build-stock-module.sh).
 	stock=$CMABUF_BUILD/module-stock/$kernel/cmabuf.ko
 	if [ -f "$stock" ]; then

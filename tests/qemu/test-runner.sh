@@ -105,7 +105,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..68"
+echo "1..78"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -589,6 +589,93 @@ host_expect fuzz_load_without_load_fails fail "the memory load did not start" \
 	load_suite env FAKE_LOAD_FAILS=1 sh "$top/tests/suites/fuzz-load.sh"
 host_expect stress_load_without_load_fails fail "the memory load did not start" \
 	load_suite env FAKE_LOAD_FAILS=1 sh "$top/tests/suites/stress-load.sh"
+
+# The suites each kernel runs are pinned apart from SUITES
+# (tests/suites/EXPECTED): the real files agree, and a SUITES that drops
+# a kernel from a suite's list, loses a suite's line or misspells a
+# kernel differs, naming what is missing.
+pinned_case() {
+	local name=$1 want=$2 edit=$3 out rc verdict=fail
+	shift 3
+	cp "$top/tests/suites/SUITES" "$work/SUITES.$name"
+	[ -n "$edit" ] && sed -i "$edit" "$work/SUITES.$name"
+	out=$(CMABUF_SUITES_FILE=$work/SUITES.$name bash "$here/pinned-suites.sh" 2>&1)
+	rc=$?
+	if [ "$want" = pass ] && [ $rc -eq 0 ] && [ -z "$out" ]; then
+		verdict=ok
+	elif [ "$want" = fail ] && [ $rc -ne 0 ]; then
+		verdict=ok
+		for line in "$@"; do
+			grep -qxF -- "$line" <<<"$out" || verdict=fail
+		done
+	fi
+	n=$((n + 1))
+	if [ $verdict = ok ]; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+		sed 's/^/# /' <<<"$out"
+		fails=$((fails + 1))
+	fi
+}
+pinned_case pinned_suites_match_suites pass ""
+pinned_case pinned_suites_catch_a_dropped_kernel fail 's/^v4l2 7\.2 6\.12 /v4l2 7.2 /' \
+	"6.12: not run: v4l2; not pinned: none"
+pinned_case pinned_suites_catch_a_dropped_suite fail '/^fuzz$/d' \
+	"7.2: not run: fuzz; not pinned: none" "stock-6.1: not run: fuzz; not pinned: none" \
+	"7.2-64k: not run: fuzz; not pinned: none"
+pinned_case pinned_suites_catch_a_misspelt_kernel fail 's/^\(kms .*\) stock-6\.1 /\1 stock-61 /' \
+	"stock-6.1: not run: kms; not pinned: none" "stock-61: not pinned in EXPECTED"
+
+# A run's results must hold every suite the kernel's pin names, and no
+# other: collect.py expect.
+expect_pinned() {
+	local name=$1 want=$2 pattern=$3 pin=$4 out rc
+	rm -rf "$work/results"
+	python3 "$collect" guest "$work/results/7.2" "$work/clean_run_passes" this-run 0
+	printf '# pinned\n7.2: %s\n' "$pin" >"$work/EXPECTED.$name"
+	python3 "$collect" expect "$work/results/7.2" 7.2 "$work/EXPECTED.$name" \
+		"the module did not build"
+	out=$(python3 "$collect" summary "$work/results")
+	rc=$?
+	report "$name" "$want" "$pattern" "$out" $rc
+}
+expect_pinned pinned_suites_all_ran_passes pass '^5 passed, 0 failed' "demo"
+expect_pinned pinned_suite_not_run_fails fail \
+	"not ok suite fuzz ran on 7.2 # not run: the module did not build" "demo fuzz"
+expect_pinned unpinned_suite_run_fails fail "not ok suite demo that ran on 7.2 is pinned" "fuzz"
+
+# The vermagic suite, on the host with made-up tools: a build for another
+# kernel that loads, or that is refused for another reason than being
+# built for another kernel, fails it; so does having no such build.
+mkdir -p "$work/vm/bin" "$work/vm/foreign/other" "$work/vm/none"
+: >"$work/vm/foreign/other/cmabuf.ko"
+cat >"$work/vm/bin/insmod" <<'FAKE'
+#!/bin/sh
+case $1 in
+*/foreign/*) [ -n "$FAKE_LOADS" ] && exit 0
+	echo "[ 1.0] cmabuf: ${FAKE_WHY:-version magic 'a' should be 'b'}" >>"$FAKE_DMESG"
+	exit 1 ;;
+esac
+exit 0
+FAKE
+printf '#!/bin/sh\ncat "$FAKE_DMESG"\n' >"$work/vm/bin/dmesg"
+printf '#!/bin/sh\necho "7.2.13+deb14-arm64 SMP preempt mod_unload aarch64"\n' \
+	>"$work/vm/bin/modinfo"
+printf '#!/bin/sh\nexit 0\n' >"$work/vm/bin/rmmod"
+chmod +x "$work/vm/bin/"*
+vermagic_suite() {
+	: >"$work/vm/dmesg"
+	env PATH="$work/vm/bin:$PATH" FAKE_DMESG="$work/vm/dmesg" \
+		CMABUF_SUITE_LIB="$top/tests/suites" CMABUF_BUILD="${CMABUF_BUILD:-$top/build}" \
+		CMABUF_FOREIGN_DIR="$work/vm/foreign" CMABUF_OWN_KO="$work/vm/foreign/other/cmabuf.ko" \
+		CMABUF_PARAMS_DIR="$work/none" "$@" sh "$top/tests/suites/vermagic.sh"
+}
+host_expect vermagic_foreign_build_loads_fails fail "it LOADED" vermagic_suite env FAKE_LOADS=1
+host_expect vermagic_other_refusal_fails fail "not ok cmabuf.ko built for other" \
+	vermagic_suite env FAKE_WHY="Unknown symbol cma_alloc (err -2)"
+host_expect vermagic_without_foreign_build_fails fail "no cmabuf.ko built for another kernel" \
+	vermagic_suite env CMABUF_FOREIGN_DIR="$work/vm/none"
 
 # The speedup checks: a kernel that was not asked for makes its checks
 # skips that say so; one that was asked for but left no results fails.

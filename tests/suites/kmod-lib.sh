@@ -27,6 +27,13 @@ kmod_begin() {
 		kmod_bail "the kernel's modules are not installed (kernel/configs/media.config)"
 }
 
+# kmod_has MODULE: the kernel has MODULE, as a module or built in.
+kmod_has() {
+	dir=${CMABUF_KMOD_DIR:-/lib/modules/$(uname -r)}
+	grep -q "/$1\.ko[.a-z]*:" "$dir/modules.dep" ||
+		grep -qs "/$1\.ko[.a-z]*\$" "$dir/modules.builtin"
+}
+
 # kmod_load MODULE [PARAM=VALUE...]
 kmod_load() {
 	modprobe "$@" || kmod_bail "modprobe $1 failed"
