@@ -173,9 +173,10 @@ int ctrl_press(int fd, const char *name)
 {
 	struct v4l2_query_ext_ctrl q;
 	struct v4l2_control c;
+	int ret = ENOENT;
 
 	if (!ctrl_find(fd, name, &q) || q.type != V4L2_CTRL_TYPE_BUTTON)
-		return ENOENT;
+		return ret;
 	memset(&c, 0, sizeof(c));
 	c.id = q.id;
 	c.value = 1;
