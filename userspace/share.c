@@ -279,6 +279,14 @@ __u64 share_unreachable_maps(const struct share_buf *buf)
 	return dev_sysfs_u64(buf->dev_path, "stats/unreachable_maps", &n) ? 0 : n;
 }
 
+/* The instance's stats/live_buffers, 0 if it cannot be read. */
+__u64 share_live_buffers(const struct share_buf *buf)
+{
+	__u64 n;
+
+	return dev_sysfs_u64(buf->dev_path, "stats/live_buffers", &n) ? 0 : n;
+}
+
 /*
  * Why the mapping a device just asked for failed, into @why: cmabuf
  * refused it when unreachable_maps went up from @before (the device's DMA

@@ -152,6 +152,7 @@ int share_fill(int fd, __u64 size, __u8 pattern);
 int share_alloc(const struct share_buf *buf, int dev_fd, int *fd);
 int share_alloc_size(const struct share_buf *buf, __u64 size, int *fd);
 __u64 share_unreachable_maps(const struct share_buf *buf);
+__u64 share_live_buffers(const struct share_buf *buf);
 void share_explain_unreachable(const struct share_buf *buf, __u64 before,
 			       char *why, size_t len);
 
@@ -159,6 +160,8 @@ void share_explain_unreachable(const struct share_buf *buf, __u64 before,
 void share_why_unreachable(char *why, size_t len, const char *dev_path,
 			   __u64 before, __u64 after, unsigned int dma_bits,
 			   const char *reachable);
+void share_why_leaked(char *why, size_t len, const char *dev_path,
+		      __u64 before, __u64 after);
 const char *share_why_reqbufs(int err);
 const char *share_why_streamon(int err);
 const char *share_why_commit(int err);

@@ -205,7 +205,10 @@ void v4l2_stream(const struct share_buf *buf, struct share_result *res,
 {
 	struct v4l2_bufs b = { 0 };
 	__u32 count = V4L2_SHARE_WANT;
+	__u64 live = share_live_buffers(buf), now;
 	int type = node->type;
+	bool refused = false;
+	char leaked[640];
 	const char *why;
 	unsigned int i, p;
 	int ret;
@@ -222,8 +225,12 @@ void v4l2_stream(const struct share_buf *buf, struct share_result *res,
 			 count))
 		goto release;
 	b.count = count < V4L2_SHARE_BUFS ? count : V4L2_SHARE_BUFS;
-	if (v4l2_alloc(buf, res, node, &b) || v4l2_queue(buf, res, node, &b))
+	if (v4l2_alloc(buf, res, node, &b))
 		goto release;
+	if (v4l2_queue(buf, res, node, &b)) {
+		refused = true;
+		goto release;
+	}
 	if (v4l2_ioctl(node->fd, VIDIOC_STREAMON, &type)) {
 		ret = -errno;
 		why = share_why_streamon(ret);
@@ -245,5 +252,17 @@ release:
 			if (b.fds[i][p] >= 0)
 				close(b.fds[i][p]);
 		}
+	}
+	if (!refused)
+		return;
+	/* videobuf2 may keep what it refused: see share_why_leaked(). */
+	now = share_live_buffers(buf);
+	if (now > live) {
+		share_why_leaked(leaked, sizeof(leaked), buf->dev_path, live, now);
+		share_check(res, false, "the refused buffers went back: %s", leaked);
+	} else {
+		share_check(res, true,
+			    "the refused buffers went back: %s has %llu live buffer(s), as before",
+			    buf->dev_path, (unsigned long long)now);
 	}
 }

@@ -42,6 +42,30 @@ void share_why_unreachable(char *why, size_t len, const char *dev_path,
 		 reachable);
 }
 
+/**
+ * share_why_leaked() - buffers a refused QBUF left behind
+ * @why: out: the text
+ * @len: its size
+ * @dev_path: the instance the buffers came from
+ * @before: its stats/live_buffers before they were allocated
+ * @after: and after REQBUFS 0 and the close of every fd of them
+ *
+ * videobuf2's __prepare_dmabuf() takes a reference on every plane's
+ * dma-buf before it attaches and maps them one by one; without the fix
+ * "media: videobuf2-core: fix dma-buf leak when a plane fails to attach
+ * or map" (kernel/patches/, Linux 6.12 and 7.2 lack it) a refused plane
+ * leaves the references on the planes after it, and on itself when its
+ * attach failed, for good.
+ */
+void share_why_leaked(char *why, size_t len, const char *dev_path,
+		      __u64 before, __u64 after)
+{
+	snprintf(why, len,
+		 "%llu buffer(s) still live after REQBUFS 0 and closing every fd (%s stats/live_buffers %llu -> %llu; another program may also have allocated): videobuf2 without the fix 'fix dma-buf leak when a plane fails to attach or map' keeps the planes after a refused one until reboot. Take every plane from an instance the device reaches; do not retry with this one (docs/importers.md)",
+		 (unsigned long long)(after - before), dev_path,
+		 (unsigned long long)before, (unsigned long long)after);
+}
+
 /* An errno of one step, and what it means there. */
 struct share_why_text {
 	int err;

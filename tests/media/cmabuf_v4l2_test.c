@@ -27,8 +27,16 @@
  *    from vb2); a buffer above 4 GiB, which dma-contig's 32-bit device
  *    cannot reach (EINVAL from vb2, each refusal counted once in the
  *    instance's stats/unreachable_maps) and vmalloc takes; a queued buffer
- *    is held until REQBUFS(0), a refused one is not held at all. What vb2
- *    leaks (see smaller_than_sizeimage_refused) is left out.
+ *    is held until REQBUFS(0), a refused one is not held at all, whichever
+ *    step refuses it: vb2's own check of the length, the allocator's
+ *    attach (a length past the dma-buf), its map (every plane above
+ *    4 GiB, again and again) or the driver's buf_prepare. That needs the
+ *    videobuf2-core fix of kernel/patches/: without it vb2 keeps its
+ *    references on the planes after the one it failed to attach or map,
+ *    and on that one if the attach failed, and those buffers never go;
+ *  - share: cmabufctl share's v4l2 importer on vivid's dma-contig node
+ *    with the large instance explains the refused QBUF and checks that
+ *    the instance's live buffers came back.
  *
  * Every test leaves every instance's live buffers and CMA area as it found
  * them, and so does the whole program (the last test). The guest suite
@@ -734,11 +742,9 @@ static void buffers_free(struct cbuf *b)
  * anything. Neither holds on to any buffer, and the queue takes a buffer
  * of the right size after.
  *
- * Not done: a length that claims the sizeimage, which passes that check
- * for the allocator's attach to refuse (EFAULT): vb2 (6.12 and 7.2,
- * __prepare_dmabuf()) then leaks its reference on that plane's dma-buf
- * and on those of the planes after it, so that the buffers can never be
- * freed.
+ * A length that claims the sizeimage passes that check for the
+ * allocator's attach to refuse:
+ * length_past_the_dma_buf_nothing_held_after_close.
  */
 TEST_F_TIMEOUT(import, smaller_than_sizeimage_refused, TIMEOUT)
 {
@@ -788,8 +794,8 @@ TEST_F_TIMEOUT(import, smaller_than_sizeimage_refused, TIMEOUT)
  * refusal once, in its total and its strategy's stats; multi-planar, the
  * first plane (below 4 GiB) was mapped before the second was refused, and
  * is let go. vmalloc vmaps it and takes it, and holds it until
- * REQBUFS(0). The large buffer is the last plane: vb2 leaks its reference
- * on every plane after the one it fails to map.
+ * REQBUFS(0). Every plane above 4 GiB, where the first is refused:
+ * every_plane_above_4g_nothing_held_after_close.
  */
 TEST_F_TIMEOUT(import, above_4g_refused_by_dma_contig_only, TIMEOUT)
 {
@@ -848,6 +854,151 @@ TEST_F_TIMEOUT(import, above_4g_refused_by_dma_contig_only, TIMEOUT)
 }
 
 /*
+ * Every plane above 4 GiB (instance "large"), new buffers each round as a
+ * program that retries would allocate them. dma-contig's 32-bit device
+ * cannot map the first plane: EINVAL at every QBUF, one refusal counted
+ * each round, since vb2 stops at the plane it fails to map. With the
+ * user's fds closed the refused buffers are nobody's: vb2 lets go of its
+ * references on the planes after that one too (not before the
+ * videobuf2-core fix of kernel/patches/, 0006 of 7.2 and 0003 of 6.12:
+ * each round of the multi-planar queue left its second plane's buffer live
+ * for good). vmalloc vmaps them, takes the buffer, and holds it until its
+ * queue is closed.
+ */
+TEST_F_TIMEOUT(import, every_plane_above_4g_nothing_held_after_close, TIMEOUT)
+{
+	const struct src *s = import_src(variant->heap, true);
+	const struct vfmt *f = &self->fmt;
+	bool contig = variant->allocator == ALLOC_DMA_CONTIG;
+	unsigned int p, r, rounds = contig ? ROUNDS : 1;
+	unsigned long long base = base_live(&self->leak, "large");
+	unsigned long long unreachable[2];
+	struct vplane vp[MAX_PLANES];
+
+	ASSERT_LT(32U, self->large.info.dma_bits)
+		TH_LOG("the large area is not above 4 GiB");
+	ASSERT_EQ(0, v4l2_reqbufs(self->video, f->type, V4L2_MEMORY_DMABUF, 1,
+				  NULL));
+	ASSERT_EQ(0, cmabuf_sysfs_read(self->large.dev, "stats/unreachable_maps",
+				       &unreachable[0]));
+	for (r = 0; r < rounds; r++) {
+		for (p = 0; p < f->planes; p++)
+			cbuf_alloc(_metadata, &self->large, s, f->sizeimage[p],
+				   &self->buf[p]);
+		planes_of(self->buf, f->planes, vp);
+		EXPECT_EQ(contig ? EINVAL : 0,
+			  v4l2_qbuf(self->video, f, 0, vp, 0));
+		buffers_free(self->buf);
+	}
+	ASSERT_EQ(0, cmabuf_sysfs_read(self->large.dev, "stats/unreachable_maps",
+				       &unreachable[1]));
+	EXPECT_EQ(unreachable[0] + (contig ? rounds : 0), unreachable[1]);
+
+	EXPECT_EQ(base + (contig ? 0 : f->planes),
+		  live_buffers(_metadata, &self->leak, "large"))
+		TH_LOG("%u refused QBUFs of %u planes each", contig ? rounds : 0,
+		       f->planes);
+	close_fd(&self->video);
+	EXPECT_EQ(base, live_buffers(_metadata, &self->leak, "large"))
+		TH_LOG("buffers still live with every fd closed: vb2 leaked them");
+}
+
+/*
+ * A plane whose length claims more than its dma-buf holds passes vb2's
+ * check against the plane's minimum (the sizeimage), and the allocator's
+ * attach refuses it: EFAULT, from vmalloc and dma-contig alike. The short
+ * plane is the first, so that vb2 had taken the dma-bufs of every plane
+ * and attached none: with the user's fds closed nothing is held, nor
+ * after the queue is closed (before the videobuf2-core fix vb2 kept its
+ * references on the refused plane and on every plane after it, one
+ * buffer a round single-planar, two multi-planar).
+ */
+TEST_F_TIMEOUT(import, length_past_the_dma_buf_nothing_held_after_close,
+	       TIMEOUT)
+{
+	const struct src *s = import_src(variant->heap, false);
+	const struct vfmt *f = &self->fmt;
+	unsigned long long base = base_live(&self->leak, "general");
+	unsigned long long unreachable[2];
+	struct vplane vp[MAX_PLANES];
+	unsigned int p, r;
+
+	ASSERT_EQ(0, v4l2_reqbufs(self->video, f->type, V4L2_MEMORY_DMABUF, 1,
+				  NULL));
+	ASSERT_EQ(0, cmabuf_sysfs_read(self->general.dev,
+				       "stats/unreachable_maps",
+				       &unreachable[0]));
+	for (r = 0; r < ROUNDS; r++) {
+		for (p = 0; p < f->planes; p++)
+			cbuf_alloc(_metadata, &self->general, s,
+				   f->sizeimage[p] - (p ? 0 : SZ_4K),
+				   &self->buf[p]);
+		ASSERT_GT(f->sizeimage[0], self->buf[0].size);
+		planes_of(self->buf, f->planes, vp);
+		for (p = 0; p < f->planes; p++)
+			vp[p].length = f->sizeimage[p];
+		EXPECT_EQ(EFAULT, v4l2_qbuf(self->video, f, 0, vp, 0));
+		buffers_free(self->buf);
+	}
+	ASSERT_EQ(0, cmabuf_sysfs_read(self->general.dev,
+				       "stats/unreachable_maps",
+				       &unreachable[1]));
+	EXPECT_EQ(unreachable[0], unreachable[1]);
+
+	EXPECT_EQ(base, live_buffers(_metadata, &self->leak, "general"))
+		TH_LOG("%u refused QBUFs of %u planes each", ROUNDS, f->planes);
+	close_fd(&self->video);
+	EXPECT_EQ(base, live_buffers(_metadata, &self->leak, "general"))
+		TH_LOG("buffers still live with every fd closed: vb2 leaked them");
+}
+
+/*
+ * The driver's buf_prepare refuses the buffer (vivid's "Inject
+ * VIDIOC_QBUF Error" button: EINVAL, once): at a first QBUF, the planes
+ * just attached and mapped, and at a QBUF of the same dma-bufs after a
+ * frame was captured into them, where vb2 keeps the attachments it has.
+ * Either time vb2 lets go of every plane, as it did before the
+ * videobuf2-core fix, which leaves this path as it was, and the next
+ * QBUF takes the buffer.
+ */
+TEST_F_TIMEOUT(import, buf_prepare_refusal_nothing_held, TIMEOUT)
+{
+	const struct src *s = import_src(variant->heap, false);
+	const struct vfmt *f = &self->fmt;
+	unsigned long long base = base_live(&self->leak, "general");
+	struct vplane vp[MAX_PLANES];
+	struct vframe fr;
+	unsigned int p;
+
+	ASSERT_EQ(0, v4l2_reqbufs(self->video, f->type, V4L2_MEMORY_DMABUF, 1,
+				  NULL));
+	for (p = 0; p < f->planes; p++)
+		cbuf_alloc(_metadata, &self->general, s, f->sizeimage[p],
+			   &self->buf[p]);
+	planes_of(self->buf, f->planes, vp);
+	ASSERT_EQ(0, ctrl_press(self->video, "Inject VIDIOC_QBUF Error"));
+	EXPECT_EQ(EINVAL, v4l2_qbuf(self->video, f, 0, vp, 0));
+	buffers_free(self->buf);
+	EXPECT_EQ(base, live_buffers(_metadata, &self->leak, "general"))
+		TH_LOG("refused at the first QBUF, and still held");
+
+	for (p = 0; p < f->planes; p++)
+		cbuf_alloc(_metadata, &self->general, s, f->sizeimage[p],
+			   &self->buf[p]);
+	planes_of(self->buf, f->planes, vp);
+	ASSERT_EQ(0, v4l2_qbuf(self->video, f, 0, vp, 0));
+	ASSERT_EQ(0, v4l2_stream(self->video, f->type, true));
+	ASSERT_EQ(0, v4l2_dqbuf(self->video, f, V4L2_MEMORY_DMABUF, &fr));
+	ASSERT_EQ(0U, fr.index);
+	ASSERT_EQ(0, ctrl_press(self->video, "Inject VIDIOC_QBUF Error"));
+	EXPECT_EQ(EINVAL, v4l2_qbuf(self->video, f, 0, vp, 0));
+	ASSERT_EQ(0, v4l2_stream(self->video, f->type, false));
+	buffers_free(self->buf);
+	EXPECT_EQ(base, live_buffers(_metadata, &self->leak, "general"))
+		TH_LOG("refused at a QBUF of the same dma-bufs, and still held");
+}
+
+/*
  * A queued buffer is the queue's too: with the user's fd and mapping
  * gone it stays live (vmalloc vmapped it, dma-contig mapped it) until
  * REQBUFS(0) lets go of it.
@@ -873,6 +1024,120 @@ TEST_F_TIMEOUT(import, queued_buffer_held_until_reqbufs_0, TIMEOUT)
 	ASSERT_EQ(0, v4l2_reqbufs(self->video, f->type, V4L2_MEMORY_DMABUF, 0,
 				  NULL));
 	EXPECT_EQ(base, live_buffers(_metadata, &self->leak, "general"));
+}
+
+/* ---- share: what cmabufctl tells a user whose QBUF was refused ---- */
+
+FIXTURE(share) {
+	int video;
+	struct inst large;
+	struct vfmt fmt;
+	struct leak leak;
+};
+
+/**
+ * struct _fixture_variant_share - the vivid node cmabufctl share tries
+ * @mplane: multi-planar (NV12M, a buffer per plane), else YUYV.
+ */
+FIXTURE_VARIANT(share) {
+	bool mplane;
+};
+
+FIXTURE_VARIANT_ADD(share, dma_contig_mplane) {
+	.mplane = true,
+};
+
+FIXTURE_VARIANT_ADD(share, dma_contig_single) {
+	.mplane = false,
+};
+
+FIXTURE_SETUP(share)
+{
+	self->video = -1;
+	self->large.dev = -1;
+	ASSERT_EQ(0, leak_take(&self->leak));
+	inst_open(_metadata, &self->large, "large");
+	self->video = vivid_node(_metadata, ALLOC_DMA_CONTIG, variant->mplane);
+	if (variant->mplane)
+		fmt_must(_metadata, self->video,
+			 V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE,
+			 V4L2_PIX_FMT_NV12M, 320, 180, &self->fmt);
+	else
+		fmt_must(_metadata, self->video, V4L2_BUF_TYPE_VIDEO_CAPTURE,
+			 V4L2_PIX_FMT_YUYV, 320, 180, &self->fmt);
+}
+
+FIXTURE_TEARDOWN(share)
+{
+	close_fd(&self->video);
+	close_fd(&self->large.dev);
+	leak_check(_metadata, &self->leak);
+}
+
+/*
+ * Run "cmabufctl share -d large --importer v4l2 --video @node", its
+ * stdout and stderr into @out (@size bytes, NUL-terminated). Return: its
+ * exit status, 127 if it could not be run, or -1.
+ */
+static int share_v4l2_large(const char *node, char *out, size_t size)
+{
+	size_t len = 0;
+	int pipefd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		execlp("cmabufctl", "cmabufctl", "share", "-d", "large",
+		       "--importer", "v4l2", "--video", node, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], out + len, size - 1 - len)) > 0)
+		len += n;
+	out[len] = '\0';
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * cmabufctl share's v4l2 importer on vivid's dma-contig node with the
+ * large instance: the QBUF is refused (share fails, and explains the
+ * refusal with the instance's unreachable_maps), and once REQBUFS 0 is
+ * done and every buffer closed, share checks that the instance's live
+ * buffers are back, and says so. Without the videobuf2-core fix the
+ * multi-planar buffer's second plane stays live: share then reports it
+ * as a failed check that says how many videobuf2 kept, and this test
+ * fails with share's output.
+ */
+TEST_F_TIMEOUT(share, v4l2_refused_qbuf_buffers_went_back, TIMEOUT)
+{
+	char node[64], link[64], out[16384];
+	ssize_t n;
+	int status;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", self->video);
+	n = readlink(link, node, sizeof(node) - 1);
+	ASSERT_LT(0, n);
+	node[n] = '\0';
+	status = share_v4l2_large(node, out, sizeof(out));
+	ASSERT_NE(127, status) TH_LOG("cmabufctl is not installed");
+	EXPECT_EQ(1, status) TH_LOG("cmabufctl share: %s", out);
+	EXPECT_NE(NULL, strstr(out, "stats/unreachable_maps"))
+		TH_LOG("no explanation of the refused QBUF: %s", out);
+	EXPECT_NE(NULL, strstr(out, "the refused buffers went back: /dev/cmabuf-large has"))
+		TH_LOG("cmabufctl share: %s", out);
+	EXPECT_EQ(NULL, strstr(out, "still live")) TH_LOG("cmabufctl share: %s", out);
+	EXPECT_EQ(base_live(&self->leak, "large"),
+		  live_buffers(_metadata, &self->leak, "large"));
 }
 
 /* ---- m2m: vim2m between cmabuf buffers ---- */

@@ -166,6 +166,24 @@ int ctrl_set(int fd, __u32 id, __s32 value)
 }
 
 /*
+ * Press the button control named @name: ENOENT when there is no such
+ * button. A button has no value to read back.
+ */
+int ctrl_press(int fd, const char *name)
+{
+	struct v4l2_query_ext_ctrl q;
+	struct v4l2_control c;
+	int ret = ENOENT;
+
+	if (!ctrl_find(fd, name, &q) || q.type != V4L2_CTRL_TYPE_BUTTON)
+		return ret;
+	memset(&c, 0, sizeof(c));
+	c.id = q.id;
+	c.value = 1;
+	return cmabuf_ioctl(fd, VIDIOC_S_CTRL, &c);
+}
+
+/*
  * Set the menu control named @name to its item named @item: ENOENT when
  * there is no such control or item.
  */

@@ -87,6 +87,7 @@ int vivid_open(unsigned int allocator, bool mplane);
 bool ctrl_find(int fd, const char *name, struct v4l2_query_ext_ctrl *q);
 int ctrl_set(int fd, __u32 id, __s32 value);
 int ctrl_set_menu(int fd, const char *name, const char *item);
+int ctrl_press(int fd, const char *name);
 int vivid_still(int fd);
 
 int fmt_set(int fd, __u32 type, __u32 fourcc, __u32 width, __u32 height,

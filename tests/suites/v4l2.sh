@@ -13,6 +13,9 @@
 # a media-controller pipeline, with one vb2 allocator per load: loaded
 # here with vmalloc (0), and reloaded by cmabuf_v4l2_test with dma-contig
 # (1) for its dma-contig tests, so that one run gives one TAP.
+#
+#   CMABUF_V4L2_FIXTURES  run only these fixtures of cmabuf_v4l2_test,
+#                         comma-separated (e.g. import,end)
 
 . "${CMABUF_SUITE_LIB:-/suites}/kmod-lib.sh"
 
@@ -39,5 +42,9 @@ for m in vim2m vimc; do
 	fi
 done
 export CMABUF_MEDIA_ABSENT
-"$kmod_test" 2>&1
+set --
+for f in $(echo "${CMABUF_V4L2_FIXTURES:-}" | tr , " "); do
+	set -- "$@" -f "$f"
+done
+"$kmod_test" "$@" 2>&1
 kmod_end $?

@@ -774,6 +774,13 @@ static void test_share_why(void)
 			 strstr(buf, "dma reach") && strstr(buf, "docs/importers.md"),
 			 "why_unreachable: the counter, the mask, an instance that fits: '%s'\n",
 			 buf);
+	share_why_leaked(buf, sizeof(buf), "/dev/cmabuf-large", 5, 8);
+	ksft_test_result(strstr(buf, "3 buffer(s)") &&
+			 strstr(buf, "/dev/cmabuf-large stats/live_buffers 5 -> 8") &&
+			 strstr(buf, "videobuf2") && strstr(buf, "until reboot") &&
+			 strstr(buf, "docs/importers.md"),
+			 "why_leaked: how many, the counter, videobuf2, what to do: '%s'\n",
+			 buf);
 	share_why_unreachable(buf, sizeof(buf), "/dev/cmabuf", 2, 3, 0, "");
 	ksft_test_result(strstr(buf, "no instance here lies below 4 GiB") &&
 			 !strstr(buf, "-bit DMA mask"),
@@ -795,7 +802,7 @@ static void test_share_why(void)
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 10 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 6 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 5 + 4 + ARRAY_SIZE(bench_path_cases) + \
-		 ARRAY_SIZE(share_cases) + 3 + 8 + 5)
+		 ARRAY_SIZE(share_cases) + 3 + 8 + 6)
 
 int main(void)
 {
