@@ -3981,7 +3981,7 @@ TEST_F_TIMEOUT(prepare, second_file_does_not_raise_user_share, 60)
 	if (!(self->dev.info.flags & CMABUF_INFO_AREA_STATS))
 		SKIP(return, "the area's size is not known here");
 	if (2 * file > all)
-		SKIP(return, "two shares of prepare_file_percent %u are past prepare_max_percent %u",
+		SKIP(return, "two shares of %u%% are past prepare_max_percent %u",
 		     file, all);
 	self->other = open(DEV_GENERAL, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->other);
@@ -5322,6 +5322,49 @@ TEST_F_TIMEOUT(memcg, prepare_past_memory_max_enobufs, 60)
 	ASSERT_EQ(0, cmabuf_prepare(self->dev.fd, MEMCG_BUF, 0, 0, 0, &p));
 	EXPECT_GE(start + MEMCG_SLACK,
 		  memcg_read(_metadata, self->dir, "memory.current"));
+}
+
+#define MEMCG_PERCENT	"/sys/module/cmabuf/parameters/prepare_max_percent"
+
+/*
+ * 4 GiB and more at once, and back whole: 8 wants of 512 MiB, then of
+ * 520 MiB (each more than the 256 MiB area, so none is ever made: only
+ * the charge is there), with prepare_max_percent raised to let them be
+ * asked for. The memory cgroup's byte stock counts in unsigned int (7.2's
+ * mm/memcontrol.c, consume_obj_stock() and refill_obj_stock()): a single
+ * charge of 4 GiB is cut to 0 bytes there and charges nothing, a single
+ * uncharge of 4160 MiB gives back 64 MiB and leaves 4 GiB charged for
+ * good. cmabuf charges and uncharges by 1 GiB at most.
+ */
+TEST_F_TIMEOUT(memcg, prepare_of_4g_charged_and_given_back_whole, 60)
+{
+	static const __u64 sizes[] = { 512 * SZ_1M, 520 * SZ_1M };
+	unsigned long long start, now;
+	struct cmabuf_prepare p;
+	char was[16];
+	size_t i;
+
+	if (!prepare_supported(self->dev.fd))
+		SKIP(return, "%s prepares no buffers", DEV_GENERAL);
+	ASSERT_EQ(0, cmabuf_read_file(MEMCG_PERCENT, was, sizeof(was)));
+	ASSERT_EQ(0, cmabuf_write_file(MEMCG_PERCENT, "100000"));
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		start = memcg_read(_metadata, self->dir, "memory.current");
+		EXPECT_EQ(0, cmabuf_prepare(self->dev.fd, sizes[i], 0, 8, 0,
+					    &p));
+		now = memcg_read(_metadata, self->dir, "memory.current");
+		EXPECT_LE(start + 8 * sizes[i], now)
+			TH_LOG("8 x %llu MiB: %llu bytes charged",
+			       sizes[i] >> 20, now - start);
+		EXPECT_GE(start + 8 * sizes[i] + MEMCG_SLACK, now);
+		EXPECT_EQ(0, cmabuf_prepare(self->dev.fd, sizes[i], 0, 0, 0,
+					    &p));
+		now = memcg_read(_metadata, self->dir, "memory.current");
+		EXPECT_GE(start + MEMCG_SLACK, now)
+			TH_LOG("8 x %llu MiB: %llu bytes still charged after the drop",
+			       sizes[i] >> 20, now - start);
+	}
+	EXPECT_EQ(0, cmabuf_write_file(MEMCG_PERCENT, was));
 }
 
 /* mem_accounting off: the same buffer charges nothing. */
