@@ -47,6 +47,7 @@ struct obj_cgroup;
 struct cma;
 struct cmabuf_bench_state;
 struct cmabuf_pool;
+struct cmabuf_user;
 struct dentry;
 struct device;
 struct dma_buf;
@@ -97,25 +98,37 @@ struct cmabuf_plan {
 };
 
 /**
+ * struct cmabuf_charge - to whom a buffer's or a want's bytes are charged
+ * @user: the user (uid, per instance) held to the instance's cap
+ *	(unprivileged_max_bytes), holding a reference; NULL for a caller with
+ *	CAP_SYS_ADMIN, who is neither held to it nor counted.
+ * @objcg: the memory cgroup charged (mem_accounting), holding a
+ *	reference, or NULL.
+ *
+ * Taken from the caller by cmabuf_charge_get(), in its task; the bytes are
+ * added and taken back by cmabuf_charge_add() and cmabuf_charge_sub().
+ */
+struct cmabuf_charge {
+	struct cmabuf_user *user;
+	struct obj_cgroup *objcg;
+};
+
+/**
  * struct cmabuf_range - pages handed out by one strategy
  * @page: first page.
  * @count: number of pages.
  * @strategy: the strategy that allocated them and must release them.
  * @dma: DMA's address of them, for dma_free_pages() (DMA only).
- * @charged: a buffer's pages counted in &cmabuf_dev.unprivileged_bytes.
- * @objcg: the memory cgroup a buffer's bytes are charged to
- *	(mem_accounting), holding a reference, or NULL.
- *
- * @charged and @objcg are set by cmabuf_pages_get() and read when the
- * buffer is released; only cmabuf_pages.c reads or sets them.
+ * @charge: to whom a buffer's bytes are charged; set by cmabuf_pages_get()
+ *	and given back when the buffer is released; only cmabuf_pages.c
+ *	reads or sets it.
  */
 struct cmabuf_range {
 	struct page *page;
 	unsigned long count;
 	u32 strategy;
 	dma_addr_t dma;
-	bool charged;
-	struct obj_cgroup *objcg;
+	struct cmabuf_charge charge;
 };
 
 /**
@@ -184,9 +197,10 @@ struct cmabuf_counters {
  * @misc: the misc device.
  * @pool: its prepared buffers and frees in flight, or NULL.
  * @reserve_max_bytes: the most the administrator's reserve may hold.
- * @unprivileged_max_bytes: the most bytes the live buffers of callers
- *	without CAP_SYS_ADMIN may hold together; 0: no cap.
- * @unprivileged_bytes: bytes their live buffers hold now (cmabuf_pages.c).
+ * @unprivileged_max_bytes: the most bytes the live and prepared buffers
+ *	of one user (uid) without CAP_SYS_ADMIN may hold; 0: no cap.
+ * @unprivileged_bytes: bytes charged to all such users now, the sum of
+ *	their &struct cmabuf_user counts (cmabuf_stats.c).
  * @debugfs: its debugfs directory, or NULL.
  * @bench: state of its debugfs bench file, or NULL.
  * @counters: statistics, indexed by strategy (AUTO unused).
@@ -234,10 +248,16 @@ static inline unsigned int cmabuf_dma_bits(phys_addr_t end)
 /**
  * cmabuf_caller_privileged() - may the caller go past the limits for users?
  *
- * CAP_SYS_ADMIN lifts the instance's cap on the buffers of callers without
- * it (unprivileged_max_bytes). Asked on every allocation, and refusing the
- * caller nothing by itself, it is not audited: the kernel asks the same
- * of every mapping for root's overcommit reserve (cap_vm_enough_memory()).
+ * CAP_SYS_ADMIN lifts the instance's cap on the buffers of each user
+ * (unprivileged_max_bytes), the share of the area one user may prepare
+ * (prepare_file_percent) and the bound on a prepare's time-out
+ * (prepare_max_timeout_ms). The one rule for ALLOC, PREPARE and the
+ * dma-heap: the calling task's capability at the time of the call, as DRM
+ * asks capable() in drm_ioctl_permit(), never the opener's credentials: a
+ * file passed from a privileged process to another gives the latter
+ * nothing. Asked on every allocation, and refusing the caller nothing by
+ * itself, it is not audited: the kernel asks the same of every mapping for
+ * root's overcommit reserve (cap_vm_enough_memory()).
  *
  * Return: true when the calling task has CAP_SYS_ADMIN.
  */
@@ -309,6 +329,15 @@ void cmabuf_pages_abandon(struct cmabuf_dev *cdev,
 			  const struct cmabuf_range *range);
 void cmabuf_pages_put(struct cmabuf_dev *cdev,
 		      const struct cmabuf_range *range);
+int cmabuf_charge_get(struct cmabuf_dev *cdev, bool privileged,
+		      struct cmabuf_charge *c);
+void cmabuf_charge_put(struct cmabuf_charge *c);
+bool cmabuf_charge_same(const struct cmabuf_charge *a,
+			const struct cmabuf_charge *b);
+int cmabuf_charge_add(struct cmabuf_dev *cdev, const struct cmabuf_charge *c,
+		      u64 bytes);
+void cmabuf_charge_sub(struct cmabuf_dev *cdev, const struct cmabuf_charge *c,
+		       u64 bytes);
 
 /* cmabuf_pool.c; a reserve has at most this many sizes */
 #define CMABUF_RESERVE_MAX	16
@@ -415,8 +444,12 @@ void cmabuf_stats_unreachable(struct cmabuf_dev *cdev, u32 strategy);
 void cmabuf_stats_live(struct cmabuf_dev *cdev, u64 *buffers, u64 *bytes);
 ssize_t cmabuf_stats_limit_show(const u64 *limit, char *buf);
 ssize_t cmabuf_stats_limit_store(u64 *limit, const char *buf, size_t len);
-int cmabuf_stats_charge(struct cmabuf_dev *cdev, u64 bytes);
-void cmabuf_stats_uncharge(struct cmabuf_dev *cdev, u64 bytes);
+struct cmabuf_user *cmabuf_user_get(struct cmabuf_dev *cdev);
+void cmabuf_user_put(struct cmabuf_user *user);
+int cmabuf_stats_charge(struct cmabuf_dev *cdev, struct cmabuf_user *user,
+			u64 bytes);
+void cmabuf_stats_uncharge(struct cmabuf_dev *cdev, struct cmabuf_user *user,
+			   u64 bytes);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool cmabuf_charge(atomic64_t *held, u64 cap, u64 bytes);
 bool cmabuf_zero_helper_may_take(unsigned long taken, unsigned long by_caller,

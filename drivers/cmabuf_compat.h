@@ -34,6 +34,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/coredump.h>
+#include <linux/sizes.h>
 
 #ifdef CMABUF_HAVE_PFN_T
 #include <linux/pfn_t.h>
@@ -297,46 +298,85 @@ static inline void cmabuf_clear_pages(unsigned long pfn, unsigned long count)
 }
 
 /*
- * A buffer's charge to the memory cgroup of the process that allocates it
- * (mem_accounting), in bytes, as kernel memory: the frozen API takes no
- * gfp mask, so __GFP_ACCOUNT cannot do it. Charged before any page moves;
- * past memory.max, -ENOMEM without the OOM killer. *@objcg is NULL when
- * nothing was charged.
+ * Bytes charged to the memory cgroup of the process that allocates a
+ * buffer or prepares buffers (mem_accounting), as kernel memory: the
+ * frozen API takes no gfp mask, so __GFP_ACCOUNT cannot do it. Charged
+ * before any page moves; past memory.max, -ENOBUFS without the OOM killer.
+ *
+ * obj_cgroup_charge() and obj_cgroup_uncharge() go through the per-CPU
+ * byte stock, whose counts are unsigned int (7.2's mm/memcontrol.c:
+ * consume_obj_stock() and refill_obj_stock() take an unsigned int
+ * nr_bytes, and __refill_obj_stock() adds it to the stock's bytes, up to
+ * U16_MAX, in an unsigned int): a size of 4 GiB or more is cut to its low
+ * 32 bits, and an uncharge of a buffer near 4 GiB (4 GiB - 4 KiB, the
+ * largest) wraps when the stock holds a page or more, giving back a few
+ * bytes instead of 4 GiB. So both go by CMABUF_MEMCG_CHUNK at most, far
+ * below that; whole pages, so the stock keeps nothing of ours.
  */
+#define CMABUF_MEMCG_CHUNK	((size_t)SZ_1G)
+static_assert(CMABUF_MEMCG_CHUNK + 2 * SZ_64K + 2 * PAGE_SIZE < U32_MAX);
+
 #ifdef CMABUF_HAVE_MEMCG
 #define CMABUF_CAN_CHARGE_MEMCG	true
 
-static inline int cmabuf_memcg_charge(struct obj_cgroup **objcg, u64 bytes)
+/* The calling task's memory cgroup, with a reference; NULL for none. */
+static inline struct obj_cgroup *cmabuf_memcg_get(void)
 {
-	struct obj_cgroup *cg;
-
-	*objcg = NULL;
 	if (!memcg_kmem_online())
-		return 0;
-	cg = get_obj_cgroup_from_current();
-	if (!cg)
-		return 0;
-	if (obj_cgroup_charge(cg, GFP_KERNEL | __GFP_RETRY_MAYFAIL, bytes)) {
-		obj_cgroup_put(cg);
-		return -ENOMEM;
-	}
-	*objcg = cg;
-	return 0;
+		return NULL;
+	return get_obj_cgroup_from_current();
+}
+
+static inline void cmabuf_memcg_put(struct obj_cgroup *objcg)
+{
+	if (objcg)
+		obj_cgroup_put(objcg);
 }
 
 static inline void cmabuf_memcg_uncharge(struct obj_cgroup *objcg, u64 bytes)
 {
+	size_t n;
+
 	if (!objcg)
 		return;
-	obj_cgroup_uncharge(objcg, bytes);
-	obj_cgroup_put(objcg);
+	for (; bytes; bytes -= n) {
+		n = min_t(u64, bytes, CMABUF_MEMCG_CHUNK);
+		obj_cgroup_uncharge(objcg, n);
+	}
+}
+
+/* Return: 0, or -ENOBUFS past the cgroup's memory.max (nothing charged). */
+static inline int cmabuf_memcg_charge(struct obj_cgroup *objcg, u64 bytes)
+{
+	u64 done;
+	size_t n;
+
+	if (!objcg)
+		return 0;
+	for (done = 0; done < bytes; done += n) {
+		n = min_t(u64, bytes - done, CMABUF_MEMCG_CHUNK);
+		if (obj_cgroup_charge(objcg, GFP_KERNEL | __GFP_RETRY_MAYFAIL,
+				      n)) {
+			cmabuf_memcg_uncharge(objcg, done);
+			return -ENOBUFS;
+		}
+	}
+	return 0;
 }
 #else
 #define CMABUF_CAN_CHARGE_MEMCG	false
 
-static inline int cmabuf_memcg_charge(struct obj_cgroup **objcg, u64 bytes)
+static inline struct obj_cgroup *cmabuf_memcg_get(void)
 {
-	*objcg = NULL;
+	return NULL;
+}
+
+static inline void cmabuf_memcg_put(struct obj_cgroup *objcg)
+{
+}
+
+static inline int cmabuf_memcg_charge(struct obj_cgroup *objcg, u64 bytes)
+{
 	return 0;
 }
 

@@ -6,9 +6,12 @@
  * labelled ones, "cmabuf-<label>") also appears as /dev/dma_heap/<name>,
  * allocating through the same path as CMABUF_IOC_ALLOC with the AUTO
  * strategy. The dma-heap core checks the heap ABI (heap flags 0, fd flags,
- * structure sizes) before calling us, in the allocating task: a caller
- * without CAP_SYS_ADMIN is held to the instance's cap
- * (unprivileged_max_bytes) as on the misc device, -EDQUOT past it.
+ * structure sizes) before calling us, in the allocating task, whose
+ * privilege is asked as ALLOC asks it (cmabuf_caller_privileged()): a
+ * caller without CAP_SYS_ADMIN is held to its user's cap on the instance
+ * (unprivileged_max_bytes) as on the misc device, -EDQUOT past it, and
+ * with mem_accounting its memory cgroup is charged, -ENOBUFS past its
+ * memory.max.
  *
  * A dma-heap can never be removed, and the core calls its ops without any
  * reference on the module that provided them. Hence:

@@ -35,6 +35,12 @@ module_param_named(mode, cmabuf_mode, ushort, 0444);
 MODULE_PARM_DESC(mode,
 		 "Permissions of /dev/cmabuf* (default: 0600; not the /dev/dma_heap nodes, see the udev rule)");
 
+static unsigned int cmabuf_prepare_max_timeout_ms = 60000;
+module_param_named(prepare_max_timeout_ms, cmabuf_prepare_max_timeout_ms,
+		   uint, 0644);
+MODULE_PARM_DESC(prepare_max_timeout_ms,
+		 "Longest timeout_ms a CMABUF_IOC_PREPARE without CAP_SYS_ADMIN may ask for; longer ones fail with EPERM (default: 60000)");
+
 /**
  * struct cmabuf_uarg - where and how much to copy back
  * @ptr: the caller's structure.
@@ -90,9 +96,10 @@ static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
  * Errors: -EINVAL (bad size, flags, fd_flags, strategy, alignment, non-zero
  * output field or pad, structure too short for @fd, COMPOUND rules),
  * -EOPNOTSUPP (strategy missing on this kernel), -EDQUOT (a caller without
- * CAP_SYS_ADMIN past the instance's cap), -ENOMEM (no range free, larger
- * than the area), -EBUSY, -EINTR (killed while clearing), -ENODEV
- * (unbound), -EFAULT, -EMFILE.
+ * CAP_SYS_ADMIN whose user would go past the instance's cap), -ENOBUFS
+ * (past the caller's memory cgroup's memory.max, mem_accounting), -ENOMEM
+ * (no range free, larger than the area), -EBUSY, -EINTR (killed while
+ * clearing), -ENODEV (unbound), -EFAULT, -EMFILE.
  */
 static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, struct file *file,
 			       unsigned int cmd, unsigned long arg)
@@ -264,15 +271,20 @@ static long cmabuf_ioctl_phys(struct cmabuf_dev *cdev, unsigned int cmd,
 
 /*
  * CMABUF_IOC_PREPARE: set how many buffers of a kind this file wants
- * ready; see the uapi header for the contract.
+ * ready; see the uapi header for the contract. The buffers are charged to
+ * the caller as its live buffers are (cmabuf_pool_want()), and its
+ * privilege is asked as ALLOC asks it (cmabuf_caller_privileged()).
  *
  * Errors: -EINVAL (as ALLOC's request; @count; flags; non-zero @ready or
- * pad), -EOPNOTSUPP, -ENOSPC (a limit), -ENODEV (unbound), -EFAULT; with
- * CMABUF_PREPARE_WAIT also -ENOMEM, -EBUSY, -EINTR.
+ * pad), -EOPNOTSUPP, -EPERM (@timeout_ms above prepare_max_timeout_ms
+ * without CAP_SYS_ADMIN), -ENOSPC (a share of the area), -EDQUOT (the
+ * user's cap), -ENOBUFS (the memory cgroup's limit), -ENOMEM, -ENODEV
+ * (unbound), -EFAULT; with CMABUF_PREPARE_WAIT also -EBUSY, -EINTR.
  */
 static long cmabuf_ioctl_prepare(struct cmabuf_dev *cdev, struct file *file,
 				 unsigned int cmd, unsigned long arg)
 {
+	bool privileged = cmabuf_caller_privileged();
 	u32 strategy, align_order;
 	struct cmabuf_prepare data;
 	struct cmabuf_limits lim;
@@ -287,6 +299,9 @@ static long cmabuf_ioctl_prepare(struct cmabuf_dev *cdev, struct file *file,
 	if (data.flags & ~CMABUF_PREPARE_VALID_FLAGS ||
 	    data.count > CMABUF_PREPARE_MAX_COUNT)
 		return -EINVAL;
+	if (data.count && !privileged &&
+	    data.timeout_ms > READ_ONCE(cmabuf_prepare_max_timeout_ms))
+		return -EPERM;
 	if (READ_ONCE(cdev->unbound))
 		return -ENODEV;
 
@@ -298,8 +313,7 @@ static long cmabuf_ioctl_prepare(struct cmabuf_dev *cdev, struct file *file,
 	cmabuf_align_to_order(data.align, &align_order);
 
 	ret = cmabuf_pool_want(cdev, file, &plan, strategy, align_order,
-			       data.count, data.timeout_ms,
-			       capable(CAP_SYS_ADMIN));
+			       data.count, data.timeout_ms, privileged);
 	if (ret >= 0 && data.count && data.flags & CMABUF_PREPARE_WAIT)
 		ret = cmabuf_pool_wait_ready(cdev, file, &plan, strategy,
 					     align_order);

@@ -64,7 +64,7 @@ static unsigned int cmabuf_prepare_file_percent = 25;
 module_param_named(prepare_file_percent, cmabuf_prepare_file_percent, uint,
 		   0644);
 MODULE_PARM_DESC(prepare_file_percent,
-		 "Share of an area one file may have prepared, without CAP_SYS_ADMIN (default: 25)");
+		 "Share of an area one user (all its files) may have prepared, without CAP_SYS_ADMIN (default: 25)");
 
 /*
  * Soft wants are not refilled until reclaim that could use CMA's pages has
@@ -122,6 +122,9 @@ struct cmabuf_pool_buf {
  * @dead: dropped while a buffer was made or recycled for it; the worker
  *	frees it.
  * @bufs: the ready buffers, all zero.
+ * @charge: to whom its bytes (cmabuf_want_bytes()) are charged: the user
+ *	and memory cgroup of the last caller that set it, as if they were
+ *	live buffers; nothing for the reserve. Taken back when it is dropped.
  *
  * All fields are protected by &cmabuf_pool.lock.
  */
@@ -144,6 +147,7 @@ struct cmabuf_want {
 	unsigned long used;
 	bool dead;
 	struct list_head bufs;
+	struct cmabuf_charge charge;
 };
 
 /**
@@ -259,6 +263,8 @@ static void cmabuf_want_drop(struct cmabuf_pool *pool, struct cmabuf_want *w,
 			     struct list_head *out)
 {
 	lockdep_assert_held(&pool->lock);
+	cmabuf_charge_sub(pool->cdev, &w->charge, cmabuf_want_bytes(w));
+	cmabuf_charge_put(&w->charge);
 	cmabuf_pool_unready(pool, w->ready * w->plan.pages);
 	list_splice_init(&w->bufs, out);
 	w->ready = 0;
@@ -892,36 +898,42 @@ int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
 	}
 }
 
-/* Pages @owner's wants hold stocked; every file's for NULL (no reserve). */
+/*
+ * Pages the wants of files hold stocked (not the reserve's): those charged
+ * to @user, or every file's for NULL.
+ */
 static unsigned long cmabuf_pool_wanted(struct cmabuf_pool *pool,
-					const void *owner)
+					const struct cmabuf_user *user)
 {
 	struct cmabuf_want *w;
 	u64 bytes = 0;
 
 	lockdep_assert_held(&pool->lock);
 	list_for_each_entry(w, &pool->wants, node) {
-		if (w->owner && (!owner || w->owner == owner))
+		if (w->owner && (!user || w->charge.user == user))
 			bytes += cmabuf_want_bytes(w);
 	}
 	return bytes >> PAGE_SHIFT;
 }
 
-/* Would @w, grown by @more pages, break a limit? */
-static bool cmabuf_pool_over(struct cmabuf_pool *pool, const void *owner,
-			     unsigned long more, bool privileged)
+/*
+ * Would the files' wants, grown by @more pages, break the instance's
+ * limit, or @user's, grown by @user_more, break the share of one user?
+ * @user is NULL for a caller with CAP_SYS_ADMIN, held to no share.
+ */
+static bool cmabuf_pool_over(struct cmabuf_pool *pool, unsigned long more,
+			     const struct cmabuf_user *user,
+			     unsigned long user_more)
 {
 	unsigned long area = pool->cdev->area_pages;
 
 	if (!area)
 		area = CMABUF_POOL_UNKNOWN_AREA_PAGES;
-	if (!owner)
-		return false;
-	if (cmabuf_pool_wanted(pool, NULL) + more >
+	if (more && cmabuf_pool_wanted(pool, NULL) + more >
 	    mult_frac(area, READ_ONCE(cmabuf_prepare_max_percent), 100))
 		return true;
-	return !privileged &&
-	       cmabuf_pool_wanted(pool, owner) + more >
+	return user && user_more &&
+	       cmabuf_pool_wanted(pool, user) + user_more >
 	       mult_frac(area, READ_ONCE(cmabuf_prepare_file_percent), 100);
 }
 
@@ -943,6 +955,177 @@ static struct cmabuf_want *cmabuf_pool_find(struct cmabuf_pool *pool,
 }
 
 /**
+ * struct cmabuf_want_seen - a want as cmabuf_pool_want() last saw it
+ * @w: the want, or NULL for none.
+ * @count: its count.
+ * @charge: to whom it was charged.
+ */
+struct cmabuf_want_seen {
+	struct cmabuf_want *w;
+	unsigned int count;
+	struct cmabuf_charge charge;
+};
+
+static void cmabuf_want_see(struct cmabuf_want *w, struct cmabuf_want_seen *s)
+{
+	s->w = w;
+	s->count = w ? w->count : 0;
+	s->charge = w ? w->charge : (struct cmabuf_charge){};
+}
+
+static bool cmabuf_want_seen_same(struct cmabuf_want *w,
+				  const struct cmabuf_want_seen *s)
+{
+	struct cmabuf_want_seen now;
+
+	cmabuf_want_see(w, &now);
+	return now.w == s->w && now.count == s->count &&
+	       cmabuf_charge_same(&now.charge, &s->charge);
+}
+
+/*
+ * Bytes to charge before @count buffers of @plan.pages are wanted where @s
+ * was: what they add when @s was charged to the same (@same), else all of
+ * them (@s gives its own back).
+ */
+static u64 cmabuf_want_more(const struct cmabuf_want_seen *s, bool same,
+			    const struct cmabuf_plan *plan, unsigned int count)
+{
+	u64 bytes = (u64)plan->pages << PAGE_SHIFT;
+
+	if (same)
+		return count > s->count ? bytes * (count - s->count) : 0;
+	return bytes * count;
+}
+
+/*
+ * Charge @c for @count buffers where @s was seen, its user and its memory
+ * cgroup each by what it adds: @more[0] and @more[1]. Return: as
+ * cmabuf_charge_add(), nothing charged on failure.
+ */
+static int cmabuf_want_charge(struct cmabuf_dev *cdev,
+			      const struct cmabuf_want_seen *s,
+			      const struct cmabuf_charge *c,
+			      const struct cmabuf_plan *plan,
+			      unsigned int count, u64 *more)
+{
+	struct cmabuf_charge u = { .user = c->user }, m = { .objcg = c->objcg };
+	int ret;
+
+	more[0] = cmabuf_want_more(s, s->w && s->charge.user == c->user,
+				   plan, count);
+	more[1] = cmabuf_want_more(s, s->w && s->charge.objcg == c->objcg,
+				   plan, count);
+	ret = cmabuf_charge_add(cdev, &u, more[0]);
+	if (ret)
+		return ret;
+	ret = cmabuf_charge_add(cdev, &m, more[1]);
+	if (ret)
+		cmabuf_charge_sub(cdev, &u, more[0]);
+	return ret;
+}
+
+/* Take back @bytes[0] of @c's user and @bytes[1] of its memory cgroup. */
+static void cmabuf_want_uncharge(struct cmabuf_dev *cdev,
+				 const struct cmabuf_charge *c, const u64 *bytes)
+{
+	struct cmabuf_charge u = { .user = c->user }, m = { .objcg = c->objcg };
+
+	cmabuf_charge_sub(cdev, &u, bytes[0]);
+	cmabuf_charge_sub(cdev, &m, bytes[1]);
+}
+
+/*
+ * A want of @had pages set to @pages charged to @c: what it no longer
+ * holds goes to @old (@old_bytes), and so do references it does not keep.
+ */
+static void cmabuf_want_recharge(struct cmabuf_want *w, unsigned long had,
+				 unsigned long pages, struct cmabuf_charge *c,
+				 struct cmabuf_charge *old, u64 *old_bytes)
+{
+	u64 shrink = had > pages ? (u64)(had - pages) << PAGE_SHIFT : 0;
+
+	if (w->charge.user == c->user) {
+		old->user = c->user;
+		old_bytes[0] = shrink;
+	} else {
+		old->user = w->charge.user;
+		old_bytes[0] = (u64)had << PAGE_SHIFT;
+		w->charge.user = c->user;
+	}
+	if (w->charge.objcg == c->objcg) {
+		old->objcg = c->objcg;
+		old_bytes[1] = shrink;
+	} else {
+		old->objcg = w->charge.objcg;
+		old_bytes[1] = (u64)had << PAGE_SHIFT;
+		w->charge.objcg = c->objcg;
+	}
+	*c = (struct cmabuf_charge){};
+}
+
+/*
+ * Set the want @s of @owner to @count buffers charged to @c, if nothing
+ * changed since @s was seen; what it holds beyond @count goes to @out,
+ * and what is no longer charged to @old. Called under the pool's lock.
+ * Return: the buffers ready, -EAGAIN when it changed, -ENOSPC past a
+ * limit (nothing changed then).
+ */
+static int cmabuf_want_set(struct cmabuf_pool *pool, const void *owner,
+			   const struct cmabuf_plan *plan, u32 strategy,
+			   unsigned int align_order, unsigned int count,
+			   unsigned long timeout, struct cmabuf_charge *c,
+			   struct cmabuf_want **fresh,
+			   const struct cmabuf_want_seen *s,
+			   struct cmabuf_charge *old, u64 *old_bytes,
+			   struct list_head *out)
+{
+	unsigned long now = jiffies, pages = count * plan->pages;
+	unsigned long had = s->count * plan->pages;
+	unsigned long more = pages > had ? pages - had : 0;
+	bool same_user = s->w && s->charge.user == c->user;
+	struct cmabuf_want *w;
+
+	lockdep_assert_held(&pool->lock);
+	w = cmabuf_pool_find(pool, owner, plan, strategy, align_order);
+	if (!cmabuf_want_seen_same(w, s))
+		return -EAGAIN;
+	if (owner && cmabuf_pool_over(pool, more, c->user,
+				      same_user ? more : pages))
+		return -ENOSPC;
+	if (!count) {
+		if (w)
+			cmabuf_want_drop(pool, w, out);
+		return 0;
+	}
+	if (!w) {
+		w = *fresh;
+		*fresh = NULL;
+		w->owner = owner;
+		w->plan = *plan;
+		w->strategy = strategy;
+		w->align_order = align_order;
+		INIT_LIST_HEAD(&w->bufs);
+		list_add_tail(&w->node, &pool->wants);
+	}
+	cmabuf_want_recharge(w, had, pages, c, old, old_bytes);
+	w->count = count;
+	w->error = 0;
+	w->used = now;
+	w->timeout = timeout;
+	while (w->ready > count) {
+		list_move(w->bufs.prev, out);
+		w->ready--;
+		cmabuf_pool_unready(pool, plan->pages);
+	}
+	/* Armed for the nearest time-out: a longer one must not put it off. */
+	if (w->timeout)
+		mod_delayed_work(cmabuf_pool_wq, &pool->expire_work,
+				 cmabuf_pool_expire(pool, now, out));
+	return w->ready;
+}
+
+/**
  * cmabuf_pool_want() - set how many buffers of a kind an owner wants ready
  * @cdev: the instance.
  * @owner: the file, or NULL for the reserve.
@@ -951,79 +1134,80 @@ static struct cmabuf_want *cmabuf_pool_find(struct cmabuf_pool *pool,
  * @align_order: the alignment asked for, as a page order.
  * @count: buffers wanted ready; 0 drops the want and its buffers.
  * @timeout_ms: 0 for the default; ignored for the reserve (no time-out).
- * @privileged: the caller may go past the per-file limit.
+ * @privileged: the caller may go past the share of one user, and is not
+ *	held to the cap on each user's bytes.
  *
- * Return: the buffers of the kind ready now, or -ENOSPC past a limit (then
- * nothing changed), -ENOMEM, -ENODEV once unbound.
+ * A file's want is charged, as live buffers are, to the calling task: the
+ * bytes of @count buffers to its user's count under the instance's cap
+ * (unprivileged_max_bytes) without @privileged, and to its memory cgroup
+ * with mem_accounting on; before anything changes, the want keeping the
+ * references. Raising the count charges the difference, lowering or
+ * dropping it (also by time-out, close or unbind) takes it back. A want
+ * set by another user or cgroup than the one charged moves its whole
+ * charge to the caller. The reserve is charged to nobody.
+ *
+ * Return: the buffers of the kind ready now; -ENOSPC past a limit of the
+ * share of the area (then nothing changed); -EDQUOT past the cap and
+ * -ENOBUFS past the memory cgroup's limit (nothing changed either);
+ * -ENOMEM, -ENODEV once unbound.
  */
 int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 		     const struct cmabuf_plan *plan, u32 strategy,
 		     unsigned int align_order, unsigned int count,
 		     unsigned int timeout_ms, bool privileged)
 {
+	struct cmabuf_charge c = {}, old = {};
 	struct cmabuf_pool *pool = cdev->pool;
-	struct cmabuf_want *w, *fresh;
-	unsigned long now = jiffies, old;
+	u64 more[2], old_bytes[2] = {};
+	struct cmabuf_want_seen seen;
+	struct cmabuf_want *fresh;
+	unsigned long timeout;
 	LIST_HEAD(out);
-	int ready;
+	int ret;
 
+	timeout = owner ? msecs_to_jiffies(timeout_ms ?:
+				READ_ONCE(cmabuf_prepare_timeout_ms)) : 0;
 	fresh = kzalloc_obj(*fresh);
 	if (!fresh)
 		return -ENOMEM;
+	if (owner && count) {
+		ret = cmabuf_charge_get(cdev, privileged, &c);
+		if (ret)
+			goto free_fresh;
+	}
 
-	spin_lock(&pool->lock);
-	if (pool->stopped) {
+	do {
+		spin_lock(&pool->lock);
+		cmabuf_want_see(cmabuf_pool_find(pool, owner, plan, strategy,
+						 align_order), &seen);
 		spin_unlock(&pool->lock);
-		kfree(fresh);
-		return -ENODEV;
-	}
-	w = cmabuf_pool_find(pool, owner, plan, strategy, align_order);
-	old = w ? w->count * plan->pages : 0;
-	if (count * plan->pages > old &&
-	    cmabuf_pool_over(pool, owner, count * plan->pages - old,
-			     privileged)) {
+
+		/* Charged before anything changes; may sleep. */
+		ret = cmabuf_want_charge(cdev, &seen, &c, plan, count, more);
+		if (ret)
+			break;
+
+		spin_lock(&pool->lock);
+		ret = pool->stopped ? -ENODEV :
+		      cmabuf_want_set(pool, owner, plan, strategy, align_order,
+				      count, timeout, &c, &fresh, &seen, &old,
+				      old_bytes, &out);
+		/* Made now, or once reclaim has left the pool alone for a while. */
+		if (ret >= 0)
+			cmabuf_pool_kick(pool);
 		spin_unlock(&pool->lock);
-		kfree(fresh);
-		return -ENOSPC;
-	}
-	if (!count) {
-		if (w)
-			cmabuf_want_drop(pool, w, &out);
-		ready = 0;
-		goto unlock;
-	}
-	if (!w) {
-		w = fresh;
-		fresh = NULL;
-		w->owner = owner;
-		w->plan = *plan;
-		w->strategy = strategy;
-		w->align_order = align_order;
-		INIT_LIST_HEAD(&w->bufs);
-		list_add_tail(&w->node, &pool->wants);
-	}
-	w->count = count;
-	w->error = 0;
-	w->used = now;
-	w->timeout = owner ? msecs_to_jiffies(timeout_ms ?:
-				READ_ONCE(cmabuf_prepare_timeout_ms)) : 0;
-	while (w->ready > count) {
-		list_move(w->bufs.prev, &out);
-		w->ready--;
-		cmabuf_pool_unready(pool, plan->pages);
-	}
-	ready = w->ready;
-	/* Armed for the nearest time-out: a longer one must not put it off. */
-	if (w->timeout)
-		mod_delayed_work(cmabuf_pool_wq, &pool->expire_work,
-				 cmabuf_pool_expire(pool, now, &out));
-unlock:
-	/* Made now, or once reclaim has left the pool alone for a while. */
-	cmabuf_pool_kick(pool);
-	spin_unlock(&pool->lock);
-	kfree(fresh);
+		if (ret < 0)
+			cmabuf_want_uncharge(cdev, &c, more);
+	} while (ret == -EAGAIN);
+
+	/* What the want no longer holds, and the references it does not keep. */
+	cmabuf_want_uncharge(cdev, &old, old_bytes);
+	cmabuf_charge_put(&old);
+	cmabuf_charge_put(&c);
 	cmabuf_pool_release_list(cdev, &out);
-	return ready;
+free_fresh:
+	kfree(fresh);
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_pool_want);
 

@@ -4,8 +4,8 @@
  *
  * /sys/class/misc/<name>/area, each counter of struct cmabuf_counters in
  * stats/ (all strategies) and in stats_<strategy>/ (one), and the cap on
- * what callers without CAP_SYS_ADMIN hold (unprivileged_bytes,
- * unprivileged_max_bytes): see
+ * what each user without CAP_SYS_ADMIN holds (unprivileged_max_bytes; all
+ * such users' bytes together in unprivileged_bytes): see
  * Documentation/ABI/testing/sysfs-class-misc-cmabuf. World-readable, so
  * that anyone can see what an instance holds without opening its node;
  * only root writes the cap.
@@ -15,11 +15,18 @@
 
 #include <linux/atomic.h>
 #include <linux/cma.h>
+#include <linux/cred.h>
 #include <linux/device.h>
+#include <linux/hash.h>
+#include <linux/hashtable.h>
 #include <linux/kstrtox.h>
 #include <linux/miscdevice.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/stddef.h>
 #include <linux/sysfs.h>
+#include <linux/uidgid.h>
 #include <kunit/visibility.h>
 
 #include "cmabuf.h"
@@ -331,20 +338,118 @@ VISIBLE_IF_KUNIT bool cmabuf_charge(atomic64_t *held, u64 cap, u64 bytes)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_charge);
 
-/*
- * A buffer of @bytes for a caller without CAP_SYS_ADMIN, before its pages
- * are allocated. Return: 0, or -EDQUOT past the instance's cap.
+/**
+ * struct cmabuf_user - what one user without CAP_SYS_ADMIN holds on an
+ *	instance
+ * @node: entry in cmabuf_users. Protected by cmabuf_users_lock.
+ * @cdev: the instance (a key only: every reference comes with one on it).
+ * @uid: the user, the real uid of the callers charged (as RLIMIT_MEMLOCK
+ *	counts locked memory against current_user()).
+ * @ref: a reference per charged buffer and want, one per lookup in
+ *	progress. Dropped to 0 under cmabuf_users_lock only.
+ * @bytes: bytes of its live buffers and wants, held to the instance's cap.
  */
-int cmabuf_stats_charge(struct cmabuf_dev *cdev, u64 bytes)
+struct cmabuf_user {
+	struct hlist_node node;
+	const struct cmabuf_dev *cdev;
+	kuid_t uid;
+	refcount_t ref;
+	atomic64_t bytes;
+};
+
+static DEFINE_HASHTABLE(cmabuf_users, 6);
+static DEFINE_SPINLOCK(cmabuf_users_lock);
+
+static u32 cmabuf_user_hash(const struct cmabuf_dev *cdev, kuid_t uid)
 {
-	if (!cmabuf_charge(&cdev->unprivileged_bytes,
+	return hash_ptr(cdev, 32) ^ hash_32(__kuid_val(uid), 32);
+}
+
+static struct cmabuf_user *cmabuf_user_find(const struct cmabuf_dev *cdev,
+					    kuid_t uid, u32 key)
+{
+	struct cmabuf_user *user;
+
+	lockdep_assert_held(&cmabuf_users_lock);
+	hash_for_each_possible(cmabuf_users, user, node, key) {
+		if (user->cdev == cdev && uid_eq(user->uid, uid) &&
+		    refcount_inc_not_zero(&user->ref))
+			return user;
+	}
+	return NULL;
+}
+
+/**
+ * cmabuf_user_get() - the calling task's user on an instance
+ * @cdev: the instance; the caller holds a reference.
+ *
+ * Return: the user, with a reference for cmabuf_user_put(); ERR_PTR(-ENOMEM).
+ */
+struct cmabuf_user *cmabuf_user_get(struct cmabuf_dev *cdev)
+{
+	kuid_t uid = current_uid();
+	u32 key = cmabuf_user_hash(cdev, uid);
+	struct cmabuf_user *user, *fresh;
+
+	spin_lock(&cmabuf_users_lock);
+	user = cmabuf_user_find(cdev, uid, key);
+	spin_unlock(&cmabuf_users_lock);
+	if (user)
+		return user;
+
+	fresh = kzalloc_obj(*fresh);
+	if (!fresh)
+		return ERR_PTR(-ENOMEM);
+	fresh->cdev = cdev;
+	fresh->uid = uid;
+	refcount_set(&fresh->ref, 1);
+	atomic64_set(&fresh->bytes, 0);
+
+	spin_lock(&cmabuf_users_lock);
+	user = cmabuf_user_find(cdev, uid, key);
+	if (!user) {
+		hash_add(cmabuf_users, &fresh->node, key);
+		user = fresh;
+		fresh = NULL;
+	}
+	spin_unlock(&cmabuf_users_lock);
+	kfree(fresh);
+	return user;
+}
+
+/**
+ * cmabuf_user_put() - drop a reference of cmabuf_user_get()
+ * @user: the user; freed with its last reference, when it holds nothing.
+ */
+void cmabuf_user_put(struct cmabuf_user *user)
+{
+	if (!refcount_dec_and_lock(&user->ref, &cmabuf_users_lock))
+		return;
+	hash_del(&user->node);
+	spin_unlock(&cmabuf_users_lock);
+	WARN_ON_ONCE(atomic64_read(&user->bytes));
+	kfree(user);
+}
+
+/*
+ * @bytes for @user, before the pages of a buffer are allocated or a want
+ * is set: held to the instance's cap, counted in the instance's sum.
+ * Return: 0, or -EDQUOT past the cap (nothing added then).
+ */
+int cmabuf_stats_charge(struct cmabuf_dev *cdev, struct cmabuf_user *user,
+			u64 bytes)
+{
+	if (!cmabuf_charge(&user->bytes,
 			   READ_ONCE(cdev->unprivileged_max_bytes), bytes))
 		return -EDQUOT;
+	atomic64_add(bytes, &cdev->unprivileged_bytes);
 	return 0;
 }
 
-/* A charged buffer of @bytes was released, or never handed out. */
-void cmabuf_stats_uncharge(struct cmabuf_dev *cdev, u64 bytes)
+/* @bytes charged to @user were released, never handed out, or unwanted. */
+void cmabuf_stats_uncharge(struct cmabuf_dev *cdev, struct cmabuf_user *user,
+			   u64 bytes)
 {
+	WARN_ON_ONCE(atomic64_sub_return(bytes, &user->bytes) < 0);
 	WARN_ON_ONCE(atomic64_sub_return(bytes, &cdev->unprivileged_bytes) < 0);
 }

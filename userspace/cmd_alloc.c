@@ -207,6 +207,11 @@ static void alloc_explain(int dev_fd, const struct alloc_opts *o, int err)
 		msg_err("alloc: %s: %s", o->device, why);
 		return;
 	}
+	if (err == -ENOBUFS) {
+		explain_enobufs(o->size, why, sizeof(why));
+		msg_err("alloc: %s: %s", o->device, why);
+		return;
+	}
 	if ((err == -EINVAL || err == -ENOMEM || err == -EBUSY) &&
 	    dev_info(dev_fd, &di)) {
 		msg_err("alloc: %s: %s of %s with strategy %s: %s", o->device,

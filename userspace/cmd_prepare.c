@@ -174,7 +174,7 @@ void prepare_explain_enospc(const struct prepare_limits *l, __u64 size,
 	fmt_size(size, sz, sizeof(sz));
 	if (!l->area_bytes) {
 		snprintf(buf, len,
-			 "%u x %s (%s) is more than prepared buffers may hold: %u%% of the area for all files together, %u%% for one file without CAP_SYS_ADMIN (module parameters prepare_max_percent, prepare_file_percent)",
+			 "%u x %s (%s) is more than prepared buffers may hold: %u%% of the area for all files together, %u%% for one user without CAP_SYS_ADMIN, all its files together (module parameters prepare_max_percent, prepare_file_percent)",
 			 count, sz, want, l->max_percent, l->file_percent);
 		return;
 	}
@@ -187,7 +187,7 @@ void prepare_explain_enospc(const struct prepare_limits *l, __u64 size,
 			 count, sz, want, all, l->max_percent);
 	else
 		snprintf(buf, len,
-			 "%u x %s (%s) is more than one file may have ready without CAP_SYS_ADMIN, %s (%u%% of the area), or than all files together may, %s (%u%%) (module parameters prepare_file_percent, prepare_max_percent)",
+			 "%u x %s (%s) and what your other files prepare are more than one user may have ready without CAP_SYS_ADMIN, %s (%u%% of the area), or than all files together may, %s (%u%%) (module parameters prepare_file_percent, prepare_max_percent)",
 			 count, sz, want, file, l->file_percent, all,
 			 l->max_percent);
 }
@@ -235,6 +235,7 @@ static void prepare_explain(int dev_fd, const struct prepare_opts *o, int err)
 {
 	struct prepare_limits l = { 0 };
 	char why[512], sz[FMT_LEN];
+	struct explain_cap cap;
 	struct dev_info di;
 	bool info;
 
@@ -255,6 +256,21 @@ static void prepare_explain(int dev_fd, const struct prepare_opts *o, int err)
 		return;
 	case -ENODEV:
 		msg_err("prepare: %s: the instance has been unbound", o->device);
+		return;
+	case -EPERM:
+		msg_err("prepare: %s: a --timeout above %u ms needs CAP_SYS_ADMIN (module parameter prepare_max_timeout_ms)",
+			o->device, prepare_param("prepare_max_timeout_ms", 60000));
+		return;
+	case -EDQUOT:
+		cap.known = dev_cap_read(o->device, &cap.held, &cap.max);
+		explain_edquot(&cap, o->size * o->count, why, sizeof(why));
+		msg_err("prepare: %s: %u x %s: %s", o->device, o->count, sz,
+			why);
+		return;
+	case -ENOBUFS:
+		explain_enobufs(o->size * o->count, why, sizeof(why));
+		msg_err("prepare: %s: %u x %s: %s", o->device, o->count, sz,
+			why);
 		return;
 	}
 	if (!info) {

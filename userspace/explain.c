@@ -197,8 +197,9 @@ void explain_ebusy(const struct cmabuf_info *info, __u64 size,
  * @buf: the explanation
  * @len: size of @buf
  *
- * EDQUOT: the buffer would take what callers without CAP_SYS_ADMIN hold
- * on the instance past the cap root set (unprivileged_max_bytes).
+ * EDQUOT: the buffer would take what the caller's user (without
+ * CAP_SYS_ADMIN) holds on the instance, live and prepared, past the cap
+ * root set for each user (unprivileged_max_bytes).
  */
 void explain_edquot(const struct explain_cap *cap, __u64 size, char *buf,
 		    size_t len)
@@ -220,15 +221,34 @@ void explain_edquot(const struct explain_cap *cap, __u64 size, char *buf,
 		return;
 	}
 	snprintf(buf, len,
-		 "a buffer of %s would go past the instance's cap for callers without CAP_SYS_ADMIN: %s of %s held (unprivileged_max_bytes); free some, or ask root to raise it",
-		 sz, held, fmt_size(cap->max, max, sizeof(max)));
+		 "a buffer of %s would go past the instance's cap for callers without CAP_SYS_ADMIN: %s for each user, its live and prepared buffers together (unprivileged_max_bytes; %s held by all such users); free some, or ask root to raise it",
+		 sz, fmt_size(cap->max, max, sizeof(max)), held);
+}
+
+/**
+ * explain_enobufs() - why the memory cgroup refused
+ * @bytes: bytes asked for
+ * @buf: the explanation
+ * @len: size of @buf
+ *
+ * ENOBUFS: with the module parameter mem_accounting on, the buffers would
+ * take the caller's memory cgroup past its memory.max. The area may well
+ * have the room (that would be ENOMEM).
+ */
+void explain_enobufs(__u64 bytes, char *buf, size_t len)
+{
+	char sz[FMT_LEN];
+
+	snprintf(buf, len,
+		 "%s would take this process's memory cgroup past its memory.max (cmabuf charges buffers to it: module parameter mem_accounting); free memory in the cgroup, or raise its memory.max",
+		 fmt_size(bytes, sz, sizeof(sz)));
 }
 
 /**
  * explain_cap_text() - the cap as cmabufctl info shows it
  * @cap: the cap and what is held
- * @buf: "3 MiB of 64 MiB held (callers without CAP_SYS_ADMIN)", or
- *	"none (callers without CAP_SYS_ADMIN hold 3 MiB)"
+ * @buf: "64 MiB for each user, 3 MiB held by all (callers without
+ *	CAP_SYS_ADMIN)", or "none (callers without CAP_SYS_ADMIN hold 3 MiB)"
  * @len: size of @buf
  *
  * Return: @buf.
@@ -240,8 +260,9 @@ const char *explain_cap_text(const struct explain_cap *cap, char *buf,
 
 	fmt_size(cap->held, held, sizeof(held));
 	if (cap->max)
-		snprintf(buf, len, "%s of %s held (callers without CAP_SYS_ADMIN)",
-			 held, fmt_size(cap->max, max, sizeof(max)));
+		snprintf(buf, len,
+			 "%s for each user, %s held by all (callers without CAP_SYS_ADMIN)",
+			 fmt_size(cap->max, max, sizeof(max)), held);
 	else
 		snprintf(buf, len, "none (callers without CAP_SYS_ADMIN hold %s)",
 			 held);

@@ -28,9 +28,10 @@ void explain_ebusy(const struct cmabuf_info *info, __u64 size,
 		   __u64 largest_free, char *buf, size_t len);
 
 /**
- * struct explain_cap - the instance's cap on callers without CAP_SYS_ADMIN
+ * struct explain_cap - the instance's cap on each user without CAP_SYS_ADMIN
  * @known: its sysfs files could be read; the rest means nothing otherwise
- * @held: bytes their live buffers hold (sysfs unprivileged_bytes)
+ * @held: bytes all such users' live and prepared buffers hold (sysfs
+ *	unprivileged_bytes); each user is held to @max on its own
  * @max: the cap (sysfs unprivileged_max_bytes), 0 for none
  */
 struct explain_cap {
@@ -43,5 +44,6 @@ void explain_edquot(const struct explain_cap *cap, __u64 size, char *buf,
 		    size_t len);
 const char *explain_cap_text(const struct explain_cap *cap, char *buf,
 			     size_t len);
+void explain_enobufs(__u64 bytes, char *buf, size_t len);
 
 #endif /* CMABUFCTL_EXPLAIN_H */

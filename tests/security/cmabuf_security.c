@@ -8,6 +8,8 @@
  *    may be non-zero;
  *  - CMABUF_IOC_PHYS needs CAP_SYS_RAWIO, exactly: an unprivileged user
  *    and root without that one capability get EPERM;
+ *  - privilege is the caller's at the time of the call: a file root
+ *    opened and passed to nobody lifts none of nobody's limits;
  *  - the benchmark's debugfs file is root's, mode 0600: nobody cannot
  *    open it (EACCES), whatever the device nodes' mode; debugfs checks
  *    the file's mode and owner, no capability, so root without any
@@ -26,12 +28,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -459,6 +463,135 @@ TEST_F(sec, phys_refused_without_cap_sys_rawio)
 	p.fd = self->buf;
 	EXPECT_EQ(0, sec_ioctl_without(CAP_SYS_ADMIN, self->dev,
 				       CMABUF_IOC_PHYS, &p));
+}
+
+/* ---- privilege is the caller's, not the opener's ---- */
+
+#define SEC_CAP		(8 * 1024 * 1024ULL)	/* the cap the test sets */
+#define SEC_CAP_BUF	(4 * 1024 * 1024ULL)
+
+/*
+ * What a caller gets, in order: ALLOC past the cap, PREPARE past the cap,
+ * PREPARE with the longest timeout; each an errno.
+ */
+struct sec_limits {
+	int alloc_past_cap;
+	int prepare_past_cap;
+	int prepare_long_timeout;
+};
+
+static void sec_limits_try(int dev, struct sec_limits *r)
+{
+	struct cmabuf_prepare p;
+	int fd;
+
+	fd = sec_alloc(dev, SEC_CAP + 4096, CMABUF_STRATEGY_AUTO,
+		       O_RDWR | O_CLOEXEC);
+	r->alloc_past_cap = fd < 0 ? -fd : 0;
+	if (fd >= 0)
+		close(fd);
+	r->prepare_past_cap = cmabuf_prepare(dev, SEC_CAP_BUF, 0, 3, 0, &p);
+	if (!r->prepare_past_cap)
+		cmabuf_prepare(dev, SEC_CAP_BUF, 0, 0, 0, &p);
+	r->prepare_long_timeout = cmabuf_prepare(dev, 4096, 0, 1, UINT32_MAX,
+						 &p);
+	if (!r->prepare_long_timeout)
+		cmabuf_prepare(dev, 4096, 0, 0, 0, &p);
+}
+
+static int sec_send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : errno;
+}
+
+static int sec_recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * A process of nobody, which cannot open the device, is sent a file root
+ * opened (SCM_RIGHTS): it gets none of root's privilege through it. Past
+ * the per-user cap its ALLOC and its PREPARE are EDQUOT, a PREPARE's
+ * timeout past prepare_max_timeout_ms is EPERM, while root, on the same
+ * file, gets all three. One rule for ALLOC and PREPARE: the caller's
+ * CAP_SYS_ADMIN at the time of the call (before, PREPARE counted against
+ * no cap and took any timeout).
+ */
+TEST_F_TIMEOUT(sec, passed_fd_gives_no_privilege, 60)
+{
+	struct sec_limits root, got = { -1, -1, -1 };
+	char was[32], cap[32];
+	int sv[2], status, fd;
+	pid_t pid;
+
+	if (cmabuf_sysfs_read_str(self->dev, "unprivileged_max_bytes", was,
+				  sizeof(was)))
+		SKIP(return, "%s has no cap", self->inst[0].name);
+	snprintf(cap, sizeof(cap), "%llu", SEC_CAP);
+	ASSERT_EQ(0, cmabuf_sysfs_write(self->dev, "unprivileged_max_bytes",
+					cap));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(sv[0]);
+		if (cmabuf_become_nobody())
+			_exit(1);
+		fd = sec_recv_fd(sv[1]);
+		if (fd < 0)
+			_exit(2);
+		sec_limits_try(fd, &got);
+		_exit(write(sv[1], &got, sizeof(got)) == sizeof(got) ? 0 : 3);
+	}
+	close(sv[1]);
+	fd = rel_instance_open(self->inst[0].name, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sec_send_fd(sv[0], fd));
+	EXPECT_EQ((ssize_t)sizeof(got), read(sv[0], &got, sizeof(got)));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	close(sv[0]);
+
+	EXPECT_EQ(EDQUOT, got.alloc_past_cap);
+	EXPECT_EQ(EDQUOT, got.prepare_past_cap);
+	EXPECT_EQ(EPERM, got.prepare_long_timeout);
+	sec_limits_try(fd, &root);
+	EXPECT_EQ(0, root.alloc_past_cap);
+	EXPECT_EQ(0, root.prepare_past_cap);
+	EXPECT_EQ(0, root.prepare_long_timeout);
+	close(fd);
+	EXPECT_EQ(0, cmabuf_sysfs_write(self->dev, "unprivileged_max_bytes",
+					was));
 }
 
 /* nobody may not even open the device. */

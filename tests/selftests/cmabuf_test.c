@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -4015,6 +4016,79 @@ TEST_F_TIMEOUT(prepare, unprivileged_over_file_limit_enospc, 60)
 	ASSERT_EQ(0, cmabuf_prepare(self->owner, under, 0, 0, 0, &p));
 }
 
+/**
+ * struct prep_two_files - two PREPAREs, on two files, by one process
+ * @fd: the files, opened by root.
+ * @size: bytes of each file's one buffer.
+ */
+struct prep_two_files {
+	int fd[2];
+	__u64 size;
+};
+
+/*
+ * The first PREPARE's errno plus 100 when it fails, else the second's.
+ * Both wants stay: the files are the parent's.
+ */
+static int prep_two_files_act(const void *arg)
+{
+	const struct prep_two_files *t = arg;
+	struct cmabuf_prepare p;
+	int err;
+
+	err = cmabuf_prepare(t->fd[0], t->size, 0, 1, 0, &p);
+	if (err)
+		return 100 + err;
+	return cmabuf_prepare(t->fd[1], t->size, 0, 1, 0, &p);
+}
+
+static int prep_drop_to_nobody(int how __attribute__((unused)))
+{
+	return cmabuf_become_nobody();
+}
+
+/*
+ * The share of the area prepare_file_percent gives a caller without
+ * CAP_SYS_ADMIN is its user's, not its file's: a second file of the same
+ * user does not double it. nobody wants 60% of the share on one file,
+ * then as much on another: ENOSPC, and only the first want's bytes are
+ * wanted. (Before, each file had a share of its own and both fit.)
+ */
+TEST_F_TIMEOUT(prepare, second_file_does_not_raise_user_share, 60)
+{
+	unsigned int file = prep_param("prepare_file_percent", 25);
+	unsigned int all = prep_param("prepare_max_percent", 50);
+	__u64 share = prep_limit(&self->dev, file);
+	struct prep_two_files t;
+	struct cmabuf_prepare p;
+	unsigned long long v;
+
+	if (!(self->dev.info.flags & CMABUF_INFO_AREA_STATS))
+		SKIP(return, "the area's size is not known here");
+	if (2 * file > all)
+		SKIP(return, "two shares of %u%% are past prepare_max_percent %u",
+		     file, all);
+	self->other = open(DEV_GENERAL, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->other);
+	t.fd[0] = self->owner;
+	t.fd[1] = self->other;
+	t.size = share / 10 * 6 / PAGE * PAGE;
+	EXPECT_EQ(ENOSPC, cmabuf_in_child(prep_drop_to_nobody, 0,
+					  prep_two_files_act, &t));
+	/* The first want stands and is stocked, the second was never made. */
+	EXPECT_EQ(0, cmabuf_sysfs_wait(self->dev.fd, "prepared_bytes", t.size,
+				       PREP_WAIT_MS, &v))
+		TH_LOG("prepared_bytes %llu, not %llu", v,
+		       (unsigned long long)t.size);
+	usleep(200 * 1000);
+	EXPECT_EQ(t.size, prep_sysfs(_metadata, &self->dev, "prepared_bytes"));
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, t.size, 0, 0, 0, &p));
+	/* Root is held to no share: the same two fit. */
+	EXPECT_EQ(0, prep_two_files_act(&t));
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, t.size, 0, 0, 0, &p));
+	ASSERT_EQ(0, cmabuf_prepare(self->other, t.size, 0, 0, 0, &p));
+}
+
 /* ---- prepare: a freed buffer recycled, its old bytes never served ---- */
 
 /* ALLOC @size with @s until the area has no such range; keep them. */
@@ -4614,6 +4688,140 @@ TEST_F_TIMEOUT(cap, prepared_buffer_taken_counts, 60)
 }
 
 /*
+ * What a caller without CAP_SYS_ADMIN prepares is charged to its cap at
+ * PREPARE time, as live buffers are: 4 MiB x 2 fill the 8 MiB cap before
+ * any is taken, a third is EDQUOT and changes nothing (the want keeps 2,
+ * unprivileged_bytes 8 MiB), and no ALLOC fits beside them. Lowering the
+ * count gives the difference back, 0 and a closed file all of it.
+ */
+TEST_F_TIMEOUT(cap, prepare_charged_past_cap_edquot_changes_nothing, 60)
+{
+	struct cmabuf_prepare p;
+	unsigned long long v;
+	int owner;
+
+	if (!prepare_supported(self->dev.fd))
+		SKIP(return, "%s prepares no buffers", DEV_GENERAL);
+	owner = open(DEV_GENERAL, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, owner);
+	cap_keep(_metadata, &self->st, owner);
+
+	cap_drop(_metadata, &self->st);
+	ASSERT_EQ(0, cmabuf_prepare(owner, CAP_BUF, 0, 2, 0, &p));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+	EXPECT_EQ(EDQUOT, cmabuf_prepare(owner, CAP_BUF, 0, 3, 0, &p));
+	EXPECT_EQ(EDQUOT, cmabuf_prepare(owner, PAGE, 0, 1, 0, &p));
+	EXPECT_EQ(EDQUOT, cap_alloc(_metadata, &self->st, PAGE));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+	/* Still two wanted: both get ready. */
+	ASSERT_EQ(0, cmabuf_prepare(owner, CAP_BUF, CMABUF_PREPARE_WAIT, 2, 0,
+				    &p));
+	EXPECT_EQ(2U, p.ready);
+	EXPECT_EQ(0, cmabuf_sysfs_read(self->dev.fd, "prepared_bytes", &v));
+	EXPECT_EQ(CAP_MAX, v);
+
+	ASSERT_EQ(0, cmabuf_prepare(owner, CAP_BUF, 0, 1, 0, &p));
+	cap_expect_held(_metadata, &self->dev, CAP_BUF);
+	ASSERT_EQ(0, cap_alloc(_metadata, &self->st, CAP_BUF));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+	cap_close(&self->st, 1);
+	ASSERT_EQ(0, cmabuf_prepare(owner, CAP_BUF, 0, 0, 0, &p));
+	cap_expect_held(_metadata, &self->dev, 0);
+	ASSERT_EQ(0, cmabuf_prepare(owner, CAP_BUF, 0, 2, 0, &p));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+	cap_close(&self->st, 0);
+	cap_expect_held(_metadata, &self->dev, 0);
+}
+
+/* Become user @uid, with its own group and no capability. */
+static int cap_become(int uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return errno;
+	return 0;
+}
+
+/**
+ * struct cap_alloc_arg - an ALLOC for a child
+ * @dev: the instance's file.
+ * @size: bytes.
+ */
+struct cap_alloc_arg {
+	int dev;
+	__u64 size;
+};
+
+/* The ALLOC's errno; the buffer goes with the child. */
+static int cap_alloc_act(const void *arg)
+{
+	const struct cap_alloc_arg *a = arg;
+	struct cmabuf_alloc_data data;
+
+	return cmabuf_alloc(a->dev, a->size, CMABUF_STRATEGY_AUTO, &data);
+}
+
+/*
+ * The cap is each user's: root without CAP_SYS_ADMIN fills its 8 MiB,
+ * and nobody, then another user, still get buffers of their own, while
+ * root's next one is EDQUOT. (Before, one count for the instance: nobody
+ * got EDQUOT.)
+ */
+TEST_F_TIMEOUT(cap, each_user_has_own_cap, 60)
+{
+	struct cap_alloc_arg a = { .dev = self->dev.fd, .size = CAP_BUF };
+
+	cap_drop(_metadata, &self->st);
+	ASSERT_EQ(0, cap_alloc(_metadata, &self->st, CAP_MAX));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+	EXPECT_EQ(EDQUOT, cap_alloc(_metadata, &self->st, PAGE));
+
+	EXPECT_EQ(0, cmabuf_in_child(cap_become, CMABUF_NOBODY, cap_alloc_act,
+				     &a));
+	EXPECT_EQ(0, cmabuf_in_child(cap_become, CMABUF_NOBODY - 1,
+				     cap_alloc_act, &a));
+	/* Past its own cap, nobody is refused as root is. */
+	a.size = CAP_MAX + PAGE;
+	EXPECT_EQ(EDQUOT, cmabuf_in_child(cap_become, CMABUF_NOBODY,
+					  cap_alloc_act, &a));
+	cap_expect_held(_metadata, &self->dev, CAP_MAX);
+	EXPECT_EQ(EDQUOT, cap_alloc(_metadata, &self->st, PAGE));
+}
+
+/*
+ * Without CAP_SYS_ADMIN a PREPARE's timeout_ms is bounded by the module
+ * parameter prepare_max_timeout_ms: past it EPERM and nothing is wanted;
+ * at it, it is taken; root may ask for more. Dropping a want (count 0)
+ * is never refused for its timeout. (Before: any timeout, up to ~49 days.)
+ */
+TEST_F_TIMEOUT(cap, prepare_timeout_bounded_without_cap_sys_admin, 60)
+{
+	unsigned int max = prep_param("prepare_max_timeout_ms", 0);
+	struct cmabuf_prepare p;
+	unsigned long long v;
+
+	if (!prepare_supported(self->dev.fd))
+		SKIP(return, "%s prepares no buffers", DEV_GENERAL);
+	if (!max)
+		max = 60000;	/* the bound users are told of */
+	ASSERT_GT(UINT32_MAX, max);
+
+	cap_drop(_metadata, &self->st);
+	EXPECT_EQ(EPERM, cmabuf_prepare(self->dev.fd, PAGE, 0, 1, max + 1, &p));
+	EXPECT_EQ(EPERM, cmabuf_prepare(self->dev.fd, PAGE, 0, 1, UINT32_MAX,
+					&p));
+	cap_expect_held(_metadata, &self->dev, 0);
+	EXPECT_EQ(0, cmabuf_sysfs_read(self->dev.fd, "prepared_bytes", &v));
+	EXPECT_EQ(0ULL, v);
+	EXPECT_EQ(0, cmabuf_prepare(self->dev.fd, PAGE, 0, 1, max, &p));
+	EXPECT_EQ(0, cmabuf_prepare(self->dev.fd, PAGE, 0, 0, UINT32_MAX, &p));
+
+	cap_raise(_metadata, &self->st);
+	EXPECT_EQ(0, cmabuf_prepare(self->dev.fd, PAGE, 0, 1, UINT32_MAX, &p));
+	EXPECT_EQ(0, cmabuf_prepare(self->dev.fd, PAGE, 0, 0, 0, &p));
+}
+
+/*
  * Counted with no cap too; a cap lowered below what is held refuses new
  * buffers and takes none back; 0 lifts it.
  */
@@ -5061,6 +5269,7 @@ FIXTURE_TEARDOWN(memcg)
 	if (self->dev.fd < 0)
 		return;
 	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
+	prepare_settle(&self->dev);
 	dev_close(_metadata, &self->dev);
 }
 
@@ -5100,11 +5309,11 @@ TEST_F_TIMEOUT(memcg, charged_while_live_through_both_routes, 60)
 }
 
 /*
- * memory.max 8 MiB over what the cgroup holds: 16 MiB is ENOMEM, counted
- * as the cgroup's "max" event, and leaves the area and the cgroup as they
- * were; 4 MiB fits.
+ * memory.max 8 MiB over what the cgroup holds: 16 MiB is ENOBUFS (not
+ * ENOMEM, which says the area is full), counted as the cgroup's "max"
+ * event, and leaves the area and the cgroup as they were; 4 MiB fits.
  */
-TEST_F_TIMEOUT(memcg, past_memory_max_enomem_and_nothing_moved, 60)
+TEST_F_TIMEOUT(memcg, past_memory_max_enobufs_and_nothing_moved, 60)
 {
 	unsigned long long start, events, used;
 	struct cmabuf_alloc_data data;
@@ -5114,8 +5323,8 @@ TEST_F_TIMEOUT(memcg, past_memory_max_enomem_and_nothing_moved, 60)
 	events = memcg_max_events(self->dir);
 	snprintf(max, sizeof(max), "%llu", start + 8 * SZ_1M);
 	ASSERT_EQ(0, memcg_set(self->dir, "memory.max", max));
-	EXPECT_EQ(ENOMEM, cmabuf_alloc(self->dev.fd, MEMCG_BUF,
-				       CMABUF_STRATEGY_AUTO, &data));
+	EXPECT_EQ(ENOBUFS, cmabuf_alloc(self->dev.fd, MEMCG_BUF,
+					CMABUF_STRATEGY_AUTO, &data));
 	EXPECT_LT(events, memcg_max_events(self->dir));
 	EXPECT_GE(start + MEMCG_SLACK,
 		  memcg_read(_metadata, self->dir, "memory.current"));
@@ -5125,6 +5334,115 @@ TEST_F_TIMEOUT(memcg, past_memory_max_enomem_and_nothing_moved, 60)
 	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, 4 * SZ_1M,
 				  CMABUF_STRATEGY_AUTO, &data));
 	self->fds[0] = data.fd;
+}
+
+/*
+ * What a process prepares is charged to its cgroup at PREPARE time, as
+ * its live buffers are: two 16 MiB buffers raise memory.current by 32 MiB
+ * before the call returns, whether ready or not; count 1 gives 16 MiB
+ * back, and closing the file the rest. (Before: nothing was charged until
+ * an ALLOC took a buffer.)
+ */
+TEST_F_TIMEOUT(memcg, prepare_charged_until_given_back, 60)
+{
+	unsigned long long start, now;
+	struct cmabuf_prepare p;
+
+	if (!prepare_supported(self->dev.fd))
+		SKIP(return, "%s prepares no buffers", DEV_GENERAL);
+	self->fds[0] = open(DEV_GENERAL, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fds[0]);
+	start = memcg_read(_metadata, self->dir, "memory.current");
+	ASSERT_EQ(0, cmabuf_prepare(self->fds[0], MEMCG_BUF, 0, 2, 0, &p));
+	now = memcg_read(_metadata, self->dir, "memory.current");
+	EXPECT_LE(start + 2 * MEMCG_BUF, now);
+	EXPECT_GE(start + 2 * MEMCG_BUF + MEMCG_SLACK, now);
+
+	ASSERT_EQ(0, cmabuf_prepare(self->fds[0], MEMCG_BUF,
+				    CMABUF_PREPARE_WAIT, 1, 0, &p));
+	now = memcg_read(_metadata, self->dir, "memory.current");
+	EXPECT_LE(start + MEMCG_BUF, now);
+	EXPECT_GE(start + MEMCG_BUF + MEMCG_SLACK, now);
+
+	close(self->fds[0]);
+	self->fds[0] = -1;
+	EXPECT_GE(start + MEMCG_SLACK,
+		  memcg_read(_metadata, self->dir, "memory.current"));
+}
+
+/*
+ * A PREPARE past memory.max is ENOBUFS, like an ALLOC, and changes
+ * nothing: no want, nothing made, the cgroup as it was.
+ */
+TEST_F_TIMEOUT(memcg, prepare_past_memory_max_enobufs, 60)
+{
+	unsigned long long start, used, v;
+	struct cmabuf_prepare p;
+	char max[32];
+
+	if (!prepare_supported(self->dev.fd))
+		SKIP(return, "%s prepares no buffers", DEV_GENERAL);
+	start = memcg_read(_metadata, self->dir, "memory.current");
+	snprintf(max, sizeof(max), "%llu", start + MEMCG_BUF + 8 * SZ_1M);
+	ASSERT_EQ(0, memcg_set(self->dir, "memory.max", max));
+	EXPECT_EQ(ENOBUFS, cmabuf_prepare(self->dev.fd, MEMCG_BUF, 0, 2, 0,
+					  &p));
+	EXPECT_GE(start + MEMCG_SLACK,
+		  memcg_read(_metadata, self->dir, "memory.current"));
+	usleep(100 * 1000);
+	ASSERT_EQ(0, cmabuf_sysfs_read(self->dev.fd, "prepared_bytes", &v));
+	EXPECT_EQ(0ULL, v);
+	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
+	ASSERT_EQ(0, cmabuf_cma_read(self->dev.area, "used", &used));
+	EXPECT_EQ(self->dev.start.cma_used_pages, used);
+	/* One fits; the drop gives it back. */
+	ASSERT_EQ(0, cmabuf_prepare(self->dev.fd, MEMCG_BUF, 0, 1, 0, &p));
+	ASSERT_EQ(0, cmabuf_prepare(self->dev.fd, MEMCG_BUF, 0, 0, 0, &p));
+	EXPECT_GE(start + MEMCG_SLACK,
+		  memcg_read(_metadata, self->dir, "memory.current"));
+}
+
+#define MEMCG_PERCENT	"/sys/module/cmabuf/parameters/prepare_max_percent"
+
+/*
+ * 4 GiB and more at once, and back whole: 8 wants of 512 MiB, then of
+ * 520 MiB (each more than the 256 MiB area, so none is ever made: only
+ * the charge is there), with prepare_max_percent raised to let them be
+ * asked for. The memory cgroup's byte stock counts in unsigned int (7.2's
+ * mm/memcontrol.c, consume_obj_stock() and refill_obj_stock()): a single
+ * charge of 4 GiB is cut to 0 bytes there and charges nothing, a single
+ * uncharge of 4160 MiB gives back 64 MiB and leaves 4 GiB charged for
+ * good. cmabuf charges and uncharges by 1 GiB at most.
+ */
+TEST_F_TIMEOUT(memcg, prepare_of_4g_charged_and_given_back_whole, 60)
+{
+	static const __u64 sizes[] = { 512 * SZ_1M, 520 * SZ_1M };
+	unsigned long long start, now;
+	struct cmabuf_prepare p;
+	char was[16];
+	size_t i;
+
+	if (!prepare_supported(self->dev.fd))
+		SKIP(return, "%s prepares no buffers", DEV_GENERAL);
+	ASSERT_EQ(0, cmabuf_read_file(MEMCG_PERCENT, was, sizeof(was)));
+	ASSERT_EQ(0, cmabuf_write_file(MEMCG_PERCENT, "100000"));
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		start = memcg_read(_metadata, self->dir, "memory.current");
+		EXPECT_EQ(0, cmabuf_prepare(self->dev.fd, sizes[i], 0, 8, 0,
+					    &p));
+		now = memcg_read(_metadata, self->dir, "memory.current");
+		EXPECT_LE(start + 8 * sizes[i], now)
+			TH_LOG("8 x %llu MiB: %llu bytes charged",
+			       sizes[i] >> 20, now - start);
+		EXPECT_GE(start + 8 * sizes[i] + MEMCG_SLACK, now);
+		EXPECT_EQ(0, cmabuf_prepare(self->dev.fd, sizes[i], 0, 0, 0,
+					    &p));
+		now = memcg_read(_metadata, self->dir, "memory.current");
+		EXPECT_GE(start + MEMCG_SLACK, now)
+			TH_LOG("8 x %llu MiB: %llu bytes still charged after the drop",
+			       sizes[i] >> 20, now - start);
+	}
+	EXPECT_EQ(0, cmabuf_write_file(MEMCG_PERCENT, was));
 }
 
 /* mem_accounting off: the same buffer charges nothing. */

@@ -88,7 +88,7 @@ run runas $cam $video cmabufctl alloc 1MiB --device general --verify
 r=$?; ok $r "a member of video allocates, zeroed; the physical address needs CAP_SYS_RAWIO"
 diag $r
 
-# ... up to the instance's cap for callers without CAP_SYS_ADMIN, and is
+# ... up to the instance's cap for each user without CAP_SYS_ADMIN, and is
 # told of it past it; info shows the cap to anyone.
 capfile=/sys/class/misc/cmabuf-general/unprivileged_max_bytes
 oldcap=$(cat $capfile)
@@ -97,8 +97,8 @@ run runas $cam $video cmabufctl alloc 2MiB --device general
 shown=$(runas $nobody - cmabufctl info --device general | sed -n 's/^  user cap    //p')
 echo "$oldcap" >$capfile
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	echo "$out" | grep -q "/dev/cmabuf-general: a buffer of 2 MiB would go past the instance's cap for callers without CAP_SYS_ADMIN: 0 B of 1 MiB held (unprivileged_max_bytes)" &&
-	[ "$shown" = "0 B of 1 MiB held (callers without CAP_SYS_ADMIN)" ]
+	echo "$out" | grep -q "/dev/cmabuf-general: a buffer of 2 MiB would go past the instance's cap for callers without CAP_SYS_ADMIN: 1 MiB for each user, its live and prepared buffers together (unprivileged_max_bytes; 0 B held by all such users)" &&
+	[ "$shown" = "1 MiB for each user, 0 B held by all (callers without CAP_SYS_ADMIN)" ]
 r=$?; ok $r "a member of video past the cap: EDQUOT, the cap and what is held; info shows it ($shown)"
 diag $r
 

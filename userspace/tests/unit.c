@@ -450,10 +450,17 @@ static void test_cap(void)
 				   .max = 8ULL << 20 };
 	char buf[512];
 
+	explain_enobufs(32ULL << 20, buf, sizeof(buf));
+	ksft_test_result(strstr(buf, "32 MiB would take") &&
+			 strstr(buf, "memory cgroup past its memory.max") &&
+			 strstr(buf, "mem_accounting"),
+			 "explain_enobufs: the cgroup, its limit, the parameter: '%s'\n",
+			 buf);
 	explain_edquot(&cap, 1ULL << 20, buf, sizeof(buf));
 	ksft_test_result(strstr(buf, "a buffer of 1 MiB") &&
 			 strstr(buf, "cap for callers without CAP_SYS_ADMIN: ") &&
-			 strstr(buf, ": 8 MiB of 8 MiB held (unprivileged_max_bytes)"),
+			 strstr(buf, ": 8 MiB for each user") &&
+			 strstr(buf, "(unprivileged_max_bytes; 8 MiB held by all"),
 			 "explain_edquot: the cap, what is held, its file: '%s'\n", buf);
 	cap.max = 0;
 	explain_edquot(&cap, 1ULL << 20, buf, sizeof(buf));
@@ -467,8 +474,9 @@ static void test_cap(void)
 
 	cap = (struct explain_cap){ .known = true, .held = 3ULL << 20,
 				    .max = 64ULL << 20 };
-	ksft_test_result(!strcmp(explain_cap_text(&cap, buf, sizeof(buf)),
-				 "3 MiB of 64 MiB held (callers without CAP_SYS_ADMIN)"),
+	ksft_test_result(strstr(explain_cap_text(&cap, buf, sizeof(buf)),
+				"64 MiB for each user, 3 MiB held by all (") &&
+			 strstr(buf, "(callers without CAP_SYS_ADMIN)"),
 			 "explain_cap_text: a cap: '%s'\n", buf);
 	cap.max = 0;
 	ksft_test_result(!strcmp(explain_cap_text(&cap, buf, sizeof(buf)),
@@ -603,7 +611,7 @@ static void test_prepare(void)
 	l.area_bytes = 0;
 	prepare_explain_enospc(&l, 4096, 1, buf, sizeof(buf));
 	ksft_test_result(strstr(buf, "50% of the area for all files") &&
-			 strstr(buf, "25% for one file"),
+			 strstr(buf, "25% for one user"),
 			 "prepare ENOSPC, area size unknown: the shares: '%s'\n", buf);
 }
 
@@ -802,7 +810,7 @@ static void test_share_why(void)
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 10 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 6 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 5 + 4 + ARRAY_SIZE(bench_path_cases) + \
-		 ARRAY_SIZE(share_cases) + 3 + 8 + 6)
+		 ARRAY_SIZE(share_cases) + 3 + 8 + 7)
 
 int main(void)
 {

@@ -260,7 +260,8 @@ struct cmabuf_phys {
  *	%CMABUF_PREPARE_MAX_COUNT; 0 gives back those it has.
  * @timeout_ms: in: how long the buffers stay ready while no allocation
  *	takes one; 0 for the driver's default (module parameter
- *	prepare_timeout_ms).
+ *	prepare_timeout_ms). Without CAP_SYS_ADMIN at most the module
+ *	parameter prepare_max_timeout_ms (default 60000): more is EPERM.
  * @ready: out: buffers of this kind ready now for this file.
  * @pad: must be zero.
  */
@@ -317,15 +318,26 @@ struct cmabuf_sync {
  * unbound.
  *
  * EDQUOT: the caller lacks CAP_SYS_ADMIN, and the buffer would take the
- * bytes that the live buffers of such callers hold together on this
- * instance past the cap its administrator set (sysfs
- * unprivileged_max_bytes, or the device tree's
- * cmabuf,unprivileged-max-bytes; none by default). Checked before any
- * memory is touched: nothing was allocated. A buffer counts until its
- * last user lets go, whoever holds it then; a ready buffer taken
- * (CMABUF_IOC_PREPARE) counts like any other. Only frees or a higher cap
- * can help. The instance's dma-heap, whose allocations run in the
- * caller's task, refuses the same way.
+ * bytes its user (real uid) holds on this instance, in live buffers and
+ * in buffers it prepared (CMABUF_IOC_PREPARE), past the cap its
+ * administrator set for each user (sysfs unprivileged_max_bytes, or the
+ * device tree's cmabuf,unprivileged-max-bytes; none by default). Other
+ * users' buffers do not count. Checked before any memory is touched:
+ * nothing was allocated. A buffer counts until its last user lets go,
+ * whoever holds it then, to the user that allocated it; a ready buffer
+ * taken counts like any other, to its taker. Only frees, fewer prepared
+ * buffers or a higher cap can help. The instance's dma-heap, whose
+ * allocations run in the caller's task, refuses the same way.
+ * CAP_SYS_ADMIN is the calling task's at the time of the call, for
+ * ALLOC, PREPARE and the dma-heap alike: a file opened by a privileged
+ * process and passed to another gives the latter no privilege.
+ *
+ * ENOBUFS: with the module parameter mem_accounting on, the buffer would
+ * take the caller's memory cgroup past its memory.max (every buffer, and
+ * every prepared one, is charged to the cgroup of the process that
+ * allocates or prepares it, whoever the caller). Nothing was allocated;
+ * freeing memory in the cgroup or raising its limit can help, not
+ * waiting for the area.
  *
  * When no range can be had, the errno says whether waiting can help:
  * ENOMEM: the area does not have @size bytes free: other buffers hold
@@ -388,15 +400,29 @@ struct cmabuf_sync {
  * many are ready; with it, once @count are: those are made at once even
  * while reclaim keeps the others waiting.
  *
+ * The buffers wanted are charged at once, ready or not, to the caller as
+ * its live buffers are (see ALLOC's EDQUOT and ENOBUFS): @count times
+ * the buffer's size to its user's bytes under the instance's cap without
+ * CAP_SYS_ADMIN, and to its memory cgroup with mem_accounting on. A
+ * higher count charges the difference, a lower one, 0, the time-out, the
+ * file's close or the instance's unbind give it back. A want is the
+ * file's: a PREPARE of the same kind by another user or cgroup on the
+ * same file (passed to it) moves the whole charge to that caller. A
+ * buffer an ALLOC takes from a want is charged to its taker as well,
+ * while the want, which stands, keeps its own charge.
+ *
  * Errors: EINVAL as for ALLOC's request, for a @count above
  * %CMABUF_PREPARE_MAX_COUNT, an unknown flag or a non-zero @ready or @pad;
- * EOPNOTSUPP for a strategy this kernel lacks; ENOSPC when the buffers
- * would take more of the area than this file (without CAP_SYS_ADMIN) or
- * all files together may (module parameters prepare_file_percent and
- * prepare_max_percent): nothing is changed then; ENODEV when the device
- * has been unbound; EFAULT. With %CMABUF_PREPARE_WAIT also: ENOMEM or
- * EBUSY as ALLOC would have failed, from the last background try; EINTR
- * on a fatal signal.
+ * EOPNOTSUPP for a strategy this kernel lacks; EPERM for a @timeout_ms
+ * above prepare_max_timeout_ms without CAP_SYS_ADMIN (with a @count);
+ * ENOSPC when the buffers would take more of the area than one user
+ * without CAP_SYS_ADMIN (all its files together) or all files together
+ * may (module parameters prepare_file_percent and prepare_max_percent);
+ * EDQUOT past the user's cap and ENOBUFS past the memory cgroup's limit,
+ * as for ALLOC. Nothing is changed after any of these. ENOMEM without
+ * memory for the request; ENODEV when the device has been unbound;
+ * EFAULT. With %CMABUF_PREPARE_WAIT also: ENOMEM or EBUSY as ALLOC would
+ * have failed, from the last background try; EINTR on a fatal signal.
  */
 #define CMABUF_IOC_PREPARE	_IOWR(CMABUF_IOC_MAGIC, 0x04, struct cmabuf_prepare)
 
