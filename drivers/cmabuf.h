@@ -112,7 +112,8 @@ struct cmabuf_range {
 
 /**
  * struct cmabuf_sg_limits - the scatterlist segments an importer takes
- * @max_len: longest segment in bytes, a multiple of the page size.
+ * @max_len: longest segment in bytes: a multiple of 4 KiB, or a power of
+ *	two of 512 bytes or more (cmabuf_sg_max_len()).
  * @boundary: mask of the boundary no segment may cross
  *	(dma_get_seg_boundary()).
  */
@@ -347,6 +348,9 @@ bool cmabuf_zeroed_by_allocator(u32 strategy);
 int cmabuf_range_zero(const struct cmabuf_range *range);
 
 /* cmabuf_sg.c */
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int cmabuf_sg_max_len(size_t max);
+#endif
 int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim);
 unsigned int cmabuf_sg_count(const struct cmabuf_sg_limits *lim,
 			     phys_addr_t phys, u64 size);

@@ -22,22 +22,52 @@
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu-dma.h>
+#include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/ratelimit.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <kunit/visibility.h>
 
 #include "cmabuf.h"
+
+/* The shortest segment cmabuf cuts a buffer into: a disk sector. */
+#define CMABUF_SG_MIN_LEN	512
+
+/**
+ * cmabuf_sg_max_len() - the longest segment cmabuf cuts for a device
+ * @max: the longest segment the device takes, in bytes.
+ *
+ * Segments need not be whole pages: a scatterlist entry has an offset,
+ * and a device whose max_seg_size is 0xffff (common, and shorter than a
+ * 64 KiB page) takes segments of 60 KiB. Each one is cut to a multiple of
+ * 4 KiB (the smallest page size) where the device takes that much, else
+ * to a power of two, so that every segment starts as aligned as the
+ * device could want it.
+ *
+ * Return: the length, or 0 when @max is below %CMABUF_SG_MIN_LEN.
+ */
+VISIBLE_IF_KUNIT unsigned int cmabuf_sg_max_len(size_t max)
+{
+	max = min_t(size_t, max, UINT_MAX);
+	if (max >= SZ_4K)
+		return round_down(max, SZ_4K);
+	if (max < CMABUF_SG_MIN_LEN)
+		return 0;
+	return rounddown_pow_of_two(max);
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_max_len);
 
 /**
  * cmabuf_sg_limits_get() - the segments a device can take
  * @dev: the importing device.
  * @lim: out: its limits.
  *
- * Return: 0, or -EINVAL for a device that has no DMA mask or cannot take
- * a segment of one page: nothing can be mapped for it.
+ * Return: 0, or -EINVAL for a device that has no DMA mask, takes no
+ * segment of %CMABUF_SG_MIN_LEN bytes or has a boundary shorter than
+ * that: nothing can be mapped for it.
  */
 int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim)
 {
@@ -47,12 +77,13 @@ int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim)
 		return -EINVAL;
 	max = min_t(size_t, dma_get_max_seg_size(dev),
 		    dma_max_mapping_size(dev));
-	lim->max_len = round_down(min_t(size_t, max, UINT_MAX), PAGE_SIZE);
+	lim->max_len = cmabuf_sg_max_len(max);
 	lim->boundary = dma_get_seg_boundary(dev);
-	if (!lim->max_len || lim->boundary < PAGE_SIZE - 1)
+	if (!lim->max_len || lim->boundary < CMABUF_SG_MIN_LEN - 1)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_limits_get);
 
 /*
  * Bytes of the entry that starts at @phys with @left bytes of the buffer to
@@ -103,8 +134,9 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_count);
  * @size: its length in bytes, a multiple of the page size.
  * @lim: the importer's limits, from cmabuf_sg_limits_get().
  *
- * Every entry is a whole number of pages, no longer than @lim->max_len and
- * within one @lim->boundary window; together they cover the range in order.
+ * Every entry is no longer than @lim->max_len and lies within one
+ * @lim->boundary window; together they cover the range in order. Where
+ * those limits are shorter than a page, entries start inside pages.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -125,7 +157,8 @@ int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 
 	for_each_sgtable_sg(table, sg, i) {
 		len = cmabuf_sg_entry_len(lim, phys + off, size - off);
-		sg_set_page(sg, pfn_to_page(pfn + PFN_DOWN(off)), len, 0);
+		sg_set_page(sg, pfn_to_page(pfn + PFN_DOWN(off)), len,
+			    offset_in_page(off));
 		off += len;
 	}
 	return 0;
