@@ -156,7 +156,8 @@ struct cmabuf_counters {
  * @reach_node: entry in the list of instances that an importer whose
  *	DMA mask falls short is pointed to (cmabuf_sg.c).
  * @name: device node name, "cmabuf" or "cmabuf-<label>" or "cmabuf-<n>".
- * @id: number in "cmabuf-<n>", or -1.
+ * @id: number in "cmabuf-<n>", or -1; held until the instance is freed
+ *	(cmabuf_dev.c), so that no name is repeated while buffers carry it.
  * @stable_name: @name comes from the label or is the default instance's;
  *	only such instances get a dma-heap (heaps are never removed).
  * @unbound: set at unbind; new allocations then fail with -ENODEV.
@@ -222,6 +223,7 @@ static inline bool cmabuf_caller_privileged(void)
 
 /* cmabuf_dev.c */
 struct cmabuf_dev *cmabuf_dev_create(struct device *dev);
+int cmabuf_dev_number(struct cmabuf_dev *cdev);
 void cmabuf_dev_get(struct cmabuf_dev *cdev);
 void cmabuf_dev_put(struct cmabuf_dev *cdev);
 
