@@ -12,10 +12,12 @@
  *   cmabuf_pool.c    buffers prepared ahead, and freed in the background
  *   cmabuf_plan.c    a request turned into a plan (pure, KUnit-tested)
  *   cmabuf_alloc.c   pages from CMA, one strategy at a time
- *   cmabuf_zero.c    clearing, on every CPU of the node
+ *   cmabuf_zero.c    clearing, on every CPU of the node, and cleaning the
+ *                    cleared lines where devices do not snoop them
  *   cmabuf_sg.c      what an importer can take: segments cut to its
  *                    limits, ranges synced per segment, and whether its
- *                    DMA mask reaches the buffer (and which instance would)
+ *                    DMA mask reaches the buffer (and which instance would);
+ *                    the CPU caches maintained through the instance's device
  *   cmabuf_stats.c   per-instance counters and their sysfs files
  *   cmabuf_dev.c     the instance's reference count
  *   cmabuf_compat.h  what differs between kernels
@@ -347,7 +349,10 @@ void cmabuf_zero_exit(void);
 int cmabuf_zero_pages(struct page *page, unsigned long count,
 		      unsigned int max_cpus);
 bool cmabuf_zeroed_by_allocator(u32 strategy);
-int cmabuf_range_zero(const struct cmabuf_range *range);
+int cmabuf_range_zero(struct cmabuf_dev *cdev,
+		      const struct cmabuf_range *range);
+int cmabuf_range_clear(struct cmabuf_dev *cdev,
+		       const struct cmabuf_range *range);
 
 /* cmabuf_sg.c */
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -362,6 +367,15 @@ void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
 			  enum dma_data_direction dir, u64 size, u64 offset,
 			  u64 length, bool for_cpu);
 bool cmabuf_dev_direct(struct device *dev);
+bool cmabuf_dev_syncs(struct cmabuf_dev *cdev, phys_addr_t phys, u64 size);
+
+/* cmabuf_own_sync(): what to do, in this order. */
+#define CMABUF_OWN_FOR_DEVICE	BIT(0)
+#define CMABUF_OWN_FOR_CPU	BIT(1)
+
+bool cmabuf_own_sync(struct cmabuf_dev *cdev, struct page *page, u64 size,
+		     u64 offset, u64 length, enum dma_data_direction dir,
+		     unsigned int how);
 bool cmabuf_dev_reaches(struct device *dev, phys_addr_t phys, u64 size);
 void cmabuf_reach_add(struct cmabuf_dev *cdev);
 void cmabuf_reach_remove(struct cmabuf_dev *cdev);

@@ -27,8 +27,10 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/ratelimit.h>
+#include <linux/rwsem.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
+#include <linux/swiotlb.h>
 #include <kunit/visibility.h>
 
 #include "cmabuf.h"
@@ -214,6 +216,78 @@ void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
 		if (start >= end)
 			break;
 	}
+}
+
+/**
+ * cmabuf_dev_syncs() - can the instance's device maintain the CPU caches
+ * @cdev: the instance; the caller holds @cdev->dma_lock.
+ * @phys: first byte of the range.
+ * @size: its length in bytes.
+ *
+ * It can when it is bound, not coherent (else there is nothing to do), and
+ * maps the range where it lies (else its mapping would bounce, which would
+ * copy the range instead and maintain nothing of it).
+ *
+ * Return: true when cmabuf_own_sync() maintains the caches of the range.
+ */
+bool cmabuf_dev_syncs(struct cmabuf_dev *cdev, phys_addr_t phys, u64 size)
+{
+	struct device *dev = cdev->dev;
+
+	lockdep_assert_held(&cdev->dma_lock);
+	if (!cdev->dev_dma || dev_is_dma_coherent(dev))
+		return false;
+	if (!cmabuf_dev_direct(dev))
+		return true;
+	return !is_swiotlb_force_bounce(dev) &&
+	       dma_capable(dev, phys_to_dma(dev, phys), size, true);
+}
+
+/**
+ * cmabuf_own_sync() - maintain the CPU caches through the instance's device
+ * @cdev: the instance.
+ * @page: first page of a buffer.
+ * @size: the buffer's length in bytes.
+ * @offset: first byte of the range to sync, in the buffer.
+ * @length: bytes in the range.
+ * @dir: direction of the mapping and of the syncs.
+ * @how: %CMABUF_OWN_FOR_DEVICE (clean), %CMABUF_OWN_FOR_CPU (invalidate),
+ *	or both, done in that order.
+ *
+ * The buffer is mapped for the instance's device for the call only, with
+ * the CPU syncs of map and unmap skipped: nothing is left mapped, so
+ * nothing outlives an unbind, and only the syncs @how asks for are done.
+ *
+ * Return: true when the device did it, false when it cannot
+ * (cmabuf_dev_syncs()).
+ */
+bool cmabuf_own_sync(struct cmabuf_dev *cdev, struct page *page, u64 size,
+		     u64 offset, u64 length, enum dma_data_direction dir,
+		     unsigned int how)
+{
+	struct device *dev = cdev->dev;
+	bool done = false;
+	dma_addr_t addr;
+
+	down_read(&cdev->dma_lock);
+	if (!cmabuf_dev_syncs(cdev, page_to_phys(page), size))
+		goto unlock;
+	addr = dma_map_page_attrs(dev, page, 0, size, dir,
+				  DMA_ATTR_SKIP_CPU_SYNC);
+	if (dma_mapping_error(dev, addr)) {
+		dev_warn_ratelimited(dev, "cannot map a buffer for cache maintenance\n");
+		goto unlock;
+	}
+	if (how & CMABUF_OWN_FOR_DEVICE)
+		dma_sync_single_range_for_device(dev, addr, offset, length,
+						 dir);
+	if (how & CMABUF_OWN_FOR_CPU)
+		dma_sync_single_range_for_cpu(dev, addr, offset, length, dir);
+	dma_unmap_page_attrs(dev, addr, size, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	done = true;
+unlock:
+	up_read(&cdev->dma_lock);
+	return done;
 }
 
 /**

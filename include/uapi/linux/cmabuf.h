@@ -273,6 +273,14 @@ struct cmabuf_sync {
  * A buffer is one scatterlist entry, so @size may not exceed 4 GiB minus
  * one page.
  *
+ * Every buffer is zero in memory, not only through the CPU's caches, when
+ * it is handed out: where the instance's device is not cache-coherent
+ * (%CMABUF_INFO_CACHE_SYNC), the zeros that clearing it left in the CPU
+ * caches are cleaned to memory right after the clearing (for a prepared
+ * buffer, when it was made ready), so that a device that does not snoop
+ * the caches reads zeros, not a previous owner's bytes, and no dirty line
+ * is left to be written back later over what a device wrote.
+ *
  * With %CMABUF_ALLOC_WRITECOMBINE, and where the instance grants it
  * (%CMABUF_INFO_WRITECOMBINE), the buffer's cacheable alias in the kernel's
  * linear map is cleaned and invalidated before the call returns, as the
@@ -330,6 +338,16 @@ struct cmabuf_sync {
  *
  * Needs CAP_SYS_RAWIO.
  *
+ * A device driven from this address, with no importer's mapping, finds
+ * the buffer's memory zero when the buffer is handed out (DOC:
+ * CMABUF_IOC_ALLOC); around the CPU's own access to the buffer, the usual
+ * DMA_BUF_IOCTL_SYNC brackets (or CMABUF_IOC_SYNC's) are all it needs
+ * (DOC: CPU access). Where %CMABUF_INFO_CACHE_SYNC is not set, the
+ * instance's device is coherent, and cmabuf takes every device of its
+ * area's buffers to be; or its mappings bounce (swiotlb=force), and no
+ * cache maintenance is done: a non-coherent device cannot be driven from
+ * this address then.
+ *
  * Errors: EPERM without the capability; EBADF for a closed fd; EINVAL for
  * an fd that is not a dma-buf exported by cmabuf, or a non-zero pad or
  * output field; EFAULT for a bad pointer.
@@ -380,13 +398,19 @@ struct cmabuf_sync {
  * DMA_BUF_SYNC_START, so the usual brackets around CPU access are all a
  * user of a non-coherent device needs. While an importer has the buffer
  * vmapped (a driver whose CPU writes it, as videobuf2's vmalloc allocator
- * does), DMA_BUF_SYNC_START cleans before it invalidates, so that its
- * writes are not thrown away. Write-combined buffers need no CPU cache
- * maintenance and get none of that.
+ * does), DMA_BUF_SYNC_START first cleans the buffer's CPU caches through
+ * the instance's device, then invalidates (through the importers'
+ * mappings, or the instance's device), so that those writes are not
+ * thrown away: also while another importer, such as a display mapped
+ * DMA_BIDIRECTIONAL, has it mapped. Write-combined buffers need no CPU
+ * cache maintenance and get none of that.
  *
  * The instance's device is its "linux,cmabuf" node, coherent when the node
- * (or a parent) says dma-coherent; the default instance's has no node and
- * is as the architecture makes such devices (not coherent on arm64).
+ * (or a parent) says dma-coherent, and not when it says dma-noncoherent;
+ * the default instance's has no node and is as the architecture makes
+ * such devices (not coherent on arm64). A node that says dma-coherent
+ * says that every device using its area's buffers snoops the CPU caches:
+ * the caches are then maintained only through importers' own mappings.
  */
 
 /**
