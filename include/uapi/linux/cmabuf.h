@@ -447,4 +447,23 @@ struct cmabuf_sync {
  * any buffer can be mapped.
  */
 
+/**
+ * DOC: struct pages
+ *
+ * An importer gets DMA addresses. The struct pages of its scatterlist
+ * (sg_page()) are the exporter's, as the dma-buf rules say for every
+ * exporter: those of FROZEN and COMPOUND buffers (AUTO's choice wherever
+ * the kernel has them) have a reference count of zero from allocation to
+ * release, which cmabuf never raises. An importer must not take a page
+ * reference there (get_page(), folio_get(), vm_insert_page()): one that
+ * takes one and drops it gives part of a live buffer back to the page
+ * allocator. A kernel built with CONFIG_DMABUF_DEBUG (the test bed's
+ * debug kernel) hands importers a copy of the scatterlist without the
+ * pages, so that such an importer fails at once, at its first sg_page().
+ * LEGACY buffers' pages carry one reference each, cma_alloc()'s: an
+ * importer that cannot be fixed needs LEGACY buffers, and cma_release()
+ * still warns ("pages are still in use") if it keeps a reference past the
+ * buffer's release.
+ */
+
 #endif /* _UAPI_LINUX_CMABUF_H */
