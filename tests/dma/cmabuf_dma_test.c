@@ -1433,9 +1433,9 @@ static void cpu_access_expect_clean(struct __test_metadata *_metadata,
  * CMABUF_IOC_PHYS reads zeros, and no dirty line of the clearing is left
  * to be written back over what it writes. Every strategy, a fresh buffer
  * (cleaned during the ALLOC) and a prepared one (cleaned when it was made
- * ready, in the background: the ALLOC that takes it does none). What the
- * test cannot show, TCG being coherent: that memory held stale bytes
- * without it.
+ * ready, in the background: the ALLOC that takes it does none), each over
+ * the buffer's own physical range. What the test cannot show, TCG being
+ * coherent: that memory held stale bytes without it.
  */
 TEST_F_TIMEOUT(cpu_access, new_buffers_cleaned_after_clearing, TIMEOUT)
 {
@@ -1445,8 +1445,10 @@ TEST_F_TIMEOUT(cpu_access, new_buffers_cleaned_after_clearing, TIMEOUT)
 	};
 	unsigned int want = self->c.syncs, i;
 	struct cmabuf_prepare p;
+	struct cmabuf_phys phys;
 	struct cmabuf_info info;
 	const char *t, *name;
+	char at[80];
 	__u64 size;
 	int fd;
 
@@ -1468,6 +1470,13 @@ TEST_F_TIMEOUT(cpu_access, new_buffers_cleaned_after_clearing, TIMEOUT)
 		t = cpu_access_trace(_metadata, &self->c);
 		cpu_access_expect_clean(_metadata, &self->c, t, size, want,
 					true, name);
+		/* The lines cleaned are the buffer's: the instance maps it 1:1. */
+		ASSERT_EQ(0, cmabuf_phys(self->c.st.dev[0], fd, &phys));
+		snprintf(at, sizeof(at), " dma_addr=%llx size=%llu\n",
+			 (unsigned long long)phys.phys,
+			 (unsigned long long)size);
+		EXPECT_EQ(want, (unsigned int)!!strstr(t, at))
+			TH_LOG("%s:%s %s", name, at, t);
 		close(fd);
 	}
 
