@@ -14,10 +14,12 @@
  *   cmabuf_alloc.c   pages from CMA, one strategy at a time
  *   cmabuf_area.c    the instance's CMA area: found at probe, and its
  *                    device's binding to it kept while buffers live
- *   cmabuf_zero.c    clearing, on every CPU of the node
+ *   cmabuf_zero.c    clearing, on every CPU of the node, and cleaning the
+ *                    cleared lines where devices do not snoop them
  *   cmabuf_sg.c      what an importer can take: segments cut to its
  *                    limits, ranges synced per segment, and whether its
- *                    DMA mask reaches the buffer (and which instance would)
+ *                    DMA mask reaches the buffer (and which instance would);
+ *                    the CPU caches maintained through the instance's device
  *   cmabuf_stats.c   per-instance counters and their sysfs files
  *   cmabuf_dev.c     the instance's reference count
  *   cmabuf_compat.h  what differs between kernels
@@ -133,7 +135,8 @@ struct cmabuf_range {
 
 /**
  * struct cmabuf_sg_limits - the scatterlist segments an importer takes
- * @max_len: longest segment in bytes, a multiple of the page size.
+ * @max_len: longest segment in bytes: a multiple of 4 KiB, or a power of
+ *	two of 512 bytes or more (cmabuf_sg_max_len()).
  * @boundary: mask of the boundary no segment may cross
  *	(dma_get_seg_boundary()).
  */
@@ -190,7 +193,8 @@ struct cmabuf_counters {
  * @reach_node: entry in the list of instances that an importer whose
  *	DMA mask falls short is pointed to (cmabuf_sg.c).
  * @name: device node name, "cmabuf" or "cmabuf-<label>" or "cmabuf-<n>".
- * @id: number in "cmabuf-<n>", or -1.
+ * @id: number in "cmabuf-<n>", or -1; held until the instance is freed
+ *	(cmabuf_dev.c), so that no name is repeated while buffers carry it.
  * @stable_name: @name comes from the label or is the default instance's;
  *	only such instances get a dma-heap (heaps are never removed).
  * @unbound: set at unbind; new allocations then fail with -ENODEV.
@@ -268,6 +272,7 @@ static inline bool cmabuf_caller_privileged(void)
 
 /* cmabuf_dev.c */
 struct cmabuf_dev *cmabuf_dev_create(struct device *dev);
+int cmabuf_dev_number(struct cmabuf_dev *cdev);
 void cmabuf_dev_get(struct cmabuf_dev *cdev);
 void cmabuf_dev_put(struct cmabuf_dev *cdev);
 
@@ -407,9 +412,15 @@ void cmabuf_zero_exit(void);
 int cmabuf_zero_pages(struct page *page, unsigned long count,
 		      unsigned int max_cpus);
 bool cmabuf_zeroed_by_allocator(u32 strategy);
-int cmabuf_range_zero(const struct cmabuf_range *range);
+int cmabuf_range_zero(struct cmabuf_dev *cdev,
+		      const struct cmabuf_range *range);
+int cmabuf_range_clear(struct cmabuf_dev *cdev,
+		       const struct cmabuf_range *range);
 
 /* cmabuf_sg.c */
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int cmabuf_sg_max_len(size_t max);
+#endif
 int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim);
 unsigned int cmabuf_sg_count(const struct cmabuf_sg_limits *lim,
 			     phys_addr_t phys, u64 size);
@@ -419,6 +430,15 @@ void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
 			  enum dma_data_direction dir, u64 size, u64 offset,
 			  u64 length, bool for_cpu);
 bool cmabuf_dev_direct(struct device *dev);
+bool cmabuf_dev_syncs(struct cmabuf_dev *cdev, phys_addr_t phys, u64 size);
+
+/* cmabuf_own_sync(): what to do, in this order. */
+#define CMABUF_OWN_FOR_DEVICE	BIT(0)
+#define CMABUF_OWN_FOR_CPU	BIT(1)
+
+bool cmabuf_own_sync(struct cmabuf_dev *cdev, struct page *page, u64 size,
+		     u64 offset, u64 length, enum dma_data_direction dir,
+		     unsigned int how);
 bool cmabuf_dev_reaches(struct device *dev, phys_addr_t phys, u64 size);
 void cmabuf_reach_add(struct cmabuf_dev *cdev);
 void cmabuf_reach_remove(struct cmabuf_dev *cdev);

@@ -8,16 +8,24 @@
  * kernel, so buffers that outlive the binding still release into it; the
  * device's binding to its area, which DMA buffers free through, goes with
  * the last reference.
+ *
+ * The number in a "cmabuf-<n>" name is the instance's until it is freed,
+ * not until its unbind: buffers that outlive the unbind still carry the
+ * name (their exporter's, and the instance's shrinker's), and an instance
+ * bound meanwhile must not repeat it.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/device.h>
+#include <linux/idr.h>
 #include <linux/kref.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
 #include "cmabuf.h"
+
+static DEFINE_IDA(cmabuf_dev_ida);
 
 /**
  * cmabuf_dev_create() - a new instance for a device being bound
@@ -38,10 +46,30 @@ struct cmabuf_dev *cmabuf_dev_create(struct device *dev)
 	return cdev;
 }
 
+/**
+ * cmabuf_dev_number() - give an instance the number of a "cmabuf-<n>" name
+ * @cdev: an instance without a number (@cdev->id is -1).
+ *
+ * The lowest number no live instance holds, bound or not; it is freed with
+ * the instance.
+ *
+ * Return: the number, or a negative errno of ida_alloc().
+ */
+int cmabuf_dev_number(struct cmabuf_dev *cdev)
+{
+	int id = ida_alloc(&cmabuf_dev_ida, GFP_KERNEL);
+
+	if (id >= 0)
+		cdev->id = id;
+	return id;
+}
+
 static void cmabuf_dev_release(struct kref *ref)
 {
 	struct cmabuf_dev *cdev = container_of(ref, struct cmabuf_dev, ref);
 
+	if (cdev->id >= 0)
+		ida_free(&cmabuf_dev_ida, cdev->id);
 	/* Idle since the unbind stopped it (cmabuf_pool_stop()). */
 	kfree(cdev->pool);
 	cmabuf_area_release(cdev);

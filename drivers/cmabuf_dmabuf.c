@@ -13,16 +13,16 @@
  * CPU access is synced through every importer's mapping, or, while there is
  * none, through the instance's own device (DOC: CPU access in the uapi
  * header): on a non-coherent SoC that is what maintains the CPU caches for
- * a device driven from CMABUF_IOC_PHYS.
+ * a device driven from CMABUF_IOC_PHYS. The instance's device also cleans
+ * what an importer's vmap wrote before any invalidate, and (cmabuf_zero.c)
+ * every buffer's cleared lines before it is handed out.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/device.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-direct.h>
 #include <linux/dma-direction.h>
-#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/err.h>
@@ -35,7 +35,6 @@
 #include <linux/scatterlist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/swiotlb.h>
 #include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 #include <uapi/linux/dma-buf.h>
@@ -236,66 +235,16 @@ static void cmabuf_dmabuf_unmap(struct dma_buf_attachment *attachment,
 }
 
 /*
- * The instance's own device can maintain the CPU caches for a buffer: it
- * is bound, not coherent (else there is nothing to do), and maps the
- * buffer where it lies (else its mapping would bounce, which would copy
- * the buffer instead and maintain nothing of it).
+ * Sync [@offset, @offset + @length) of @buffer through the instance's own
+ * device (cmabuf_own_sync()). Return: true when the device did it.
  */
-static bool cmabuf_dev_syncs(struct cmabuf_dev *cdev, phys_addr_t phys,
-			     u64 size)
+static bool cmabuf_buffer_own_sync(struct cmabuf_buffer *buffer, u64 offset,
+				   u64 length, enum dma_data_direction dir,
+				   unsigned int how)
 {
-	struct device *dev = cdev->dev;
-
-	lockdep_assert_held(&cdev->dma_lock);
-	if (!cdev->dev_dma || dev_is_dma_coherent(dev))
-		return false;
-	if (!cmabuf_dev_direct(dev))
-		return true;
-	return !is_swiotlb_force_bounce(dev) &&
-	       dma_capable(dev, phys_to_dma(dev, phys), size, true);
-}
-
-/* Ways of cmabuf_own_sync(), in the order it does them. */
-#define CMABUF_OWN_FOR_DEVICE	BIT(0)
-#define CMABUF_OWN_FOR_CPU	BIT(1)
-
-/*
- * Sync [@offset, @offset + @length) of @buffer through a mapping for the
- * instance's own device, made for the call: nothing is left mapped, so
- * nothing outlives an unbind. The CPU syncs are skipped at map and unmap
- * and done explicitly, in the direction of the access, as @how says.
- *
- * Return: true when the device did it, false when it cannot.
- */
-static bool cmabuf_own_sync(struct cmabuf_buffer *buffer, u64 offset,
-			    u64 length, enum dma_data_direction dir,
-			    unsigned int how)
-{
-	struct cmabuf_dev *cdev = buffer->cdev;
-	u64 size = cmabuf_buffer_size(buffer);
-	struct device *dev = cdev->dev;
-	bool done = false;
-	dma_addr_t addr;
-
-	down_read(&cdev->dma_lock);
-	if (!cmabuf_dev_syncs(cdev, cmabuf_buffer_phys(buffer), size))
-		goto unlock;
-	addr = dma_map_page_attrs(dev, buffer->range.page, 0, size, dir,
-				  DMA_ATTR_SKIP_CPU_SYNC);
-	if (dma_mapping_error(dev, addr)) {
-		dev_warn_ratelimited(dev, "cannot map a buffer for cache maintenance\n");
-		goto unlock;
-	}
-	if (how & CMABUF_OWN_FOR_DEVICE)
-		dma_sync_single_range_for_device(dev, addr, offset, length,
-						 dir);
-	if (how & CMABUF_OWN_FOR_CPU)
-		dma_sync_single_range_for_cpu(dev, addr, offset, length, dir);
-	dma_unmap_page_attrs(dev, addr, size, dir, DMA_ATTR_SKIP_CPU_SYNC);
-	done = true;
-unlock:
-	up_read(&cdev->dma_lock);
-	return done;
+	return cmabuf_own_sync(buffer->cdev, buffer->range.page,
+			       cmabuf_buffer_size(buffer), offset, length, dir,
+			       how);
 }
 
 /*
@@ -306,39 +255,47 @@ unlock:
  * bounce buffers. With no mapping live, the instance's own device syncs
  * in the direction of the access; a write-combined buffer has no cache
  * lines of the CPU's mappings to maintain.
+ *
+ * An importer that vmaps the buffer (vb2-vmalloc: a capture driver whose
+ * CPU writes the frames) dirties the cacheable linear alias, which no
+ * DMA mapping covers: at START, the invalidates (of an importer's
+ * mapping for the CPU, such as a DRM PRIME import mapped bidirectionally,
+ * or of the instance's own) would throw those writes away. The instance's
+ * device cleans them first, whether or not an importer has a mapping.
  */
 static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, u64 offset,
 			       u64 length, enum dma_data_direction dir,
 			       bool for_cpu)
 {
+	bool clean = for_cpu && !buffer->wc && READ_ONCE(buffer->vmapped);
 	struct cmabuf_attachment *a;
 	struct cmabuf_mapping *m;
 	bool mapped = false;
 
 	mutex_lock(&buffer->lock);
+	list_for_each_entry(a, &buffer->attachments, node)
+		mapped |= !list_empty(&a->mappings);
+	if (clean && mapped)
+		cmabuf_buffer_own_sync(buffer, offset, length,
+				       DMA_BIDIRECTIONAL,
+				       CMABUF_OWN_FOR_DEVICE);
 	list_for_each_entry(a, &buffer->attachments, node) {
-		list_for_each_entry(m, &a->mappings, node) {
+		list_for_each_entry(m, &a->mappings, node)
 			cmabuf_sg_sync_range(a->dev, &m->table, m->dir,
 					     cmabuf_buffer_size(buffer), offset,
 					     length, for_cpu);
-			mapped = true;
-		}
 	}
 	if (mapped || buffer->wc)
 		goto unlock;
-	/*
-	 * An importer that vmaps the buffer (vb2-vmalloc: a capture driver
-	 * whose CPU writes the frames) dirties the cacheable linear alias;
-	 * the invalidate of a START alone would throw those writes away.
-	 * Clean them first.
-	 */
-	if (for_cpu && READ_ONCE(buffer->vmapped))
-		cmabuf_own_sync(buffer, offset, length, DMA_BIDIRECTIONAL,
-				CMABUF_OWN_FOR_DEVICE | CMABUF_OWN_FOR_CPU);
+	if (clean)
+		cmabuf_buffer_own_sync(buffer, offset, length,
+				       DMA_BIDIRECTIONAL,
+				       CMABUF_OWN_FOR_DEVICE |
+				       CMABUF_OWN_FOR_CPU);
 	else
-		cmabuf_own_sync(buffer, offset, length, dir,
-				for_cpu ? CMABUF_OWN_FOR_CPU :
-					  CMABUF_OWN_FOR_DEVICE);
+		cmabuf_buffer_own_sync(buffer, offset, length, dir,
+				       for_cpu ? CMABUF_OWN_FOR_CPU :
+						 CMABUF_OWN_FOR_DEVICE);
 unlock:
 	mutex_unlock(&buffer->lock);
 }
@@ -769,9 +726,10 @@ bool cmabuf_dmabuf_writecombine(struct dma_buf *dmabuf)
 {
 	struct cmabuf_buffer *buffer = dmabuf->priv;
 
-	buffer->wc = cmabuf_own_sync(buffer, 0, dmabuf->size,
-				     DMA_BIDIRECTIONAL,
-				     CMABUF_OWN_FOR_DEVICE | CMABUF_OWN_FOR_CPU);
+	buffer->wc = cmabuf_buffer_own_sync(buffer, 0, dmabuf->size,
+					    DMA_BIDIRECTIONAL,
+					    CMABUF_OWN_FOR_DEVICE |
+					    CMABUF_OWN_FOR_CPU);
 	return buffer->wc;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_writecombine);

@@ -23,7 +23,6 @@
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
-#include <linux/idr.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -40,7 +39,6 @@ module_param_named(default_instance, cmabuf_default_instance, bool, 0444);
 MODULE_PARM_DESC(default_instance,
 		 "Create /dev/cmabuf on the default CMA area (default: true)");
 
-static DEFINE_IDA(cmabuf_ida);
 static struct platform_device *cmabuf_default_pdev;
 
 /*
@@ -80,12 +78,14 @@ static void cmabuf_remove_dma(struct cmabuf_dev *cdev)
 
 /*
  * "cmabuf-<label>" and the default instance's "cmabuf" are stable names;
- * other instances are numbered in probe order.
+ * other instances get the lowest number no instance holds, freed with the
+ * instance (cmabuf_dev_number()): on a failure here, by the caller's put.
  */
 static int cmabuf_probe_name(struct cmabuf_dev *cdev,
 			     struct platform_device *pdev)
 {
 	const char *label;
+	int ret;
 
 	if (!of_property_read_string(pdev->dev.of_node, "label", &label)) {
 		cdev->name = kasprintf(GFP_KERNEL, "cmabuf-%s", label);
@@ -94,17 +94,12 @@ static int cmabuf_probe_name(struct cmabuf_dev *cdev,
 		cdev->name = kstrdup("cmabuf", GFP_KERNEL);
 		cdev->stable_name = true;
 	} else {
-		cdev->id = ida_alloc(&cmabuf_ida, GFP_KERNEL);
-		if (cdev->id < 0)
-			return cdev->id;
+		ret = cmabuf_dev_number(cdev);
+		if (ret < 0)
+			return ret;
 		cdev->name = kasprintf(GFP_KERNEL, "cmabuf-%d", cdev->id);
 	}
-	if (cdev->name)
-		return 0;
-
-	if (cdev->id >= 0)
-		ida_free(&cmabuf_ida, cdev->id);
-	return -ENOMEM;
+	return cdev->name ? 0 : -ENOMEM;
 }
 
 /*
@@ -171,7 +166,7 @@ static int cmabuf_probe(struct platform_device *pdev)
 
 	ret = cmabuf_pool_create(cdev);
 	if (ret)
-		goto free_id;
+		goto release_area;
 	cmabuf_probe_limits(cdev, dev);
 
 	ret = cmabuf_misc_register(cdev);
@@ -189,9 +184,6 @@ static int cmabuf_probe(struct platform_device *pdev)
 
 stop_pool:
 	cmabuf_pool_stop(cdev);
-free_id:
-	if (cdev->id >= 0)
-		ida_free(&cmabuf_ida, cdev->id);
 release_area:
 	cmabuf_remove_dma(cdev);
 put_cdev:
@@ -211,12 +203,10 @@ static void cmabuf_remove(struct platform_device *pdev)
 	cmabuf_misc_deregister(cdev);
 	/* No new allocation can start: drop the prepared ones, finish frees. */
 	cmabuf_pool_stop(cdev);
-	if (cdev->id >= 0)
-		ida_free(&cmabuf_ida, cdev->id);
 	cmabuf_remove_dma(cdev);
 	/*
-	 * Buffers still alive hold their own references, and the device's
-	 * binding to its area with them (cmabuf_area.c).
+	 * Buffers still alive hold their own references, the name and the
+	 * device's binding to its area with them (cmabuf_area.c).
 	 */
 	cmabuf_dev_put(cdev);
 }

@@ -22,22 +22,54 @@
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu-dma.h>
+#include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/ratelimit.h>
+#include <linux/rwsem.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/swiotlb.h>
 #include <kunit/visibility.h>
 
 #include "cmabuf.h"
+
+/* The shortest segment cmabuf cuts a buffer into: a disk sector. */
+#define CMABUF_SG_MIN_LEN	512
+
+/**
+ * cmabuf_sg_max_len() - the longest segment cmabuf cuts for a device
+ * @max: the longest segment the device takes, in bytes.
+ *
+ * Segments need not be whole pages: a scatterlist entry has an offset,
+ * and a device whose max_seg_size is 0xffff (common, and shorter than a
+ * 64 KiB page) takes segments of 60 KiB. Each one is cut to a multiple of
+ * 4 KiB (the smallest page size) where the device takes that much, else
+ * to a power of two, so that every segment starts as aligned as the
+ * device could want it.
+ *
+ * Return: the length, or 0 when @max is below %CMABUF_SG_MIN_LEN.
+ */
+VISIBLE_IF_KUNIT unsigned int cmabuf_sg_max_len(size_t max)
+{
+	max = min_t(size_t, max, UINT_MAX);
+	if (max >= SZ_4K)
+		return round_down(max, SZ_4K);
+	if (max < CMABUF_SG_MIN_LEN)
+		return 0;
+	return rounddown_pow_of_two(max);
+}
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_max_len);
 
 /**
  * cmabuf_sg_limits_get() - the segments a device can take
  * @dev: the importing device.
  * @lim: out: its limits.
  *
- * Return: 0, or -EINVAL for a device that has no DMA mask or cannot take
- * a segment of one page: nothing can be mapped for it.
+ * Return: 0, or -EINVAL for a device that has no DMA mask, takes no
+ * segment of %CMABUF_SG_MIN_LEN bytes or has a boundary shorter than
+ * that: nothing can be mapped for it.
  */
 int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim)
 {
@@ -47,12 +79,13 @@ int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim)
 		return -EINVAL;
 	max = min_t(size_t, dma_get_max_seg_size(dev),
 		    dma_max_mapping_size(dev));
-	lim->max_len = round_down(min_t(size_t, max, UINT_MAX), PAGE_SIZE);
+	lim->max_len = cmabuf_sg_max_len(max);
 	lim->boundary = dma_get_seg_boundary(dev);
-	if (!lim->max_len || lim->boundary < PAGE_SIZE - 1)
+	if (!lim->max_len || lim->boundary < CMABUF_SG_MIN_LEN - 1)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_limits_get);
 
 /*
  * Bytes of the entry that starts at @phys with @left bytes of the buffer to
@@ -103,8 +136,9 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_count);
  * @size: its length in bytes, a multiple of the page size.
  * @lim: the importer's limits, from cmabuf_sg_limits_get().
  *
- * Every entry is a whole number of pages, no longer than @lim->max_len and
- * within one @lim->boundary window; together they cover the range in order.
+ * Every entry is no longer than @lim->max_len and lies within one
+ * @lim->boundary window; together they cover the range in order. Where
+ * those limits are shorter than a page, entries start inside pages.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -125,7 +159,8 @@ int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 
 	for_each_sgtable_sg(table, sg, i) {
 		len = cmabuf_sg_entry_len(lim, phys + off, size - off);
-		sg_set_page(sg, pfn_to_page(pfn + PFN_DOWN(off)), len, 0);
+		sg_set_page(sg, pfn_to_page(pfn + PFN_DOWN(off)), len,
+			    offset_in_page(off));
 		off += len;
 	}
 	return 0;
@@ -181,6 +216,78 @@ void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
 		if (start >= end)
 			break;
 	}
+}
+
+/**
+ * cmabuf_dev_syncs() - can the instance's device maintain the CPU caches
+ * @cdev: the instance; the caller holds @cdev->dma_lock.
+ * @phys: first byte of the range.
+ * @size: its length in bytes.
+ *
+ * It can when it is bound, not coherent (else there is nothing to do), and
+ * maps the range where it lies (else its mapping would bounce, which would
+ * copy the range instead and maintain nothing of it).
+ *
+ * Return: true when cmabuf_own_sync() maintains the caches of the range.
+ */
+bool cmabuf_dev_syncs(struct cmabuf_dev *cdev, phys_addr_t phys, u64 size)
+{
+	struct device *dev = cdev->dev;
+
+	lockdep_assert_held(&cdev->dma_lock);
+	if (!cdev->dev_dma || dev_is_dma_coherent(dev))
+		return false;
+	if (!cmabuf_dev_direct(dev))
+		return true;
+	return !is_swiotlb_force_bounce(dev) &&
+	       dma_capable(dev, phys_to_dma(dev, phys), size, true);
+}
+
+/**
+ * cmabuf_own_sync() - maintain the CPU caches through the instance's device
+ * @cdev: the instance.
+ * @page: first page of a buffer.
+ * @size: the buffer's length in bytes.
+ * @offset: first byte of the range to sync, in the buffer.
+ * @length: bytes in the range.
+ * @dir: direction of the mapping and of the syncs.
+ * @how: %CMABUF_OWN_FOR_DEVICE (clean), %CMABUF_OWN_FOR_CPU (invalidate),
+ *	or both, done in that order.
+ *
+ * The buffer is mapped for the instance's device for the call only, with
+ * the CPU syncs of map and unmap skipped: nothing is left mapped, so
+ * nothing outlives an unbind, and only the syncs @how asks for are done.
+ *
+ * Return: true when the device did it, false when it cannot
+ * (cmabuf_dev_syncs()).
+ */
+bool cmabuf_own_sync(struct cmabuf_dev *cdev, struct page *page, u64 size,
+		     u64 offset, u64 length, enum dma_data_direction dir,
+		     unsigned int how)
+{
+	struct device *dev = cdev->dev;
+	bool done = false;
+	dma_addr_t addr;
+
+	down_read(&cdev->dma_lock);
+	if (!cmabuf_dev_syncs(cdev, page_to_phys(page), size))
+		goto unlock;
+	addr = dma_map_page_attrs(dev, page, 0, size, dir,
+				  DMA_ATTR_SKIP_CPU_SYNC);
+	if (dma_mapping_error(dev, addr)) {
+		dev_warn_ratelimited(dev, "cannot map a buffer for cache maintenance\n");
+		goto unlock;
+	}
+	if (how & CMABUF_OWN_FOR_DEVICE)
+		dma_sync_single_range_for_device(dev, addr, offset, length,
+						 dir);
+	if (how & CMABUF_OWN_FOR_CPU)
+		dma_sync_single_range_for_cpu(dev, addr, offset, length, dir);
+	dma_unmap_page_attrs(dev, addr, size, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	done = true;
+unlock:
+	up_read(&cdev->dma_lock);
+	return done;
 }
 
 /**

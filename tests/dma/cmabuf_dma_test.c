@@ -1136,6 +1136,8 @@ TEST_F_TIMEOUT(reach, large_buffer_maps_where_the_device_reaches, TIMEOUT)
  * @st: the state to leave as found.
  * @inst: the general instance's device, as the trace events name it.
  * @syncs: INFO says that device maintains the caches.
+ * @arch: the function tracer also shows the architecture's cache
+ *	maintenance calls (trace_arch_start()).
  * @trace: the events, %TRACE_LEN bytes.
  * @buf: a buffer of %CPU_SIZE from the general instance.
  * @imp: the test importer.
@@ -1145,6 +1147,7 @@ struct cpu_access {
 	struct dma_state st;
 	char inst[64];
 	bool syncs;
+	bool arch;
 	char *trace;
 	int buf;
 	int imp;
@@ -1171,6 +1174,11 @@ FIXTURE_SETUP(cpu_access)
 		SKIP(return, "no tracefs");
 	ret = trace_start();
 	ASSERT_EQ(0, ret) TH_LOG("tracefs: %s", strerror(ret));
+	ret = trace_arch_start();
+	self->c.arch = !ret;
+	if (ret)
+		TH_LOG("no function tracer on %s, %s (%s): DMA API events only",
+		       ARCH_CLEAN, ARCH_INVAL, strerror(ret));
 	state_begin(_metadata, &self->c.st);
 	ASSERT_EQ(0, misc_parent_name(GENERAL_INST, self->c.inst,
 				      sizeof(self->c.inst)));
@@ -1307,6 +1315,254 @@ TEST_F_TIMEOUT(cpu_access, vmapping_importer_start_cleans_first, TIMEOUT)
 	EXPECT_EQ((unsigned int)self->c.syncs,
 		  trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
 			      "FROM_DEVICE", CPU_SIZE)) TH_LOG("%s", t);
+}
+
+/*
+ * The review's case (issue 30, item 4): a capture driver whose CPU writes
+ * the frames through a vmap (vb2-vmalloc) and a display that imported the
+ * buffer DMA_BIDIRECTIONAL (DRM PRIME), here both the test importer, one
+ * device that is not coherent (a platform device without a node, on
+ * arm64). START must clean the writer's lines through the instance's
+ * device before the importer's mapping invalidates, else a CPU whose
+ * invalidate discards dirty lines loses the frame. The DMA API's events
+ * show the order; with the function tracer, that the clean reached the
+ * architecture's arch_sync_dma_for_device() and the invalidate its
+ * arch_sync_dma_for_cpu() (the devices are non-coherent). QEMU's TCG
+ * keeps memory coherent, so no test here can see lost data: only that the
+ * maintenance a non-coherent CPU needs is asked for, in that order.
+ */
+TEST_F_TIMEOUT(cpu_access, vmap_writer_and_mapping_start_cleans_first,
+	       TIMEOUT)
+{
+	const char *t, *clean, *inval;
+
+	cpu_access_hold(_metadata, &self->c,
+			CMABUF_IMPORTER_HOLD_MAP | CMABUF_IMPORTER_HOLD_VMAP);
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_START |
+					   DMA_BUF_SYNC_READ));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ((unsigned int)self->c.syncs,
+		  trace_count(t, "dma_sync_single_for_device", self->c.inst,
+			      "BIDIRECTIONAL", CPU_SIZE)) TH_LOG("%s", t);
+	EXPECT_EQ(1U, trace_count(t, "dma_sync_sg_for_cpu", IMPORTER_NAME,
+				  "BIDIRECTIONAL", 0)) TH_LOG("%s", t);
+	/* The importer's mapping invalidates; the instance does not again. */
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+				  "BIDIRECTIONAL", 0)) TH_LOG("%s", t);
+	if (self->c.syncs) {
+		clean = strstr(t, " dma_sync_single_for_device: ");
+		inval = strstr(t, " dma_sync_sg_for_cpu: ");
+		ASSERT_NE(NULL, clean) TH_LOG("%s", t);
+		ASSERT_NE(NULL, inval) TH_LOG("%s", t);
+		EXPECT_LT(clean, inval) TH_LOG("%s", t);
+	}
+	if (self->c.arch) {
+		EXPECT_EQ((unsigned int)self->c.syncs,
+			  trace_count_arch(t, ARCH_CLEAN,
+					   "dma_sync_single_for_device",
+					   self->c.inst, "BIDIRECTIONAL",
+					   CPU_SIZE)) TH_LOG("%s", t);
+		EXPECT_EQ(1U, trace_count_arch(t, ARCH_INVAL,
+					       "dma_sync_sg_for_cpu",
+					       IMPORTER_NAME, "BIDIRECTIONAL",
+					       0)) TH_LOG("%s", t);
+		TH_LOG("START: %s, then the importer's %s", ARCH_CLEAN,
+		       ARCH_INVAL);
+	}
+
+	/* END: the importer's mapping cleans, nothing else is needed. */
+	ASSERT_EQ(0, sync_flags(self->c.buf, DMA_BUF_SYNC_END |
+					   DMA_BUF_SYNC_READ));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ(1U, trace_count(t, "dma_sync_sg_for_device", IMPORTER_NAME,
+				  "BIDIRECTIONAL", 0)) TH_LOG("%s", t);
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_device",
+				  self->c.inst, "BIDIRECTIONAL", 0))
+		TH_LOG("%s", t);
+}
+
+/* Allocate @strategy's buffer of @size bytes: its fd, or -errno. */
+static int cpu_access_alloc(int dev, __u64 size, __u32 strategy)
+{
+	struct cmabuf_alloc_data data;
+	int ret = cmabuf_alloc(dev, size, strategy, &data);
+
+	return ret ? -ret : (int)data.fd;
+}
+
+/*
+ * @want cleans of the whole of a buffer of @size bytes through the
+ * instance, by this process (@own), or by anyone.
+ */
+static void cpu_access_expect_clean(struct __test_metadata *_metadata,
+				    struct cpu_access *self, const char *t,
+				    __u64 size, unsigned int want, bool own,
+				    const char *what)
+{
+	unsigned int got;
+
+	if (own)
+		got = trace_count_pid(t, getpid(), "dma_sync_single_for_device",
+				      self->inst, "TO_DEVICE", size);
+	else
+		got = trace_count(t, "dma_sync_single_for_device", self->inst,
+				  "TO_DEVICE", size);
+	EXPECT_EQ(want, got) TH_LOG("%s: %s", what, t);
+	/* Each of them reached the architecture's clean. */
+	if (self->arch) {
+		got = trace_count_arch(t, ARCH_CLEAN,
+				       "dma_sync_single_for_device",
+				       self->inst, "TO_DEVICE", size);
+		EXPECT_EQ(trace_count(t, "dma_sync_single_for_device",
+				      self->inst, "TO_DEVICE", size), got)
+			TH_LOG("%s: %s", what, t);
+		TH_LOG("%s: %u cleans of %llu bytes reached %s", what, got,
+		       (unsigned long long)size, ARCH_CLEAN);
+	}
+	/* Cleaning is all: no invalidate, nothing for the CPU. */
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_cpu", self->inst,
+				  "TO_DEVICE", 0)) TH_LOG("%s: %s", what, t);
+}
+
+/*
+ * A buffer is cleared through the CPU's cacheable linear map (by cmabuf,
+ * or by the page allocator under init_on_alloc for LEGACY): where the
+ * instance's device is not coherent, those zeros are cleaned to memory
+ * before the buffer is handed out, so that a device driven from
+ * CMABUF_IOC_PHYS reads zeros, and no dirty line of the clearing is left
+ * to be written back over what it writes. Every strategy, a fresh buffer
+ * (cleaned during the ALLOC) and a prepared one (cleaned when it was made
+ * ready, in the background: the ALLOC that takes it does none), each over
+ * the buffer's own physical range. What the test cannot show, TCG being
+ * coherent: that memory held stale bytes without it.
+ */
+TEST_F_TIMEOUT(cpu_access, new_buffers_cleaned_after_clearing, TIMEOUT)
+{
+	static const __u32 strategies[] = {
+		CMABUF_STRATEGY_AUTO, CMABUF_STRATEGY_LEGACY,
+		CMABUF_STRATEGY_FROZEN, CMABUF_STRATEGY_COMPOUND,
+	};
+	unsigned int want = self->c.syncs, i;
+	struct cmabuf_prepare p;
+	struct cmabuf_phys phys;
+	struct cmabuf_info info;
+	const char *t, *name;
+	char at[80];
+	__u64 size;
+	int fd;
+
+	ASSERT_EQ(0, cmabuf_get_info(self->c.st.dev[0], &info, NULL, 0));
+	for (i = 0; i < ARRAY_SIZE(strategies); i++) {
+		name = cmabuf_strategy_name(strategies[i]);
+		/* COMPOUND's smallest buffer: a pageblock (2 MiB). */
+		size = strategies[i] == CMABUF_STRATEGY_COMPOUND ?
+		       (__u64)info.page_size << info.min_compound_order :
+		       CPU_SIZE;
+		if (!cmabuf_strategy_supported(&info, strategies[i]) ||
+		    size > 64 * SZ_1M) {
+			TH_LOG("%s: not here", name);
+			continue;
+		}
+		cpu_access_trace(_metadata, &self->c);
+		fd = cpu_access_alloc(self->c.st.dev[0], size, strategies[i]);
+		ASSERT_LE(0, fd) TH_LOG("%s: %s", name, strerror(-fd));
+		t = cpu_access_trace(_metadata, &self->c);
+		cpu_access_expect_clean(_metadata, &self->c, t, size, want,
+					true, name);
+		/* The lines cleaned are the buffer's: the instance maps it 1:1. */
+		ASSERT_EQ(0, cmabuf_phys(self->c.st.dev[0], fd, &phys));
+		snprintf(at, sizeof(at), " dma_addr=%llx size=%llu\n",
+			 (unsigned long long)phys.phys,
+			 (unsigned long long)size);
+		EXPECT_EQ(want, (unsigned int)!!strstr(t, at))
+			TH_LOG("%s:%s %s", name, at, t);
+		close(fd);
+	}
+
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, cmabuf_prepare(self->c.st.dev[0], CPU_SIZE,
+				    CMABUF_STRATEGY_AUTO | CMABUF_PREPARE_WAIT,
+				    1, 60000, &p));
+	ASSERT_EQ(1U, p.ready);
+	t = cpu_access_trace(_metadata, &self->c);
+	cpu_access_expect_clean(_metadata, &self->c, t, CPU_SIZE, want, false,
+				"prepared");
+	fd = cpu_access_alloc(self->c.st.dev[0], CPU_SIZE,
+			      CMABUF_STRATEGY_AUTO);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, cmabuf_prepare(self->c.st.dev[0], CPU_SIZE,
+				    CMABUF_STRATEGY_AUTO, 0, 0, &p));
+	t = cpu_access_trace(_metadata, &self->c);
+	cpu_access_expect_clean(_metadata, &self->c, t, CPU_SIZE, 0, true,
+				"taking a prepared buffer");
+	close(fd);
+}
+
+#define COHERENT_NODE	"cmabuf-test-dma-coherent"
+#define COHERENT_INST	"cmabuf-snooped"
+
+/* Bind (or unbind) the test bed's dma-coherent node to cmabuf. */
+static int coherent_node_bind(bool bind)
+{
+	const char *ovr = "/sys/bus/platform/devices/" COHERENT_NODE
+			  "/driver_override";
+	int ret;
+
+	if (!bind) {
+		ret = rel_write_str(REL_PLATFORM_DRIVER "/unbind", COHERENT_NODE);
+		return rel_write_str(ovr, "\n") ?: ret;
+	}
+	ret = rel_write_str(ovr, REL_MODULE_NAME);
+	return ret ?: rel_write_str(REL_PLATFORM_DRIVER "/bind", COHERENT_NODE);
+}
+
+/*
+ * The same region through a node that says dma-coherent: INFO says no
+ * maintenance, and neither clearing nor CPU access asks for any, while
+ * the general instance's node (dma-noncoherent) has them (the tests
+ * above). The decision is the node's, not the architecture's.
+ */
+TEST_F_TIMEOUT(cpu_access, coherent_node_maintains_nothing, TIMEOUT)
+{
+	struct cmabuf_info info;
+	char name[64];
+	const char *t;
+	int dev, fd, i;
+
+	if (access("/sys/bus/platform/devices/" COHERENT_NODE, F_OK))
+		SKIP(return, "no %s node in this device tree", COHERENT_NODE);
+	ASSERT_EQ(0, coherent_node_bind(true));
+	for (i = 0; i < 5000 && access("/dev/" COHERENT_INST, F_OK); i++)
+		usleep(1000);
+	dev = rel_instance_open(COHERENT_INST, O_RDWR);
+	ASSERT_LE(0, dev) {
+		coherent_node_bind(false);
+	}
+	ASSERT_EQ(0, misc_parent_name(COHERENT_INST, name, sizeof(name)));
+	EXPECT_EQ(0, cmabuf_get_info(dev, &info, NULL, 0));
+	EXPECT_EQ(0U, info.flags & (CMABUF_INFO_CACHE_SYNC |
+				    CMABUF_INFO_WRITECOMBINE));
+
+	cpu_access_trace(_metadata, &self->c);
+	fd = cpu_access_alloc(dev, CPU_SIZE, CMABUF_STRATEGY_AUTO);
+	EXPECT_LE(0, fd);
+	if (fd >= 0) {
+		EXPECT_EQ(0, sync_flags(fd, DMA_BUF_SYNC_START |
+					    DMA_BUF_SYNC_RW));
+		EXPECT_EQ(0, sync_flags(fd, DMA_BUF_SYNC_END |
+					    DMA_BUF_SYNC_RW));
+		close(fd);
+	}
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_device", name,
+				  "TO_DEVICE", 0)) TH_LOG("%s", t);
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_cpu", name,
+				  "BIDIRECTIONAL", 0)) TH_LOG("%s", t);
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_device", name,
+				  "BIDIRECTIONAL", 0)) TH_LOG("%s", t);
+	close(dev);
+	EXPECT_EQ(0, coherent_node_bind(false));
 }
 
 TEST_F_TIMEOUT(cpu_access, importer_mapping_takes_over, TIMEOUT)

@@ -308,6 +308,28 @@ static int trace_write(const char *file, const char *s)
 	return rel_write_str(path, s);
 }
 
+/*
+ * Set the function tracer's filter to the functions of @list, one a line
+ * ("" clears it). The file takes a write at a time as far as its first
+ * name: write until all of @list is taken.
+ */
+static int trace_filter(const char *list)
+{
+	size_t len = strlen(list), done = 0;
+	char path[256];
+	ssize_t n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", trace_dir());
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	while (done < len && (n = write(fd, list + done, len - done)) > 0)
+		done += n;
+	close(fd);
+	return done == len ? 0 : n < 0 ? errno : EIO;
+}
+
 /* Empty the trace buffer, as "echo > trace" does: by truncating it. */
 static int trace_clear(void)
 {
@@ -350,7 +372,47 @@ void trace_stop(void)
 
 	for (i = 0; i < ARRAY_SIZE(trace_events); i++)
 		trace_write(trace_events[i], "0");
+	trace_write("current_tracer", "nop");
+	trace_filter("");
 	trace_clear();
+}
+
+/* Does tracefs file @file list @word (words split by spaces and lines)? */
+static bool trace_file_has(const char *file, const char *word)
+{
+	char path[256], line[512], *tok, *save;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", trace_dir(), file);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		for (tok = strtok_r(line, " \t\n", &save); tok && !found;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			found = !strcmp(tok, word);
+	fclose(f);
+	return found;
+}
+
+/*
+ * Also trace calls of the architecture's cache maintenance for DMA,
+ * arch_sync_dma_for_device() (clean) and arch_sync_dma_for_cpu()
+ * (invalidate), which the direct mapping makes only for a device that
+ * is not coherent, just before the DMA API's sync event. 0, or ENOTSUP
+ * where the function tracer or those functions are not there.
+ */
+int trace_arch_start(void)
+{
+	const int absent = ENOTSUP;
+
+	if (!trace_file_has("available_tracers", "function") ||
+	    !trace_file_has("available_filter_functions", ARCH_CLEAN) ||
+	    !trace_file_has("available_filter_functions", ARCH_INVAL))
+		return absent;
+	return trace_filter(ARCH_CLEAN "\n" ARCH_INVAL "\n") ?:
+	       trace_write("current_tracer", "function") ?: trace_clear();
 }
 
 /* What was traced since trace_start(), cleared after. */
@@ -396,6 +458,94 @@ unsigned int trace_count(const char *trace, const char *event,
 			continue;
 		if (!size || !strncmp(end - strlen(tail) + 1, tail, strlen(tail)))
 			n++;
+	}
+	return n;
+}
+
+/* The task ("comm-pid") of a trace line, into @task; false for none. */
+static bool trace_task(const char *line, const char *end, char *task,
+		       size_t len)
+{
+	size_t n;
+
+	while (line < end && *line == ' ')
+		line++;
+	n = strcspn(line, " ");
+	if (!n || line + n > end || n >= len || *line == '#')
+		return false;
+	memcpy(task, line, n);
+	task[n] = '\0';
+	return true;
+}
+
+/* Lines counted as trace_count() counts them, of task @pid's only. */
+unsigned int trace_count_pid(const char *trace, int pid, const char *event,
+			     const char *dev, const char *dir,
+			     unsigned long long size)
+{
+	char head[160], tail[64], task[64], want[24];
+	const char *line = trace, *end, *p;
+	unsigned int n = 0;
+	size_t tl, wl;
+
+	snprintf(head, sizeof(head), " %s: %s dir=%s ", event, dev, dir);
+	snprintf(tail, sizeof(tail), " size=%llu\n", size);
+	wl = snprintf(want, sizeof(want), "-%d", pid);
+	for (; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		if (!end)
+			break;
+		p = strstr(line, head);
+		if (!p || p > end || !trace_task(line, end, task, sizeof(task)))
+			continue;
+		tl = strlen(task);
+		if (tl < wl || strcmp(task + tl - wl, want))
+			continue;
+		if (!size || !strncmp(end - strlen(tail) + 1, tail, strlen(tail)))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Lines counted as trace_count() counts them, each of whose task's line
+ * before it is a call of @func (trace_arch_start()): DMA API syncs that
+ * reached the architecture's cache maintenance.
+ */
+unsigned int trace_count_arch(const char *trace, const char *func,
+			      const char *event, const char *dev,
+			      const char *dir, unsigned long long size)
+{
+	char head[160], tail[64], call[96], task[64], other[64];
+	const char *line = trace, *end, *p, *q, *qend;
+	unsigned int n = 0;
+
+	snprintf(head, sizeof(head), " %s: %s dir=%s ", event, dev, dir);
+	snprintf(tail, sizeof(tail), " size=%llu\n", size);
+	snprintf(call, sizeof(call), ": %s <-", func);
+	for (; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		if (!end)
+			break;
+		p = strstr(line, head);
+		if (!p || p > end)
+			continue;
+		if (size && strncmp(end - strlen(tail) + 1, tail, strlen(tail)))
+			continue;
+		if (!trace_task(line, end, task, sizeof(task)))
+			continue;
+		/* The task's previous line, walking back. */
+		for (qend = line - 1; qend > trace; qend = q - 1) {
+			for (q = qend; q > trace && q[-1] != '\n'; q--)
+				;
+			if (!trace_task(q, qend, other, sizeof(other)) ||
+			    strcmp(task, other))
+				continue;
+			p = strstr(q, call);
+			if (p && p < qend)
+				n++;
+			break;
+		}
 	}
 	return n;
 }

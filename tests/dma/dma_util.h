@@ -75,4 +75,16 @@ unsigned int trace_count(const char *trace, const char *event,
 			 unsigned long long size);
 int misc_parent_name(const char *misc, char *name, size_t len);
 
+/* The architecture's cache maintenance for DMA, as the function tracer names it. */
+#define ARCH_CLEAN	"arch_sync_dma_for_device"
+#define ARCH_INVAL	"arch_sync_dma_for_cpu"
+
+int trace_arch_start(void);
+unsigned int trace_count_pid(const char *trace, int pid, const char *event,
+			     const char *dev, const char *dir,
+			     unsigned long long size);
+unsigned int trace_count_arch(const char *trace, const char *func,
+			      const char *event, const char *dev,
+			      const char *dir, unsigned long long size);
+
 #endif /* DMA_UTIL_H */

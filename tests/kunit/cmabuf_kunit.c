@@ -27,6 +27,7 @@
 #include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/iosys-map.h>
@@ -1100,8 +1101,8 @@ static void cmabuf_sg_count_boundary(struct kunit *test)
 
 /*
  * Build a table of real pages and check every entry against the limits:
- * whole pages, no longer than max_len, inside one boundary window, and
- * together the range in order.
+ * no longer than max_len (whole pages where max_len is), inside one
+ * boundary window, and together the range in order.
  */
 static void cmabuf_sg_check_table(struct kunit *test, struct page *page,
 				  u64 size, const struct cmabuf_sg_limits *lim)
@@ -1117,7 +1118,8 @@ static void cmabuf_sg_check_table(struct kunit *test, struct page *page,
 			table.orig_nents);
 	for_each_sgtable_sg(&table, sg, i) {
 		KUNIT_EXPECT_EQ(test, next, sg_phys(sg));
-		KUNIT_EXPECT_EQ(test, 0UL, sg->length % PAGE_SIZE);
+		if (!(lim->max_len % PAGE_SIZE))
+			KUNIT_EXPECT_EQ(test, 0UL, sg->length % PAGE_SIZE);
 		KUNIT_EXPECT_LE(test, sg->length, lim->max_len);
 		KUNIT_EXPECT_EQ(test, sg_phys(sg) & ~(u64)lim->boundary,
 				(sg_phys(sg) + sg->length - 1) &
@@ -1149,7 +1151,83 @@ static void cmabuf_sg_build_tables(struct kunit *test)
 	__free_pages(page, order);
 }
 
+/*
+ * The longest segment cut for a device's max_seg_size: 4 KiB multiples,
+ * or a power of two below 4 KiB; never 0 for a length a device can take,
+ * whatever the page size (with 64 KiB pages a round-down to the page made
+ * 0xffff, a common max_seg_size, 0: every map failed with EINVAL).
+ */
+static void cmabuf_sg_max_len_below_a_page(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 0xf000U, cmabuf_sg_max_len(0xffff));
+	KUNIT_EXPECT_EQ(test, SZ_64K, cmabuf_sg_max_len(SZ_64K));
+	KUNIT_EXPECT_EQ(test, 0x1f000U, cmabuf_sg_max_len(0x1ffff));
+	KUNIT_EXPECT_EQ(test, SZ_4K, cmabuf_sg_max_len(SZ_4K));
+	KUNIT_EXPECT_EQ(test, SZ_2K, cmabuf_sg_max_len(0xfff));
+	KUNIT_EXPECT_EQ(test, 512U, cmabuf_sg_max_len(512));
+	KUNIT_EXPECT_EQ(test, 0U, cmabuf_sg_max_len(511));
+	KUNIT_EXPECT_EQ(test, UINT_MAX & ~(SZ_4K - 1U),
+			cmabuf_sg_max_len(SIZE_MAX));
+}
+
+/* A platform device with a DMA mask and the segment limits given. */
+static struct device *cmabuf_sg_device(struct kunit *test,
+				       unsigned int max_seg,
+				       unsigned long boundary)
+{
+	struct platform_device *pdev;
+
+	pdev = kunit_platform_device_alloc(test, "cmabuf-kunit-importer",
+					   PLATFORM_DEVID_AUTO);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pdev);
+	KUNIT_ASSERT_EQ(test, 0, dma_coerce_mask_and_coherent(&pdev->dev,
+							      DMA_BIT_MASK(64)));
+	KUNIT_ASSERT_NOT_NULL(test, pdev->dev.dma_parms);
+	dma_set_max_seg_size(&pdev->dev, max_seg);
+	dma_set_seg_boundary(&pdev->dev, boundary);
+	return &pdev->dev;
+}
+
+/*
+ * A device whose max_seg_size is 0xffff (or 0xfff, below a 4 KiB page)
+ * gets limits, not EINVAL, and a table of sub-page entries that covers
+ * the buffer within them; one whose boundary is below 512 bytes is
+ * refused.
+ */
+static void cmabuf_sg_limits_of_short_segments(struct kunit *test)
+{
+	const unsigned int order = get_order(SZ_128K);
+	struct cmabuf_sg_limits lim;
+	struct device *dev;
+	struct page *page;
+
+	dev = cmabuf_sg_device(test, 0xffff, ULONG_MAX);
+	KUNIT_ASSERT_EQ(test, 0, cmabuf_sg_limits_get(dev, &lim));
+	KUNIT_EXPECT_EQ(test, 0xf000U, lim.max_len);
+
+	dev = cmabuf_sg_device(test, 0xfff, 0xffffffffUL);
+	KUNIT_ASSERT_EQ(test, 0, cmabuf_sg_limits_get(dev, &lim));
+	KUNIT_EXPECT_EQ(test, SZ_2K, lim.max_len);
+	KUNIT_EXPECT_EQ(test, 0xffffffffUL, lim.boundary);
+
+	page = alloc_pages(GFP_KERNEL, order);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_EQ(test, (unsigned int)(PAGE_SIZE << order) / SZ_2K,
+			cmabuf_sg_count(&lim, page_to_phys(page),
+					PAGE_SIZE << order));
+	cmabuf_sg_check_table(test, page, PAGE_SIZE << order, &lim);
+	dev = cmabuf_sg_device(test, 0xffff, ULONG_MAX);
+	KUNIT_ASSERT_EQ(test, 0, cmabuf_sg_limits_get(dev, &lim));
+	cmabuf_sg_check_table(test, page, PAGE_SIZE << order, &lim);
+	__free_pages(page, order);
+
+	dev = cmabuf_sg_device(test, 0xffff, SZ_256 - 1);
+	KUNIT_EXPECT_EQ(test, -EINVAL, cmabuf_sg_limits_get(dev, &lim));
+}
+
 static struct kunit_case cmabuf_sg_cases[] = {
+	KUNIT_CASE(cmabuf_sg_max_len_below_a_page),
+	KUNIT_CASE(cmabuf_sg_limits_of_short_segments),
 	KUNIT_CASE(cmabuf_sg_count_unlimited),
 	KUNIT_CASE(cmabuf_sg_count_pci),
 	KUNIT_CASE(cmabuf_sg_count_boundary),

@@ -1186,6 +1186,74 @@ TEST_F(lc, unlabelled_node_is_numbered)
 	}
 }
 
+/* A 16-page buffer from /dev/@name (its fd, or -errno) and its exporter. */
+static int lc_numbered_alloc(const char *name, char *exp, size_t len)
+{
+	int dev, fd, err;
+
+	dev = rel_instance_open(name, O_RDWR);
+	if (dev < 0)
+		return dev;
+	fd = lc_alloc(dev, 16ULL * sysconf(_SC_PAGESIZE), CMABUF_STRATEGY_AUTO);
+	close(dev);
+	if (fd < 0)
+		return fd;
+	err = cmabuf_fdinfo(fd, "exp_name", exp, len);
+	if (err) {
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/*
+ * A numbered instance unbound while one of its buffers lives keeps its
+ * number until the buffer goes: the buffer's exporter (and the instance's
+ * shrinker) still carry the name, and an instance bound meanwhile gets
+ * another, never two live exporters of one name. Once the buffer is
+ * freed, the number is free again. With the number freed at unbind, the
+ * second bind repeated it.
+ */
+TEST_F(lc, numbered_name_kept_while_buffers_live)
+{
+	static const char node[] = "cmabuf-test-unlabelled";
+	char first[REL_NAME_MAX], again[REL_NAME_MAX];
+	char exp_old[64], exp_new[64];
+	struct lc_ctx *ctx = &self->ctx;
+	int r, old, fd;
+
+	for (r = 0; r < lc_repeat(3); r++) {
+		ASSERT_EQ(0, lc_test_bind(node));
+		ASSERT_EQ(0, lc_node_misc(node, first, sizeof(first)));
+		ASSERT_TRUE(lc_wait_dev(first));
+		old = lc_numbered_alloc(first, exp_old, sizeof(exp_old));
+		ASSERT_LE(0, old) TH_LOG("%s: %s", first, strerror(-old));
+		EXPECT_STREQ(first, exp_old);
+		ASSERT_EQ(0, lc_test_release(node));
+
+		/* The buffer holds the number: the rebound node gets another. */
+		ASSERT_EQ(0, lc_test_bind(node));
+		ASSERT_EQ(0, lc_node_misc(node, again, sizeof(again)));
+		EXPECT_STRNE(first, again);
+		ASSERT_TRUE(lc_wait_dev(again));
+		fd = lc_numbered_alloc(again, exp_new, sizeof(exp_new));
+		ASSERT_LE(0, fd) TH_LOG("%s: %s", again, strerror(-fd));
+		EXPECT_STREQ(again, exp_new);
+		EXPECT_STRNE(exp_old, exp_new);
+		lc_fault_if(strcmp(exp_old, exp_new) != 0);
+		close(fd);
+		ASSERT_EQ(0, lc_test_release(node));
+
+		/* The last buffer of the first instance gone: its number too. */
+		close(old);
+		ASSERT_EQ(0, lc_test_bind(node));
+		ASSERT_EQ(0, lc_node_misc(node, again, sizeof(again)));
+		EXPECT_STREQ(first, again);
+		ASSERT_EQ(0, lc_test_release(node));
+		ASSERT_BASELINE();
+	}
+}
+
 /* Does the kernel log say @text between @kmsg's position and now? */
 static bool lc_kmsg_says(int kmsg, const char *text)
 {

@@ -299,6 +299,14 @@ struct cmabuf_sync {
  * A buffer is one scatterlist entry, so @size may not exceed 4 GiB minus
  * one page.
  *
+ * Every buffer is zero in memory, not only through the CPU's caches, when
+ * it is handed out: where the instance's device is not cache-coherent
+ * (%CMABUF_INFO_CACHE_SYNC), the zeros that clearing it left in the CPU
+ * caches are cleaned to memory right after the clearing (for a prepared
+ * buffer, when it was made ready), so that a device that does not snoop
+ * the caches reads zeros, not a previous owner's bytes, and no dirty line
+ * is left to be written back later over what a device wrote.
+ *
  * With %CMABUF_ALLOC_WRITECOMBINE, and where the instance grants it
  * (%CMABUF_INFO_WRITECOMBINE), the buffer's cacheable alias in the kernel's
  * linear map is cleaned and invalidated before the call returns, as the
@@ -369,6 +377,16 @@ struct cmabuf_sync {
  * DOC: CMABUF_IOC_PHYS - physical address of a cmabuf dma-buf
  *
  * Needs CAP_SYS_RAWIO.
+ *
+ * A device driven from this address, with no importer's mapping, finds
+ * the buffer's memory zero when the buffer is handed out (DOC:
+ * CMABUF_IOC_ALLOC); around the CPU's own access to the buffer, the usual
+ * DMA_BUF_IOCTL_SYNC brackets (or CMABUF_IOC_SYNC's) are all it needs
+ * (DOC: CPU access). Where %CMABUF_INFO_CACHE_SYNC is not set, the
+ * instance's device is coherent, and cmabuf takes every device of its
+ * area's buffers to be; or its mappings bounce (swiotlb=force), and no
+ * cache maintenance is done: a non-coherent device cannot be driven from
+ * this address then.
  *
  * Errors: EPERM without the capability; EBADF for a closed fd; EINVAL for
  * an fd that is not a dma-buf exported by cmabuf, or a non-zero pad or
@@ -442,13 +460,19 @@ struct cmabuf_sync {
  * DMA_BUF_SYNC_START, so the usual brackets around CPU access are all a
  * user of a non-coherent device needs. While an importer has the buffer
  * vmapped (a driver whose CPU writes it, as videobuf2's vmalloc allocator
- * does), DMA_BUF_SYNC_START cleans before it invalidates, so that its
- * writes are not thrown away. Write-combined buffers need no CPU cache
- * maintenance and get none of that.
+ * does), DMA_BUF_SYNC_START first cleans the buffer's CPU caches through
+ * the instance's device, then invalidates (through the importers'
+ * mappings, or the instance's device), so that those writes are not
+ * thrown away: also while another importer, such as a display mapped
+ * DMA_BIDIRECTIONAL, has it mapped. Write-combined buffers need no CPU
+ * cache maintenance and get none of that.
  *
  * The instance's device is its "linux,cmabuf" node, coherent when the node
- * (or a parent) says dma-coherent; the default instance's has no node and
- * is as the architecture makes such devices (not coherent on arm64).
+ * (or a parent) says dma-coherent, and not when it says dma-noncoherent;
+ * the default instance's has no node and is as the architecture makes
+ * such devices (not coherent on arm64). A node that says dma-coherent
+ * says that every device using its area's buffers snoops the CPU caches:
+ * the caches are then maintained only through importers' own mappings.
  */
 
 /**
@@ -483,6 +507,25 @@ struct cmabuf_sync {
  * most); sysfs counts every refusal in stats/unreachable_maps.
  * &cmabuf_info.dma_bits says which masks reach an area. Through an IOMMU
  * any buffer can be mapped.
+ */
+
+/**
+ * DOC: struct pages
+ *
+ * An importer gets DMA addresses. The struct pages of its scatterlist
+ * (sg_page()) are the exporter's, as the dma-buf rules say for every
+ * exporter: those of FROZEN and COMPOUND buffers (AUTO's choice wherever
+ * the kernel has them) have a reference count of zero from allocation to
+ * release, which cmabuf never raises. An importer must not take a page
+ * reference there (get_page(), folio_get(), vm_insert_page()): one that
+ * takes one and drops it gives part of a live buffer back to the page
+ * allocator. A kernel built with CONFIG_DMABUF_DEBUG (the test bed's
+ * debug kernel) hands importers a copy of the scatterlist without the
+ * pages, so that such an importer fails at once, at its first sg_page().
+ * LEGACY buffers' pages carry one reference each, cma_alloc()'s: an
+ * importer that cannot be fixed needs LEGACY buffers, and cma_release()
+ * still warns ("pages are still in use") if it keeps a reference past the
+ * buffer's release.
  */
 
 #endif /* _UAPI_LINUX_CMABUF_H */
