@@ -14,8 +14,7 @@
  *   cmabuf_alloc.c   pages from CMA, one strategy at a time
  *   cmabuf_area.c    the instance's CMA area: found at probe, and its
  *                    device's binding to it kept while buffers live
- *   cmabuf_zero.c    clearing, on every CPU of the node, and cleaning the
- *                    cleared lines where devices do not snoop them
+ *   cmabuf_zero.c    clearing, on every CPU of the node
  *   cmabuf_sg.c      what an importer can take: segments cut to its
  *                    limits, ranges synced per segment, and whether its
  *                    DMA mask reaches the buffer (and which instance would);
@@ -412,10 +411,7 @@ void cmabuf_zero_exit(void);
 int cmabuf_zero_pages(struct page *page, unsigned long count,
 		      unsigned int max_cpus);
 bool cmabuf_zeroed_by_allocator(u32 strategy);
-int cmabuf_range_zero(struct cmabuf_dev *cdev,
-		      const struct cmabuf_range *range);
-int cmabuf_range_clear(struct cmabuf_dev *cdev,
-		       const struct cmabuf_range *range);
+int cmabuf_range_zero(const struct cmabuf_range *range);
 
 /* cmabuf_sg.c */
 #if IS_ENABLED(CONFIG_KUNIT)

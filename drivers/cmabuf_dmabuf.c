@@ -49,6 +49,7 @@
  *	out, never changed after.
  * @vmapped: an importer has the buffer vmapped; set and cleared by the
  *	dma-buf core's first vmap and last vunmap, under the reservation lock.
+ * @phys_cleaned: the clearing's lines were cleaned at the first PHYS.
  * @lock: guards the attachment list and each attachment's mappings.
  * @attachments: &struct cmabuf_attachment list. Protected by @lock.
  */
@@ -57,6 +58,7 @@ struct cmabuf_buffer {
 	struct cmabuf_range range;
 	bool wc;
 	bool vmapped;
+	bool phys_cleaned;
 	struct mutex lock;	/* see @attachments */
 	struct list_head attachments;
 };
@@ -691,6 +693,12 @@ u32 cmabuf_dmabuf_mmap_flags(void)
  * @dmabuf: any dma-buf.
  * @phys: out: address of its first byte.
  *
+ * A buffer is cleared through the CPU's cacheable linear map, and an
+ * importer's mapping cleans those lines; a device driven through the
+ * address has no mapping, so the first PHYS of a buffer cleans them
+ * through the instance's device where it is not coherent. Later CPU
+ * writes are the caller's to bracket (DMA_BUF_IOCTL_SYNC).
+ *
  * Return: 0, or -EINVAL when @dmabuf was not exported by cmabuf.
  */
 int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys)
@@ -701,6 +709,12 @@ int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys)
 		return -EINVAL;
 
 	buffer = dmabuf->priv;
+	/* A write-combined buffer was cleaned before it was handed out. */
+	if (!buffer->wc && !READ_ONCE(buffer->phys_cleaned)) {
+		cmabuf_buffer_own_sync(buffer, 0, dmabuf->size, DMA_TO_DEVICE,
+				       CMABUF_OWN_FOR_DEVICE);
+		WRITE_ONCE(buffer->phys_cleaned, true);
+	}
 	*phys = page_to_phys(buffer->range.page);
 	return 0;
 }

@@ -98,7 +98,7 @@ static int cmabuf_pages_take_or_make(struct cmabuf_dev *cdev,
 	if (ret)
 		return ret;
 
-	ret = cmabuf_range_zero(cdev, range);
+	ret = cmabuf_range_zero(range);
 	if (ret) {
 		cmabuf_stats_interrupted(cdev, range->strategy);
 		cmabuf_range_release(cdev, range);

@@ -376,7 +376,7 @@ static int cmabuf_pool_make(struct cmabuf_dev *cdev,
 	ret = cmabuf_pool_alloc_plan(cdev, plan, &t, range);
 	if (ret)
 		return ret;
-	ret = cmabuf_range_zero(cdev, range);
+	ret = cmabuf_range_zero(range);
 	if (ret)
 		cmabuf_range_release(cdev, range);
 	return ret;
@@ -491,7 +491,8 @@ static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 		return false;
 
 	/* A previous user's bytes: cleared whatever the allocator does. */
-	found = !cmabuf_range_clear(pool->cdev, &b->range);
+	found = cmabuf_zero_pages(b->range.page, b->range.count,
+				  nr_cpu_ids) > 0;
 
 	spin_lock(&pool->lock);
 	w->filling--;

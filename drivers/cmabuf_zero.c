@@ -20,7 +20,6 @@
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/cpumask.h>
-#include <linux/dma-direction.h>
 #include <linux/gfp.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
@@ -260,68 +259,20 @@ bool cmabuf_zeroed_by_allocator(u32 strategy)
 	return want_init_on_alloc(GFP_KERNEL) && !want_init_on_free();
 }
 
-/*
- * The clearing wrote through the cacheable linear map: where a device
- * does not snoop the CPU caches, memory may still hold the previous
- * owner's bytes, and the dirty zero lines may be written back over what a
- * device writes later. Clean them to memory through the instance's
- * device, which does so where it is not coherent (cmabuf_dev_syncs()), as
- * dma_alloc_coherent() does for a buffer it clears for such a device.
- */
-static void cmabuf_range_clean(struct cmabuf_dev *cdev,
-			       const struct cmabuf_range *range)
-{
-	u64 size = (u64)range->count << PAGE_SHIFT;
-
-	cmabuf_own_sync(cdev, range->page, size, 0, size, DMA_TO_DEVICE,
-			CMABUF_OWN_FOR_DEVICE);
-}
-
 /**
  * cmabuf_range_zero() - make sure every byte of a new range is zero
- * @cdev: the instance the range is for.
  * @range: the pages, fresh from cmabuf_range_alloc().
- *
- * Cleared here or by the page allocator, the zeros are then cleaned from
- * the CPU caches to memory where the instance's device is not coherent.
  *
  * Return: 0, or -EINTR on a fatal signal; the caller frees the range then.
  */
-int cmabuf_range_zero(struct cmabuf_dev *cdev,
-		      const struct cmabuf_range *range)
+int cmabuf_range_zero(const struct cmabuf_range *range)
 {
 	int ret;
 
-	if (!cmabuf_zeroed_by_allocator(range->strategy)) {
-		ret = cmabuf_zero_pages(range->page, range->count, nr_cpu_ids);
-		if (ret < 0)
-			return ret;
-	}
-	cmabuf_range_clean(cdev, range);
-	return 0;
-}
-
-/**
- * cmabuf_range_clear() - clear a range that held a previous user's bytes
- * @cdev: the instance the range is for.
- * @range: the pages.
- *
- * Cleared whatever the allocator does, then cleaned as by
- * cmabuf_range_zero().
- *
- * Return: 0, or -EINTR on a fatal signal; the range must not be handed out
- * then.
- */
-int cmabuf_range_clear(struct cmabuf_dev *cdev,
-		       const struct cmabuf_range *range)
-{
-	int ret;
-
+	if (cmabuf_zeroed_by_allocator(range->strategy))
+		return 0;
 	ret = cmabuf_zero_pages(range->page, range->count, nr_cpu_ids);
-	if (ret < 0)
-		return ret;
-	cmabuf_range_clean(cdev, range);
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 int cmabuf_zero_init(void)

@@ -1428,16 +1428,17 @@ static void cpu_access_expect_clean(struct __test_metadata *_metadata,
 /*
  * A buffer is cleared through the CPU's cacheable linear map (by cmabuf,
  * or by the page allocator under init_on_alloc for LEGACY): where the
- * instance's device is not coherent, those zeros are cleaned to memory
- * before the buffer is handed out, so that a device driven from
- * CMABUF_IOC_PHYS reads zeros, and no dirty line of the clearing is left
- * to be written back over what it writes. Every strategy, a fresh buffer
- * (cleaned during the ALLOC) and a prepared one (cleaned when it was made
- * ready, in the background: the ALLOC that takes it does none), each over
- * the buffer's own physical range. What the test cannot show, TCG being
- * coherent: that memory held stale bytes without it.
+ * instance's device is not coherent, the first CMABUF_IOC_PHYS of a buffer
+ * cleans those zeros to memory, so that a device driven from its address
+ * reads zeros, and no dirty line of the clearing is left to be written
+ * back over what it writes; a second PHYS cleans nothing, and neither does
+ * the ALLOC (importers' mappings clean, and a buffer no device is given
+ * needs nothing). Every strategy, a fresh buffer and a prepared one
+ * (nothing cleaned when it is made ready or taken), each over the buffer's
+ * own physical range. What the test cannot show, TCG being coherent: that
+ * memory held stale bytes without it.
  */
-TEST_F_TIMEOUT(cpu_access, new_buffers_cleaned_after_clearing, TIMEOUT)
+TEST_F_TIMEOUT(cpu_access, new_buffers_cleaned_at_first_phys, TIMEOUT)
 {
 	static const __u32 strategies[] = {
 		CMABUF_STRATEGY_AUTO, CMABUF_STRATEGY_LEGACY,
@@ -1468,15 +1469,22 @@ TEST_F_TIMEOUT(cpu_access, new_buffers_cleaned_after_clearing, TIMEOUT)
 		fd = cpu_access_alloc(self->c.st.dev[0], size, strategies[i]);
 		ASSERT_LE(0, fd) TH_LOG("%s: %s", name, strerror(-fd));
 		t = cpu_access_trace(_metadata, &self->c);
+		cpu_access_expect_clean(_metadata, &self->c, t, size, 0, false,
+					name);
+		ASSERT_EQ(0, cmabuf_phys(self->c.st.dev[0], fd, &phys));
+		t = cpu_access_trace(_metadata, &self->c);
 		cpu_access_expect_clean(_metadata, &self->c, t, size, want,
 					true, name);
 		/* The lines cleaned are the buffer's: the instance maps it 1:1. */
-		ASSERT_EQ(0, cmabuf_phys(self->c.st.dev[0], fd, &phys));
 		snprintf(at, sizeof(at), " dma_addr=%llx size=%llu\n",
 			 (unsigned long long)phys.phys,
 			 (unsigned long long)size);
 		EXPECT_EQ(want, (unsigned int)!!strstr(t, at))
 			TH_LOG("%s:%s %s", name, at, t);
+		ASSERT_EQ(0, cmabuf_phys(self->c.st.dev[0], fd, &phys));
+		t = cpu_access_trace(_metadata, &self->c);
+		cpu_access_expect_clean(_metadata, &self->c, t, size, 0, false,
+					"second PHYS");
 		close(fd);
 	}
 
@@ -1485,17 +1493,18 @@ TEST_F_TIMEOUT(cpu_access, new_buffers_cleaned_after_clearing, TIMEOUT)
 				    CMABUF_STRATEGY_AUTO | CMABUF_PREPARE_WAIT,
 				    1, 60000, &p));
 	ASSERT_EQ(1U, p.ready);
-	t = cpu_access_trace(_metadata, &self->c);
-	cpu_access_expect_clean(_metadata, &self->c, t, CPU_SIZE, want, false,
-				"prepared");
 	fd = cpu_access_alloc(self->c.st.dev[0], CPU_SIZE,
 			      CMABUF_STRATEGY_AUTO);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, cmabuf_prepare(self->c.st.dev[0], CPU_SIZE,
 				    CMABUF_STRATEGY_AUTO, 0, 0, &p));
 	t = cpu_access_trace(_metadata, &self->c);
-	cpu_access_expect_clean(_metadata, &self->c, t, CPU_SIZE, 0, true,
-				"taking a prepared buffer");
+	cpu_access_expect_clean(_metadata, &self->c, t, CPU_SIZE, 0, false,
+				"prepared and taken");
+	ASSERT_EQ(0, cmabuf_phys(self->c.st.dev[0], fd, &phys));
+	t = cpu_access_trace(_metadata, &self->c);
+	cpu_access_expect_clean(_metadata, &self->c, t, CPU_SIZE, want, true,
+				"PHYS of a prepared buffer");
 	close(fd);
 }
 

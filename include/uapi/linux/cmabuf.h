@@ -299,13 +299,14 @@ struct cmabuf_sync {
  * A buffer is one scatterlist entry, so @size may not exceed 4 GiB minus
  * one page.
  *
- * Every buffer is zero in memory, not only through the CPU's caches, when
- * it is handed out: where the instance's device is not cache-coherent
- * (%CMABUF_INFO_CACHE_SYNC), the zeros that clearing it left in the CPU
- * caches are cleaned to memory right after the clearing (for a prepared
- * buffer, when it was made ready), so that a device that does not snoop
- * the caches reads zeros, not a previous owner's bytes, and no dirty line
- * is left to be written back later over what a device wrote.
+ * Every buffer is zero when it is handed out. It is cleared through the
+ * CPU's caches; where the instance's device is not cache-coherent
+ * (%CMABUF_INFO_CACHE_SYNC), those lines reach memory before any device
+ * can read it: an importer's mapping cleans them (dma_buf_map_attachment),
+ * and so does the first CMABUF_IOC_PHYS of the buffer, so that a device
+ * driven through its address reads zeros, not a previous owner's bytes,
+ * and no dirty line is left to be written back later over what it wrote.
+ * A buffer no device is given costs no cleaning.
  *
  * With %CMABUF_ALLOC_WRITECOMBINE, and where the instance grants it
  * (%CMABUF_INFO_WRITECOMBINE), the buffer's cacheable alias in the kernel's
@@ -379,8 +380,9 @@ struct cmabuf_sync {
  * Needs CAP_SYS_RAWIO.
  *
  * A device driven from this address, with no importer's mapping, finds
- * the buffer's memory zero when the buffer is handed out (DOC:
- * CMABUF_IOC_ALLOC); around the CPU's own access to the buffer, the usual
+ * the buffer's memory zero once this call returned: the first PHYS of a
+ * buffer cleans what the CPU wrote to it so far, the clearing's zeros
+ * among them, to memory (DOC: CMABUF_IOC_ALLOC); around the CPU's own access to the buffer, the usual
  * DMA_BUF_IOCTL_SYNC brackets (or CMABUF_IOC_SYNC's) are all it needs
  * (DOC: CPU access). Where %CMABUF_INFO_CACHE_SYNC is not set, the
  * instance's device is coherent, and cmabuf takes every device of its
