@@ -656,23 +656,43 @@ static unsigned long cmabuf_pool_coming_back(struct cmabuf_pool *pool)
 }
 
 /*
- * Wait for the frees in flight. Return: true when there were some and they
- * are done, false when there were none; -EINTR on a fatal signal.
+ * Is the fill worker of a stopped pool asking? What it makes is released
+ * anyway, and cmabuf_pool_stop() waits for it: it must wait for nothing.
+ */
+static bool cmabuf_pool_worker_stopped(struct cmabuf_pool *pool)
+{
+	return READ_ONCE(pool->stopped) &&
+	       current_work() == &pool->fill_work.work;
+}
+
+/* Nothing more to wait for: the frees are done, or the worker must go. */
+static bool cmabuf_pool_waited(struct cmabuf_pool *pool)
+{
+	return !cmabuf_pool_coming_back(pool) ||
+	       cmabuf_pool_worker_stopped(pool);
+}
+
+/*
+ * Wait for the frees in flight. The fill worker of a stopped pool does not
+ * wait: cmabuf_pool_stop() waits for it.
+ *
+ * Return: true when there were some and they are done, false when there
+ * were none or the caller is that worker; -EINTR on a fatal signal.
  */
 static int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
 {
 	struct cmabuf_pool *pool = cdev->pool;
 
-	if (!cmabuf_pool_coming_back(pool))
+	if (cmabuf_pool_waited(pool))
 		return false;
 	/* Not after cmabuf_pool_stop() flushed it: the pool may go then. */
 	spin_lock(&pool->lock);
 	if (!pool->stopped)
 		mod_delayed_work(cmabuf_pool_wq, &pool->release_work, 0);
 	spin_unlock(&pool->lock);
-	if (wait_event_killable(pool->wq, !cmabuf_pool_coming_back(pool)))
+	if (wait_event_killable(pool->wq, cmabuf_pool_waited(pool)))
 		return -EINTR;
-	return true;
+	return !cmabuf_pool_worker_stopped(pool);
 }
 
 /**
@@ -1170,7 +1190,11 @@ int cmabuf_pool_create(struct cmabuf_dev *cdev)
  * @cdev: the instance, marked unbound.
  *
  * The pool is idle afterwards: no work runs or is queued, buffers freed
- * later are released at once, and the instance's release frees it.
+ * later are released at once, and the instance's release frees it. The
+ * dropped ready buffers go back before the workers are waited for, and
+ * the fill worker of a stopped pool waits for no free
+ * (cmabuf_pool_wait_released()): an unbind never waits for a worker that
+ * waits for pages the unbind holds.
  */
 void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 {
@@ -1182,16 +1206,22 @@ void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 	pool->shrinker = NULL;
 
 	spin_lock(&pool->lock);
-	pool->stopped = true;
+	/* Read without the lock by cmabuf_pool_worker_stopped(). */
+	WRITE_ONCE(pool->stopped, true);
 	list_for_each_entry_safe(w, next, &pool->wants, node)
 		cmabuf_want_drop(pool, w, &out);
 	spin_unlock(&pool->lock);
 
+	/*
+	 * Released before any worker is waited for: the fill worker may be
+	 * in cmabuf_pool_wait_released(), counting these very pages, and
+	 * the wake-up tells it the pool is stopped.
+	 */
+	cmabuf_pool_release_list(cdev, &out);
+	wake_up_all(&pool->wq);
 	cancel_delayed_work_sync(&pool->expire_work);
 	cancel_delayed_work_sync(&pool->fill_work);
 	flush_delayed_work(&pool->release_work);
-	cmabuf_pool_release_list(cdev, &out);
-	wake_up_all(&pool->wq);
 }
 
 int cmabuf_pool_init(void)

@@ -45,6 +45,13 @@ case $CMABUF_KERNEL in
 *) export CMABUF_TEST_EXPECT_CLEARS_FROZEN=0 ;;
 esac
 
+# CMABUF_TEST_ARGS: more arguments for cmabuf_test, commas for spaces
+# (boot.sh --env takes no spaces): -t,alloc_takes_back_ready_buffers.
+if [ -n "${CMABUF_TEST_ARGS:-}" ]; then
+	# shellcheck disable=SC2046 # split on purpose
+	set -- "$@" $(echo "$CMABUF_TEST_ARGS" | tr ',' ' ')
+fi
+
 # The harness writes its diagnostics to stderr, as TAP comments: keep them
 # next to the results they explain.
 CMABUF_TEST_REQUIRE_DEVICES=1 exec "$test" "$@" 2>&1

@@ -13,6 +13,9 @@
 # parameters it had before the suite (init's defaults, normally).
 #
 #   CMABUF_LIFECYCLE_REPEAT  scales every repeat count (default 1)
+#   CMABUF_LIFECYCLE_ARGS    more arguments for cmabuf_lifecycle, commas
+#                            for spaces (boot.sh --env takes no spaces):
+#                            -t,unbind_while_refill_fails runs that test
 #
 # Arguments go to cmabuf_lifecycle: lifecycle-heap.sh runs some tests
 # again. The program prints "# record: faults injected=N", the faults and
@@ -29,6 +32,11 @@ fi
 nodes() {
 	ls -d /dev/cmabuf /dev/cmabuf-* 2>/dev/null | tr '\n' ' '
 }
+
+if [ -n "${CMABUF_LIFECYCLE_ARGS:-}" ]; then
+	# shellcheck disable=SC2046 # split on purpose
+	set -- "$@" $(echo "$CMABUF_LIFECYCLE_ARGS" | tr ',' ' ')
+fi
 
 before=$(nodes)
 cmabuf-run --importer --restore --time "${CMABUF_SUITE:-lifecycle}" \
