@@ -165,15 +165,41 @@ static struct workqueue_struct *cmabuf_pool_wq;
 /* One change of an instance's reserve at a time. */
 static DEFINE_MUTEX(cmabuf_reserve_lock);
 
-/* Does @range serve an allocation planned as @plan, asked as @strategy? */
+/*
+ * Does @range serve an allocation planned as @plan, asked with
+ * @align_order? It must be what the plan's first try makes: its strategy
+ * (the one asked for, or AUTO's choice) at its alignment (a COMPOUND
+ * folio's, a PMD's), so that an AUTO allocation that gets a folio when it
+ * allocates does not get a freed FROZEN buffer that is not one, nor a
+ * buffer of a PMD or more one that is not on a PMD boundary. With
+ * @fallback, what the plan's fallback makes will do too: for the buffers
+ * a want of this very kind made through this plan when the area had no
+ * aligned range, which the allocation would have got then as well.
+ */
 static bool cmabuf_range_fits(const struct cmabuf_range *range,
-			      const struct cmabuf_plan *plan, u32 strategy,
-			      unsigned int align_order)
+			      const struct cmabuf_plan *plan,
+			      unsigned int align_order, bool fallback)
 {
-	return range->count == plan->pages &&
-	       (strategy == CMABUF_STRATEGY_AUTO ||
-		range->strategy == strategy) &&
-	       IS_ALIGNED(page_to_pfn(range->page), 1UL << align_order);
+	unsigned long pfn = page_to_pfn(range->page);
+
+	if (range->count != plan->pages ||
+	    !IS_ALIGNED(pfn, 1UL << align_order))
+		return false;
+	if (range->strategy == plan->strategy &&
+	    IS_ALIGNED(pfn, 1UL << plan->align_order))
+		return true;
+	return fallback && plan->fallback != CMABUF_STRATEGY_AUTO &&
+	       range->strategy == plan->fallback &&
+	       IS_ALIGNED(pfn, 1UL << plan->fallback_align_order);
+}
+
+/* Is @w the want of what an allocation planned as @plan asks? */
+static bool cmabuf_want_is(const struct cmabuf_want *w,
+			   const struct cmabuf_plan *plan, u32 strategy,
+			   unsigned int align_order)
+{
+	return w->plan.pages == plan->pages && w->strategy == strategy &&
+	       w->align_order == align_order;
 }
 
 /* Bytes a want holds when stocked. */
@@ -376,8 +402,10 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 }
 
 /*
- * A freed buffer: kept, cleared, for a want of its kind that lacks one,
- * else released. Return: true when kept.
+ * A freed buffer: kept, cleared, for a want that lacks one and whose plan
+ * would make that very buffer first (cmabuf_range_fits(), no fallback:
+ * a buffer of the fallback's kind goes back, and the want gets the one
+ * its plan makes); else released. Return: true when kept.
  */
 static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 				struct cmabuf_pool_buf *b)
@@ -388,8 +416,8 @@ static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 	spin_lock(&pool->lock);
 	list_for_each_entry(w, &pool->wants, node) {
 		if (!pool->stopped && w->ready + w->filling < w->count &&
-		    cmabuf_range_fits(&b->range, &w->plan, w->strategy,
-				      w->align_order)) {
+		    cmabuf_range_fits(&b->range, &w->plan, w->align_order,
+				      false)) {
 			w->filling++;
 			found = true;
 			break;
@@ -564,6 +592,10 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
  *	NULL for the dma-heap.
  * @range: out: the pages, all zero.
  *
+ * A ready buffer serves the allocation when it is what the allocation's
+ * plan would make first (strategy and alignment: cmabuf_range_fits()), or,
+ * from a want of the very kind asked for, what its fallback makes.
+ *
  * Return: true when a ready buffer was taken; the want that held it is
  * refilled in the background, CMABUF_POOL_REFILL_DELAY later.
  */
@@ -574,6 +606,7 @@ bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
 	struct cmabuf_pool *pool = cdev->pool;
 	struct cmabuf_pool_buf *b, *found = NULL;
 	struct cmabuf_want *w;
+	bool mine;
 	int pass;
 
 	if (!READ_ONCE(pool->ready_pages))
@@ -584,9 +617,10 @@ bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
 		list_for_each_entry(w, &pool->wants, node) {
 			if (pass == 0 && w->owner != owner)
 				continue;
+			mine = cmabuf_want_is(w, plan, strategy, align_order);
 			list_for_each_entry(b, &w->bufs, node) {
-				if (cmabuf_range_fits(&b->range, plan, strategy,
-						      align_order)) {
+				if (cmabuf_range_fits(&b->range, plan,
+						      align_order, mine)) {
 					found = b;
 					break;
 				}

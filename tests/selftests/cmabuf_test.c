@@ -4000,6 +4000,91 @@ TEST_F_TIMEOUT(prepare, freed_buffer_recycled_all_zero, 300)
 	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_BIG, 0, 0, 0, &p));
 }
 
+#define PREP_FOLIO	(4 * SZ_1M)	/* AUTO plans a folio of 4 MiB */
+#define PREP_BUSY	7		/* 7 of PREP_BIG keep the worker busy */
+
+/*
+ * A FROZEN buffer of PREP_FOLIO on a PMD boundary that is not a
+ * PREP_FOLIO one, its fd; the buffers allocated to get there are kept.
+ */
+static int prep_unaligned_frozen(struct __test_metadata *_metadata,
+				 struct cmabuf_dev *dev, struct prep_fds *keep)
+{
+	struct cmabuf_alloc_data data;
+	struct cmabuf_phys phys;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		/* The next PMD boundary: PREP_FOLIO's half the time. */
+		EXPECT_EQ(0, cmabuf_alloc(dev->fd, PREP_SIZE,
+					  CMABUF_STRATEGY_FROZEN, &data));
+		prep_keep(_metadata, keep, data.fd);
+		EXPECT_EQ(0, cmabuf_alloc(dev->fd, PREP_FOLIO,
+					  CMABUF_STRATEGY_FROZEN, &data));
+		EXPECT_EQ(0, cmabuf_phys(dev->fd, data.fd, &phys));
+		if (phys.phys % PREP_FOLIO)
+			return data.fd;
+		prep_keep(_metadata, keep, data.fd);
+	}
+	return -1;
+}
+
+/*
+ * A freed buffer is kept for a want only when it is what the want's plan
+ * makes first. An AUTO want of 4 MiB plans a COMPOUND folio, 4 MiB
+ * aligned: a freed FROZEN buffer of 4 MiB on a 2 MiB boundary (a PMD's,
+ * not the folio's) goes back to the area, and an AUTO allocation never
+ * gets it; a freed COMPOUND one is kept (not made: stats/prepared counts
+ * one buffer fewer). Both are freed while a want of 7 x 16 MiB, asked
+ * first, keeps the worker busy, so that the want of 4 MiB still lacks
+ * both.
+ */
+TEST_F_TIMEOUT(prepare, recycled_buffer_fits_the_plan, 300)
+{
+	const struct cmabuf_info *info = &self->dev.info;
+	unsigned long long made0, v;
+	struct cmabuf_alloc_data data, folio;
+	struct cmabuf_phys phys;
+	struct cmabuf_prepare p;
+	int i, frozen;
+
+	if (PAGE != 4096 ||
+	    !cmabuf_strategy_supported(info, CMABUF_STRATEGY_COMPOUND) ||
+	    info->min_compound_order > 10 || info->max_compound_order < 12)
+		SKIP(return, "needs 4 KiB pages and COMPOUND folios of 4 and 16 MiB");
+	frozen = prep_unaligned_frozen(_metadata, &self->dev, &self->keep);
+	ASSERT_LE(0, frozen) TH_LOG("no FROZEN 4 MiB buffer off a 4 MiB boundary");
+	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, PREP_FOLIO,
+				  CMABUF_STRATEGY_COMPOUND, &folio));
+	made0 = prep_stat(_metadata, &self->dev, "prepared");
+
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_BIG, 0, PREP_BUSY, 0,
+				    &p));
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_FOLIO, 0, 2, 0, &p));
+	close(frozen);
+	close(folio.fd);
+	ASSERT_EQ(0, cmabuf_sysfs_wait(self->dev.fd, "prepared_buffers",
+				       PREP_BUSY + 2, 60000, &v))
+		TH_LOG("%llu of %d ready", v, PREP_BUSY + 2);
+	/* The folio was kept, the FROZEN buffer was not: one made. */
+	EXPECT_EQ(made0 + PREP_BUSY + 1,
+		  prep_stat(_metadata, &self->dev, "prepared"));
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, PREP_FOLIO,
+					  CMABUF_STRATEGY_AUTO, &data));
+		prep_keep(_metadata, &self->keep, data.fd);
+		EXPECT_EQ((__u32)CMABUF_STRATEGY_COMPOUND, data.strategy);
+		ASSERT_EQ(0, cmabuf_phys(self->dev.fd, data.fd, &phys));
+		EXPECT_EQ(0ULL, phys.phys % PREP_FOLIO)
+			TH_LOG("AUTO got %#llx, off a 4 MiB boundary",
+			       (unsigned long long)phys.phys);
+		prep_expect_zero(_metadata, data.fd, PREP_FOLIO);
+	}
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_BIG, 0, 0, 0, &p));
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_FOLIO, 0, 0, 0, &p));
+}
+
 /* ---- prepare: the shrinker ---- */
 
 /*
