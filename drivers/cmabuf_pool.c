@@ -312,11 +312,18 @@ static void cmabuf_pool_kick_later(struct cmabuf_pool *pool)
 	queue_delayed_work(cmabuf_pool_wq, &pool->fill_work, delay);
 }
 
+static int cmabuf_pool_alloc_wait(struct cmabuf_dev *cdev,
+				  const struct cmabuf_plan *plan,
+				  struct cmabuf_tries *t,
+				  struct cmabuf_range *range, bool give_back);
+
 /*
  * Cleared pages for a buffer nobody waits for: nothing is counted until an
  * allocation takes it, and no signal stops it. As for an ALLOC, memory on
  * its way back to CMA is waited for, not failed on (a PREPARE right after
- * closes). Return: 0, -ENOMEM or -EBUSY.
+ * closes); unlike an ALLOC, it takes no other want's ready buffer back:
+ * that would only move the shortage from one want to the other.
+ * Return: 0, -ENOMEM or -EBUSY.
  */
 static int cmabuf_pool_make(struct cmabuf_dev *cdev,
 			    const struct cmabuf_plan *plan,
@@ -325,7 +332,7 @@ static int cmabuf_pool_make(struct cmabuf_dev *cdev,
 	struct cmabuf_tries t;
 	int ret;
 
-	ret = cmabuf_pool_alloc_plan(cdev, plan, &t, range);
+	ret = cmabuf_pool_alloc_wait(cdev, plan, &t, range, false);
 	if (ret)
 		return ret;
 	ret = cmabuf_range_zero(range);
@@ -729,23 +736,83 @@ static int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
 	return !cmabuf_pool_worker_stopped(pool);
 }
 
-/**
- * cmabuf_pool_alloc_plan() - cmabuf_range_alloc_plan(), waiting for frees
- * @cdev: the instance.
- * @plan: from cmabuf_plan_make().
- * @t: out: how the last try went.
- * @range: out: the pages, not cleared.
- *
- * An allocation that found no range while freed buffers are still being
- * released waits for them and tries again: memory on its way back to CMA
- * must not make an ALLOC or a PREPARE fail.
- *
- * Return: as cmabuf_range_alloc_plan(); -EINTR on a fatal signal.
+/*
+ * Rounds of cmabuf_pool_give_back() an allocation may ask for: some
+ * buffers, then all, then all again (those made meanwhile).
  */
-int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
-			   const struct cmabuf_plan *plan,
-			   struct cmabuf_tries *t, struct cmabuf_range *range)
+#define CMABUF_POOL_GIVE_BACK_ROUNDS	3
+
+/* Pages of the ready buffers files prepared (the reserve's not counted). */
+static unsigned long cmabuf_pool_files_ready(struct cmabuf_pool *pool)
 {
+	struct cmabuf_want *w;
+	unsigned long pages = 0;
+
+	lockdep_assert_held(&pool->lock);
+	list_for_each_entry(w, &pool->wants, node) {
+		if (w->owner)
+			pages += w->ready * w->plan.pages;
+	}
+	return pages;
+}
+
+/*
+ * For an allocation of @pages that found no range: ready buffers of files
+ * go back to CMA, the least recently used want's first, until @pages went
+ * (or @all of them); none where the area would not have @pages free even
+ * then. Their wants are not refilled before memory is freed or they are
+ * asked again, as after a failed try: the refill would take the room
+ * back. The reserve's buffers stay: the administrator set them aside,
+ * within reserve_max_bytes, for the allocations of their sizes, which
+ * take them. Return: pages given back.
+ */
+static unsigned long cmabuf_pool_give_back(struct cmabuf_pool *pool,
+					   unsigned long pages, bool all)
+{
+	struct cma *cma = pool->cdev->cma;
+	unsigned long freed = 0, free = cmabuf_area_free_pages(cma);
+	struct cmabuf_want *w, *lru;
+	struct cmabuf_pool_buf *b;
+	LIST_HEAD(out);
+
+	spin_lock(&pool->lock);
+	/* Where the kernel tells the free pages: only what can make room. */
+	if (cmabuf_area_pages(cma) &&
+	    free + cmabuf_pool_files_ready(pool) < pages) {
+		spin_unlock(&pool->lock);
+		return 0;
+	}
+	while (all || freed < pages) {
+		lru = NULL;
+		list_for_each_entry(w, &pool->wants, node) {
+			if (w->owner && w->ready &&
+			    (!lru || time_before(w->used, lru->used)))
+				lru = w;
+		}
+		if (!lru)
+			break;
+		b = list_first_entry(&lru->bufs, struct cmabuf_pool_buf, node);
+		list_move(&b->node, &out);
+		lru->ready--;
+		lru->error = -ENOMEM;
+		cmabuf_pool_unready(pool, b->range.count);
+		freed += b->range.count;
+	}
+	spin_unlock(&pool->lock);
+	cmabuf_pool_release_list(pool->cdev, &out);
+	return freed;
+}
+
+/*
+ * cmabuf_range_alloc_plan(), waiting for frees in flight, and with
+ * @give_back, taking back files' ready buffers before it fails.
+ */
+static int cmabuf_pool_alloc_wait(struct cmabuf_dev *cdev,
+				  const struct cmabuf_plan *plan,
+				  struct cmabuf_tries *t,
+				  struct cmabuf_range *range, bool give_back)
+{
+	unsigned int round = 0;
 	int ret, waited;
 
 	for (;;) {
@@ -753,9 +820,40 @@ int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
 		if (ret != -ENOMEM && ret != -EBUSY)
 			return ret;
 		waited = cmabuf_pool_wait_released(cdev);
-		if (waited <= 0)
-			return waited ?: ret;
+		if (waited < 0)
+			return waited;
+		if (waited)
+			continue;
+		if (!give_back || round == CMABUF_POOL_GIVE_BACK_ROUNDS ||
+		    !cmabuf_pool_give_back(cdev->pool, plan->pages, round++))
+			return ret;
 	}
+}
+
+/**
+ * cmabuf_pool_alloc_plan() - cmabuf_range_alloc_plan() for an allocation
+ * @cdev: the instance.
+ * @plan: from cmabuf_plan_make().
+ * @t: out: how the last try went.
+ * @range: out: the pages, not cleared.
+ *
+ * An allocation that found no range while freed buffers are still being
+ * released waits for them and tries again: memory on its way back to CMA
+ * must not make an ALLOC fail. Nor must memory the pool holds for later:
+ * files' ready buffers that no allocation took go back to CMA, the least
+ * recently used first, and it tries again (cmabuf_pool_give_back()); the
+ * administrator's reserve stays. A file that prepared them finds fewer
+ * ready, or none (PREPARE with %CMABUF_PREPARE_WAIT fails with -ENOMEM),
+ * and its want is made again once memory is freed. The pool's own worker
+ * never takes one want's buffers for another's.
+ *
+ * Return: as cmabuf_range_alloc_plan(); -EINTR on a fatal signal.
+ */
+int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
+			   const struct cmabuf_plan *plan,
+			   struct cmabuf_tries *t, struct cmabuf_range *range)
+{
+	return cmabuf_pool_alloc_wait(cdev, plan, t, range, true);
 }
 
 /* Pages @owner's wants hold stocked; every file's for NULL (no reserve). */
