@@ -22,6 +22,7 @@
 #define pr_fmt(fmt) "cmabuf: " fmt
 
 #include <linux/device.h>
+#include <linux/dma-map-ops.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
@@ -56,6 +57,17 @@ module_param_named(prepare_file_percent, cmabuf_prepare_file_percent, uint,
 		   0644);
 MODULE_PARM_DESC(prepare_file_percent,
 		 "Share of an area one file may have prepared, without CAP_SYS_ADMIN (default: 25)");
+
+/*
+ * Other drivers' dma_alloc_coherent() and cma_alloc() take from the
+ * kernel's default area, and never wait for or take back what a pool
+ * holds there: on that area, prepared buffers take a smaller share.
+ */
+static unsigned int cmabuf_prepare_default_percent = 10;
+module_param_named(prepare_default_percent, cmabuf_prepare_default_percent,
+		   uint, 0644);
+MODULE_PARM_DESC(prepare_default_percent,
+		 "Share of the kernel's default CMA area, where other drivers allocate, that prepared buffers may take, all files together; at most prepare_max_percent (default: 10)");
 
 /* After the shrinker took ready buffers, none are made for this long. */
 #define CMABUF_POOL_SHRUNK_PAUSE	(5 * HZ)
@@ -137,6 +149,7 @@ struct cmabuf_want {
  * @unwanted_pages: those of the buffer being made for a dropped want.
  * @shrunk_until: no buffer is made before this (jiffies).
  * @stopped: the instance is unbound: nothing is made or kept any more.
+ * @default_area: the instance's area is the kernel's default one.
  * @fill_work: makes the buffers wants lack (cmabuf_pool_kick()).
  * @release_work: releases or recycles freed buffers (cmabuf_pool_put()).
  * @expire_work: drops wants past their time-out.
@@ -153,6 +166,7 @@ struct cmabuf_pool {
 	unsigned long unwanted_pages;
 	unsigned long shrunk_until;
 	bool stopped;
+	bool default_area;
 	struct delayed_work fill_work;
 	struct delayed_work release_work;
 	struct delayed_work expire_work;
@@ -871,18 +885,36 @@ static unsigned long cmabuf_pool_wanted(struct cmabuf_pool *pool,
 	return bytes >> PAGE_SHIFT;
 }
 
+/* Pages the limits are shares of. */
+static unsigned long cmabuf_pool_area(const struct cmabuf_pool *pool)
+{
+	return cmabuf_area_pages(pool->cdev->cma) ?:
+	       CMABUF_POOL_UNKNOWN_AREA_PAGES;
+}
+
+/*
+ * The most pages all files' wants may hold: prepare_max_percent of the
+ * area, and no more than prepare_default_percent of the default one.
+ */
+static unsigned long cmabuf_pool_max_pages(const struct cmabuf_pool *pool)
+{
+	unsigned int percent = READ_ONCE(cmabuf_prepare_max_percent);
+
+	if (pool->default_area)
+		percent = min(percent, READ_ONCE(cmabuf_prepare_default_percent));
+	return mult_frac(cmabuf_pool_area(pool), percent, 100);
+}
+
 /* Would @w, grown by @more pages, break a limit? */
 static bool cmabuf_pool_over(struct cmabuf_pool *pool, const void *owner,
 			     unsigned long more, bool privileged)
 {
-	unsigned long area = cmabuf_area_pages(pool->cdev->cma);
+	unsigned long area = cmabuf_pool_area(pool);
 
-	if (!area)
-		area = CMABUF_POOL_UNKNOWN_AREA_PAGES;
 	if (!owner)
 		return false;
 	if (cmabuf_pool_wanted(pool, NULL) + more >
-	    mult_frac(area, READ_ONCE(cmabuf_prepare_max_percent), 100))
+	    cmabuf_pool_max_pages(pool))
 		return true;
 	return !privileged &&
 	       cmabuf_pool_wanted(pool, owner) + more >
@@ -1210,6 +1242,17 @@ static ssize_t releasing_bytes_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(releasing_bytes);
 
+/* The most bytes all files' prepared buffers may hold on the instance. */
+static ssize_t prepare_max_bytes_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	struct cmabuf_pool *pool = cmabuf_pool_dev(dev)->pool;
+
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)cmabuf_pool_max_pages(pool) << PAGE_SHIFT);
+}
+static DEVICE_ATTR_RO(prepare_max_bytes);
+
 static ssize_t reserve_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
@@ -1271,6 +1314,7 @@ static struct attribute *cmabuf_pool_attrs[] = {
 	&dev_attr_prepared_bytes.attr,
 	&dev_attr_prepared_buffers.attr,
 	&dev_attr_releasing_bytes.attr,
+	&dev_attr_prepare_max_bytes.attr,
 	&dev_attr_reserve.attr,
 	&dev_attr_reserve_max_bytes.attr,
 	NULL,
@@ -1295,6 +1339,7 @@ int cmabuf_pool_create(struct cmabuf_dev *cdev)
 	if (!pool)
 		return -ENOMEM;
 	pool->cdev = cdev;
+	pool->default_area = cdev->cma == dev_get_cma_area(NULL);
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->wants);
 	INIT_LIST_HEAD(&pool->releasing);

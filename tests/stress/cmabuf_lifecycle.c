@@ -21,6 +21,8 @@
  *    their way back (both drain, the area is whole when they return);
  *  - unbind while a refill fails on a nearly full area, and the pool
  *    holds ready buffers (the unbind returns);
+ *  - another driver's dma_alloc_coherent() on the default area while
+ *    /dev/cmabuf's files have prepared all they may;
  *  - a dma-heap allocation served by a PREPARE on the misc device, and a
  *    node with a standing reserve (cmabuf,reserve) ready from its bind.
  *
@@ -1672,6 +1674,90 @@ TEST_F_TIMEOUT(lc, unbind_while_refill_fails, 900)
 	TH_LOG("%d of %d unbinds began within %d ms of the refill; the slowest took %llu ms",
 	       landed, runs, LC_BACKOFF_MS, (unsigned long long)slowest);
 	EXPECT_LT(runs / 2, landed);
+}
+
+/* ---- the default area: room for the kernel's other drivers ---- */
+
+/* The module parameter @name of cmabuf, or @dflt. */
+static unsigned long long lc_param(const char *name, unsigned long long dflt)
+{
+	unsigned long long v;
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/cmabuf/parameters/%s", name);
+	return rel_read_ull(path, &v) ? dflt : v;
+}
+
+/* Have the importer allocate @bytes with dma_alloc_coherent(): 0 or errno. */
+static int lc_coherent(unsigned long long bytes)
+{
+	char n[32];
+
+	snprintf(n, sizeof(n), "%llu", bytes);
+	return rel_write_str(CMABUF_IMPORTER_COHERENT, n);
+}
+
+/*
+ * The kernel's default area (/dev/cmabuf's) serves other drivers too: a
+ * device without an area of its own gets its dma_alloc_coherent() there,
+ * and such an allocation neither waits for nor takes back what cmabuf's
+ * pool holds. So /dev/cmabuf's files may have prepared only
+ * prepare_default_percent of it (10 %; it was half): with all a file may
+ * prepare ready, another driver (the importer) still gets what the area
+ * had free before, less that share and 4 MiB for alignment, in one
+ * allocation larger than the page allocator's largest block, which only
+ * CMA can serve. Before the prepares, the same allocation shows the area
+ * could give it.
+ */
+TEST_F_TIMEOUT(lc, default_area_leaves_other_drivers_room, 300)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in = lc_find(ctx, "cmabuf");
+	unsigned long long area, share, want, max, held;
+	struct cmabuf_info info;
+	__u32 count, ready;
+	int dev, err;
+
+	if (!in || !lc_has_pool(in))
+		SKIP(return, "no /dev/cmabuf that prepares buffers");
+	if (access(CMABUF_IMPORTER_COHERENT, W_OK))
+		SKIP(return, "no %s (test importer not loaded)",
+		     CMABUF_IMPORTER_COHERENT);
+	dev = lc_open(in);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, cmabuf_get_info(dev, &info, NULL, 0));
+	if (!(info.flags & CMABUF_INFO_AREA_STATS))
+		SKIP(return, "the default area's size is not known here");
+	area = info.total_bytes;
+	share = area * lc_param("prepare_default_percent", 10) / 100;
+	want = (info.free_bytes - share - 4 * SZ_1M) / SZ_1M * SZ_1M;
+	ASSERT_LT(8 * SZ_1M, want) TH_LOG("%llu of %llu bytes free", info.free_bytes, area);
+	err = lc_coherent(want);
+	ASSERT_EQ(0, err) TH_LOG("%llu bytes before any prepare: %s", want,
+				 rel_errname(err));
+	ASSERT_EQ(0, lc_coherent(0));
+
+	/* As many 2 MiB buffers as a file may have ready. */
+	for (count = 1; count <= CMABUF_PREPARE_MAX_COUNT; count++)
+		if (lc_prepare(dev, 2 * SZ_1M, 0, count, NULL))
+			break;
+	ASSERT_LT(1U, count);
+	err = lc_prepare(dev, 2 * SZ_1M, CMABUF_PREPARE_WAIT, count - 1,
+			 &ready);
+	ASSERT_EQ(0, err) TH_LOG("%u x 2 MiB: %s", count - 1, rel_errname(err));
+	held = lc_pool(in->name, "prepared_bytes");
+	max = lc_pool(in->name, "prepare_max_bytes");
+	TH_LOG("%llu of %llu bytes prepared, prepare_max_bytes %lld", held,
+	       area, (long long)max);
+	EXPECT_GE(share, held);
+
+	err = lc_coherent(want);
+	EXPECT_EQ(0, err) TH_LOG("%llu bytes with %llu prepared: %s", want,
+				 held, rel_errname(err));
+	lc_fault_if(!err);
+	EXPECT_EQ(0, lc_coherent(0));
+	close(dev);
+	ASSERT_BASELINE();
 }
 
 /*
