@@ -67,6 +67,17 @@ MODULE_PARM_DESC(prepare_file_percent,
 		 "Share of an area one user (all its files) may have prepared, without CAP_SYS_ADMIN (default: 25)");
 
 /*
+ * Other drivers' dma_alloc_coherent() and cma_alloc() take from the
+ * kernel's default area, and never wait for or take back what a pool
+ * holds there: on that area, prepared buffers take a smaller share.
+ */
+static unsigned int cmabuf_prepare_default_percent = 10;
+module_param_named(prepare_default_percent, cmabuf_prepare_default_percent,
+		   uint, 0644);
+MODULE_PARM_DESC(prepare_default_percent,
+		 "Share of the kernel's default CMA area, where other drivers allocate, that prepared buffers may take, all files together; at most prepare_max_percent (default: 10)");
+
+/*
  * Soft wants are not refilled until reclaim that could use CMA's pages has
  * not asked the shrinker anything for this long (the back-off).
  */
@@ -170,6 +181,7 @@ struct cmabuf_want {
  * @refilled_buffers: buffers made again for wants the shrinker took from.
  * @refilled_pages: their pages.
  * @stopped: the instance is unbound: nothing is made or kept any more.
+ * @default_area: the instance's area is the kernel's default one.
  * @fill_work: makes the buffers wants lack (cmabuf_pool_kick()).
  * @release_work: releases or recycles freed buffers (cmabuf_pool_put()).
  * @expire_work: drops wants past their time-out.
@@ -191,6 +203,7 @@ struct cmabuf_pool {
 	u64 refilled_buffers;
 	u64 refilled_pages;
 	bool stopped;
+	bool default_area;
 	struct delayed_work fill_work;
 	struct delayed_work release_work;
 	struct delayed_work expire_work;
@@ -203,15 +216,41 @@ static struct workqueue_struct *cmabuf_pool_wq;
 /* One change of an instance's reserve at a time. */
 static DEFINE_MUTEX(cmabuf_reserve_lock);
 
-/* Does @range serve an allocation planned as @plan, asked as @strategy? */
+/*
+ * Does @range serve an allocation planned as @plan, asked with
+ * @align_order? It must be what the plan's first try makes: its strategy
+ * (the one asked for, or AUTO's choice) at its alignment (a COMPOUND
+ * folio's, a PMD's), so that an AUTO allocation that gets a folio when it
+ * allocates does not get a freed FROZEN buffer that is not one, nor a
+ * buffer of a PMD or more one that is not on a PMD boundary. With
+ * @fallback, what the plan's fallback makes will do too: for the buffers
+ * a want of this very kind made through this plan when the area had no
+ * aligned range, which the allocation would have got then as well.
+ */
 static bool cmabuf_range_fits(const struct cmabuf_range *range,
-			      const struct cmabuf_plan *plan, u32 strategy,
-			      unsigned int align_order)
+			      const struct cmabuf_plan *plan,
+			      unsigned int align_order, bool fallback)
 {
-	return range->count == plan->pages &&
-	       (strategy == CMABUF_STRATEGY_AUTO ||
-		range->strategy == strategy) &&
-	       IS_ALIGNED(page_to_pfn(range->page), 1UL << align_order);
+	unsigned long pfn = page_to_pfn(range->page);
+
+	if (range->count != plan->pages ||
+	    !IS_ALIGNED(pfn, 1UL << align_order))
+		return false;
+	if (range->strategy == plan->strategy &&
+	    IS_ALIGNED(pfn, 1UL << plan->align_order))
+		return true;
+	return fallback && plan->fallback != CMABUF_STRATEGY_AUTO &&
+	       range->strategy == plan->fallback &&
+	       IS_ALIGNED(pfn, 1UL << plan->fallback_align_order);
+}
+
+/* Is @w the want of what an allocation planned as @plan asks? */
+static bool cmabuf_want_is(const struct cmabuf_want *w,
+			   const struct cmabuf_plan *plan, u32 strategy,
+			   unsigned int align_order)
+{
+	return w->plan.pages == plan->pages && w->strategy == strategy &&
+	       w->align_order == align_order;
 }
 
 /* Bytes a want holds when stocked. */
@@ -360,11 +399,18 @@ static void cmabuf_pool_kick_later(struct cmabuf_pool *pool)
 				   CMABUF_POOL_REFILL_DELAY);
 }
 
+static int cmabuf_pool_alloc_wait(struct cmabuf_dev *cdev,
+				  const struct cmabuf_plan *plan,
+				  struct cmabuf_tries *t,
+				  struct cmabuf_range *range, bool give_back);
+
 /*
  * Cleared pages for a buffer nobody waits for: nothing is counted until an
  * allocation takes it, and no signal stops it. As for an ALLOC, memory on
  * its way back to CMA is waited for, not failed on (a PREPARE right after
- * closes). Return: 0, -ENOMEM or -EBUSY.
+ * closes); unlike an ALLOC, it takes no other want's ready buffer back:
+ * that would only move the shortage from one want to the other.
+ * Return: 0, -ENOMEM or -EBUSY.
  */
 static int cmabuf_pool_make(struct cmabuf_dev *cdev,
 			    const struct cmabuf_plan *plan,
@@ -373,7 +419,7 @@ static int cmabuf_pool_make(struct cmabuf_dev *cdev,
 	struct cmabuf_tries t;
 	int ret;
 
-	ret = cmabuf_pool_alloc_plan(cdev, plan, &t, range);
+	ret = cmabuf_pool_alloc_wait(cdev, plan, &t, range, false);
 	if (ret)
 		return ret;
 	ret = cmabuf_range_zero(range);
@@ -465,8 +511,10 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 }
 
 /*
- * A freed buffer: kept, cleared, for a want of its kind that lacks one,
- * else released. Return: true when kept.
+ * A freed buffer: kept, cleared, for a want that lacks one and whose plan
+ * would make that very buffer first (cmabuf_range_fits(), no fallback:
+ * a buffer of the fallback's kind goes back, and the want gets the one
+ * its plan makes); else released. Return: true when kept.
  */
 static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 				struct cmabuf_pool_buf *b)
@@ -479,8 +527,8 @@ static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 	backoff = cmabuf_pool_backing_off(pool);
 	list_for_each_entry(w, &pool->wants, node) {
 		if (!pool->stopped && cmabuf_want_short_now(w, backoff) &&
-		    cmabuf_range_fits(&b->range, &w->plan, w->strategy,
-				      w->align_order)) {
+		    cmabuf_range_fits(&b->range, &w->plan, w->align_order,
+				      false)) {
 			w->filling++;
 			found = true;
 			break;
@@ -758,6 +806,10 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
  *	NULL for the dma-heap.
  * @range: out: the pages, all zero.
  *
+ * A ready buffer serves the allocation when it is what the allocation's
+ * plan would make first (strategy and alignment: cmabuf_range_fits()), or,
+ * from a want of the very kind asked for, what its fallback makes.
+ *
  * Return: true when a ready buffer was taken; the want that held it is
  * refilled in the background, CMABUF_POOL_REFILL_DELAY later.
  */
@@ -768,6 +820,7 @@ bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
 	struct cmabuf_pool *pool = cdev->pool;
 	struct cmabuf_pool_buf *b, *found = NULL;
 	struct cmabuf_want *w;
+	bool mine;
 	int pass;
 
 	if (!READ_ONCE(pool->ready_pages))
@@ -778,9 +831,10 @@ bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
 		list_for_each_entry(w, &pool->wants, node) {
 			if (pass == 0 && w->owner != owner)
 				continue;
+			mine = cmabuf_want_is(w, plan, strategy, align_order);
 			list_for_each_entry(b, &w->bufs, node) {
-				if (cmabuf_range_fits(&b->range, plan, strategy,
-						      align_order)) {
+				if (cmabuf_range_fits(&b->range, plan,
+						      align_order, mine)) {
 					found = b;
 					break;
 				}
@@ -850,42 +904,122 @@ static unsigned long cmabuf_pool_coming_back(struct cmabuf_pool *pool)
 }
 
 /*
- * Wait for the frees in flight. Return: true when there were some and they
- * are done, false when there were none; -EINTR on a fatal signal.
+ * Is the fill worker of a stopped pool asking? What it makes is released
+ * anyway, and cmabuf_pool_stop() waits for it: it must wait for nothing.
+ */
+static bool cmabuf_pool_worker_stopped(struct cmabuf_pool *pool)
+{
+	return READ_ONCE(pool->stopped) &&
+	       current_work() == &pool->fill_work.work;
+}
+
+/* Nothing more to wait for: the frees are done, or the worker must go. */
+static bool cmabuf_pool_waited(struct cmabuf_pool *pool)
+{
+	return !cmabuf_pool_coming_back(pool) ||
+	       cmabuf_pool_worker_stopped(pool);
+}
+
+/*
+ * Wait for the frees in flight. The fill worker of a stopped pool does not
+ * wait: cmabuf_pool_stop() waits for it.
+ *
+ * Return: true when there were some and they are done, false when there
+ * were none or the caller is that worker; -EINTR on a fatal signal.
  */
 static int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
 {
 	struct cmabuf_pool *pool = cdev->pool;
 
-	if (!cmabuf_pool_coming_back(pool))
+	if (cmabuf_pool_waited(pool))
 		return false;
 	/* Not after cmabuf_pool_stop() flushed it: the pool may go then. */
 	spin_lock(&pool->lock);
 	if (!pool->stopped)
 		mod_delayed_work(cmabuf_pool_wq, &pool->release_work, 0);
 	spin_unlock(&pool->lock);
-	if (wait_event_killable(pool->wq, !cmabuf_pool_coming_back(pool)))
+	if (wait_event_killable(pool->wq, cmabuf_pool_waited(pool)))
 		return -EINTR;
-	return true;
+	return !cmabuf_pool_worker_stopped(pool);
 }
 
-/**
- * cmabuf_pool_alloc_plan() - cmabuf_range_alloc_plan(), waiting for frees
- * @cdev: the instance.
- * @plan: from cmabuf_plan_make().
- * @t: out: how the last try went.
- * @range: out: the pages, not cleared.
- *
- * An allocation that found no range while freed buffers are still being
- * released waits for them and tries again: memory on its way back to CMA
- * must not make an ALLOC or a PREPARE fail.
- *
- * Return: as cmabuf_range_alloc_plan(); -EINTR on a fatal signal.
+/*
+ * Rounds of cmabuf_pool_give_back() an allocation may ask for: some
+ * buffers, then all, then all again (those made meanwhile).
  */
-int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
-			   const struct cmabuf_plan *plan,
-			   struct cmabuf_tries *t, struct cmabuf_range *range)
+#define CMABUF_POOL_GIVE_BACK_ROUNDS	3
+
+/* Pages of the ready buffers files prepared (the reserve's not counted). */
+static unsigned long cmabuf_pool_files_ready(struct cmabuf_pool *pool)
 {
+	struct cmabuf_want *w;
+	unsigned long pages = 0;
+
+	lockdep_assert_held(&pool->lock);
+	list_for_each_entry(w, &pool->wants, node) {
+		if (w->owner)
+			pages += w->ready * w->plan.pages;
+	}
+	return pages;
+}
+
+/*
+ * For an allocation of @pages that found no range: ready buffers of files
+ * go back to CMA, the least recently used want's first, until @pages went
+ * (or @all of them); none where the area would not have @pages free even
+ * then. Their wants are not refilled before memory is freed or they are
+ * asked again, as after a failed try: the refill would take the room
+ * back. The reserve's buffers stay: the administrator set them aside,
+ * within reserve_max_bytes, for the allocations of their sizes, which
+ * take them. Return: pages given back.
+ */
+static unsigned long cmabuf_pool_give_back(struct cmabuf_pool *pool,
+					   unsigned long pages, bool all)
+{
+	struct cma *cma = pool->cdev->cma;
+	unsigned long freed = 0, free = cmabuf_area_free_pages(cma);
+	struct cmabuf_want *w, *lru;
+	struct cmabuf_pool_buf *b;
+	LIST_HEAD(out);
+
+	spin_lock(&pool->lock);
+	/* Where the kernel tells the free pages: only what can make room. */
+	if (cmabuf_area_pages(cma) &&
+	    free + cmabuf_pool_files_ready(pool) < pages) {
+		spin_unlock(&pool->lock);
+		return 0;
+	}
+	while (all || freed < pages) {
+		lru = NULL;
+		list_for_each_entry(w, &pool->wants, node) {
+			if (w->owner && w->ready &&
+			    (!lru || time_before(w->used, lru->used)))
+				lru = w;
+		}
+		if (!lru)
+			break;
+		b = list_first_entry(&lru->bufs, struct cmabuf_pool_buf, node);
+		list_move(&b->node, &out);
+		lru->ready--;
+		lru->error = -ENOMEM;
+		cmabuf_pool_unready(pool, b->range.count);
+		freed += b->range.count;
+	}
+	spin_unlock(&pool->lock);
+	cmabuf_pool_release_list(pool->cdev, &out);
+	return freed;
+}
+
+/*
+ * cmabuf_range_alloc_plan(), waiting for frees in flight, and with
+ * @give_back, taking back files' ready buffers before it fails.
+ */
+static int cmabuf_pool_alloc_wait(struct cmabuf_dev *cdev,
+				  const struct cmabuf_plan *plan,
+				  struct cmabuf_tries *t,
+				  struct cmabuf_range *range, bool give_back)
+{
+	unsigned int round = 0;
 	int ret, waited;
 
 	for (;;) {
@@ -893,9 +1027,40 @@ int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
 		if (ret != -ENOMEM && ret != -EBUSY)
 			return ret;
 		waited = cmabuf_pool_wait_released(cdev);
-		if (waited <= 0)
-			return waited ?: ret;
+		if (waited < 0)
+			return waited;
+		if (waited)
+			continue;
+		if (!give_back || round == CMABUF_POOL_GIVE_BACK_ROUNDS ||
+		    !cmabuf_pool_give_back(cdev->pool, plan->pages, round++))
+			return ret;
 	}
+}
+
+/**
+ * cmabuf_pool_alloc_plan() - cmabuf_range_alloc_plan() for an allocation
+ * @cdev: the instance.
+ * @plan: from cmabuf_plan_make().
+ * @t: out: how the last try went.
+ * @range: out: the pages, not cleared.
+ *
+ * An allocation that found no range while freed buffers are still being
+ * released waits for them and tries again: memory on its way back to CMA
+ * must not make an ALLOC fail. Nor must memory the pool holds for later:
+ * files' ready buffers that no allocation took go back to CMA, the least
+ * recently used first, and it tries again (cmabuf_pool_give_back()); the
+ * administrator's reserve stays. A file that prepared them finds fewer
+ * ready, or none (PREPARE with %CMABUF_PREPARE_WAIT fails with -ENOMEM),
+ * and its want is made again once memory is freed. The pool's own worker
+ * never takes one want's buffers for another's.
+ *
+ * Return: as cmabuf_range_alloc_plan(); -EINTR on a fatal signal.
+ */
+int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
+			   const struct cmabuf_plan *plan,
+			   struct cmabuf_tries *t, struct cmabuf_range *range)
+{
+	return cmabuf_pool_alloc_wait(cdev, plan, t, range, true);
 }
 
 /*
@@ -916,6 +1081,25 @@ static unsigned long cmabuf_pool_wanted(struct cmabuf_pool *pool,
 	return bytes >> PAGE_SHIFT;
 }
 
+/* Pages the limits are shares of. */
+static unsigned long cmabuf_pool_area(const struct cmabuf_pool *pool)
+{
+	return pool->cdev->area_pages ?: CMABUF_POOL_UNKNOWN_AREA_PAGES;
+}
+
+/*
+ * The most pages all files' wants may hold: prepare_max_percent of the
+ * area, and no more than prepare_default_percent of the default one.
+ */
+static unsigned long cmabuf_pool_max_pages(const struct cmabuf_pool *pool)
+{
+	unsigned int percent = READ_ONCE(cmabuf_prepare_max_percent);
+
+	if (pool->default_area)
+		percent = min(percent, READ_ONCE(cmabuf_prepare_default_percent));
+	return mult_frac(cmabuf_pool_area(pool), percent, 100);
+}
+
 /*
  * Would the files' wants, grown by @more pages, break the instance's
  * limit, or @user's, grown by @user_more, break the share of one user?
@@ -925,12 +1109,10 @@ static bool cmabuf_pool_over(struct cmabuf_pool *pool, unsigned long more,
 			     const struct cmabuf_user *user,
 			     unsigned long user_more)
 {
-	unsigned long area = pool->cdev->area_pages;
+	unsigned long area = cmabuf_pool_area(pool);
 
-	if (!area)
-		area = CMABUF_POOL_UNKNOWN_AREA_PAGES;
 	if (more && cmabuf_pool_wanted(pool, NULL) + more >
-	    mult_frac(area, READ_ONCE(cmabuf_prepare_max_percent), 100))
+	    cmabuf_pool_max_pages(pool))
 		return true;
 	return user && user_more &&
 	       cmabuf_pool_wanted(pool, user) + user_more >
@@ -1512,6 +1694,17 @@ static ssize_t reclaim_backoff_ms_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(reclaim_backoff_ms);
 
+/* The most bytes all files' prepared buffers may hold on the instance. */
+static ssize_t prepare_max_bytes_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	struct cmabuf_pool *pool = cmabuf_pool_dev(dev)->pool;
+
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)cmabuf_pool_max_pages(pool) << PAGE_SHIFT);
+}
+static DEVICE_ATTR_RO(prepare_max_bytes);
+
 static ssize_t reserve_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
@@ -1578,6 +1771,7 @@ static struct attribute *cmabuf_pool_attrs[] = {
 	&dev_attr_refilled_buffers.attr,
 	&dev_attr_refilled_bytes.attr,
 	&dev_attr_reclaim_backoff_ms.attr,
+	&dev_attr_prepare_max_bytes.attr,
 	&dev_attr_reserve.attr,
 	&dev_attr_reserve_max_bytes.attr,
 	NULL,
@@ -1602,6 +1796,9 @@ int cmabuf_pool_create(struct cmabuf_dev *cdev)
 	if (!pool)
 		return -ENOMEM;
 	pool->cdev = cdev;
+	/* The default instance, or a node on the default area. */
+	pool->default_area = !cdev->dev->of_node ||
+			     (cdev->cma && cdev->cma == cmabuf_default_cma(NULL));
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->wants);
 	INIT_LIST_HEAD(&pool->releasing);
@@ -1629,7 +1826,11 @@ int cmabuf_pool_create(struct cmabuf_dev *cdev)
  * @cdev: the instance, marked unbound.
  *
  * The pool is idle afterwards: no work runs or is queued, buffers freed
- * later are released at once, and the instance's release frees it.
+ * later are released at once, and the instance's release frees it. The
+ * dropped ready buffers go back before the workers are waited for, and
+ * the fill worker of a stopped pool waits for no free
+ * (cmabuf_pool_wait_released()): an unbind never waits for a worker that
+ * waits for pages the unbind holds.
  */
 void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 {
@@ -1641,16 +1842,22 @@ void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 	pool->shrinker = NULL;
 
 	spin_lock(&pool->lock);
-	pool->stopped = true;
+	/* Read without the lock by cmabuf_pool_worker_stopped(). */
+	WRITE_ONCE(pool->stopped, true);
 	list_for_each_entry_safe(w, next, &pool->wants, node)
 		cmabuf_want_drop(pool, w, &out);
 	spin_unlock(&pool->lock);
 
+	/*
+	 * Released before any worker is waited for: the fill worker may be
+	 * in cmabuf_pool_wait_released(), counting these very pages, and
+	 * the wake-up tells it the pool is stopped.
+	 */
+	cmabuf_pool_release_list(cdev, &out);
+	wake_up_all(&pool->wq);
 	cancel_delayed_work_sync(&pool->expire_work);
 	cancel_delayed_work_sync(&pool->fill_work);
 	flush_delayed_work(&pool->release_work);
-	cmabuf_pool_release_list(cdev, &out);
-	wake_up_all(&pool->wq);
 }
 
 /**

@@ -169,13 +169,17 @@ void prepare_explain_enospc(const struct prepare_limits *l, __u64 size,
 	char want[FMT_LEN], all[FMT_LEN], file[FMT_LEN], sz[FMT_LEN];
 	__u64 page = l->page_size ? l->page_size : 4096;
 	__u64 pages = l->area_bytes / page;
+	const char *max_param = l->default_area ?
+		"prepare_default_percent, on the kernel's default area" :
+		"prepare_max_percent";
 
 	fmt_size(size * count, want, sizeof(want));
 	fmt_size(size, sz, sizeof(sz));
 	if (!l->area_bytes) {
 		snprintf(buf, len,
-			 "%u x %s (%s) is more than prepared buffers may hold: %u%% of the area for all files together, %u%% for one user without CAP_SYS_ADMIN, all its files together (module parameters prepare_max_percent, prepare_file_percent)",
-			 count, sz, want, l->max_percent, l->file_percent);
+			 "%u x %s (%s) is more than prepared buffers may hold: %u%% of the area for all files together, %u%% for one user without CAP_SYS_ADMIN, all its files together (module parameters %s, prepare_file_percent)",
+			 count, sz, want, l->max_percent, l->file_percent,
+			 max_param);
 		return;
 	}
 	/* As the driver counts: whole pages, rounded down. */
@@ -183,13 +187,13 @@ void prepare_explain_enospc(const struct prepare_limits *l, __u64 size,
 	fmt_size(pages * l->file_percent / 100 * page, file, sizeof(file));
 	if (l->privileged)
 		snprintf(buf, len,
-			 "%u x %s (%s) and what other files prepare are more than prepared buffers may hold: %s, %u%% of the area (module parameter prepare_max_percent)",
-			 count, sz, want, all, l->max_percent);
+			 "%u x %s (%s) and what other files prepare are more than prepared buffers may hold: %s, %u%% of the area (module parameter %s)",
+			 count, sz, want, all, l->max_percent, max_param);
 	else
 		snprintf(buf, len,
-			 "%u x %s (%s) and what your other files prepare are more than one user may have ready without CAP_SYS_ADMIN, %s (%u%% of the area), or than all files together may, %s (%u%%) (module parameters prepare_file_percent, prepare_max_percent)",
+			 "%u x %s (%s) and what your other files prepare are more than one user may have ready without CAP_SYS_ADMIN, %s (%u%% of the area), or than all files together may, %s (%u%%) (module parameters prepare_file_percent, %s)",
 			 count, sz, want, file, l->file_percent, all,
-			 l->max_percent);
+			 l->max_percent, max_param);
 }
 
 /* A module parameter, or @dflt. */
@@ -218,6 +222,24 @@ static bool prepare_privileged(void)
 		found = sscanf(line, "CapEff: %llx", &caps) == 1;
 	fclose(fp);
 	return caps & (1ULL << PREPARE_CAP_SYS_ADMIN);
+}
+
+/*
+ * On the kernel's default area all files may have less ready: the
+ * instance's prepare_max_bytes is then prepare_default_percent of it.
+ */
+static void prepare_default_share(const char *device, struct prepare_limits *l)
+{
+	unsigned int pct = prepare_param("prepare_default_percent", 0);
+	__u64 max, page = l->page_size ? l->page_size : 4096;
+
+	if (!pct || pct >= l->max_percent || !l->area_bytes ||
+	    dev_sysfs_u64(device, "prepare_max_bytes", &max))
+		return;
+	if (max == l->area_bytes / page * pct / 100 * page) {
+		l->max_percent = pct;
+		l->default_area = true;
+	}
 }
 
 /* The largest free range of the area, 0 when debugfs will not say. */
@@ -285,6 +307,7 @@ static void prepare_explain(int dev_fd, const struct prepare_opts *o, int err)
 		l.page_size = di.info.page_size;
 		l.max_percent = prepare_param("prepare_max_percent", 50);
 		l.file_percent = prepare_param("prepare_file_percent", 25);
+		prepare_default_share(o->device, &l);
 		l.privileged = prepare_privileged();
 		prepare_explain_enospc(&l, o->size, o->count, why, sizeof(why));
 		msg_err("prepare: %s: %s", o->device, why);

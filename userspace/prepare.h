@@ -43,7 +43,10 @@ struct prepare_opts {
  * struct prepare_limits - what ENOSPC is about
  * @area_bytes: size of the area, 0 when unknown
  * @page_size: the kernel's page size
- * @max_percent: module parameter prepare_max_percent (all files)
+ * @max_percent: module parameter prepare_max_percent (all files), or
+ *	prepare_default_percent where that is the lower share in force (the
+ *	kernel's default area)
+ * @default_area: @max_percent is prepare_default_percent
  * @file_percent: module parameter prepare_file_percent (one file without
  *	CAP_SYS_ADMIN)
  * @privileged: the caller has CAP_SYS_ADMIN
@@ -52,6 +55,7 @@ struct prepare_limits {
 	__u64 area_bytes;
 	__u32 page_size;
 	unsigned int max_percent;
+	bool default_area;
 	unsigned int file_percent;
 	bool privileged;
 };

@@ -6,8 +6,10 @@
  * the instance's own device file or on extra device files that the fuzzer
  * opens and closes while the driver is still making their buffers. The
  * model keeps each file's wants: it judges the errnos by the header's
- * rules, ENOSPC by the module's limits (prepare_max_percent for all files,
- * prepare_file_percent for a file without CAP_SYS_ADMIN), and @ready.
+ * rules, ENOSPC by the module's limits (the instance's prepare_max_bytes,
+ * prepare_max_percent of the area where the driver does not show it, for
+ * all files; prepare_file_percent for a file without CAP_SYS_ADMIN), and
+ * @ready.
  *
  * A want whose time-out may have passed may be gone (unless an allocation
  * took one of its buffers meanwhile): where that changes the outcome of a
@@ -189,6 +191,8 @@ static void fz_wants_of_fd_gone(struct fz *f, int fd)
 /**
  * struct fz_limit - what a PREPARE's limits are judged on
  * @area: pages the limits are shares of.
+ * @max: pages all files' wants may hold (prepare_max_bytes, or
+ *	prepare_max_percent of @area where the driver does not show it).
  * @priv: the caller has CAP_SYS_ADMIN.
  * @others: pages of every other want of the instance; @others_maybe of
  *	those may be gone.
@@ -198,6 +202,7 @@ static void fz_wants_of_fd_gone(struct fz *f, int fd)
  */
 struct fz_limit {
 	__u64 area;
+	__u64 max;
 	bool priv;
 	__u64 others;
 	__u64 others_maybe;
@@ -213,8 +218,7 @@ static bool fz_over(const struct fz *f, const struct fz_limit *l,
 {
 	if (now_pages <= old)
 		return false;
-	if (others + mine + now_pages >
-	    l->area * f->prepare_max_percent / 100)
+	if (others + mine + now_pages > l->max)
 		return true;
 	return !l->priv &&
 	       mine + now_pages > l->area * f->prepare_file_percent / 100;
@@ -225,11 +229,20 @@ static void fz_limit_gather(struct fz *f, int fd, int inst,
 {
 	const struct rel_instance *in = &f->inst[inst].rel;
 	__u64 now = rel_now_ns(), pages;
+	unsigned long long max;
 	const struct fz_want *w;
+	char path[128];
 	unsigned int i;
 
 	memset(l, 0, sizeof(*l));
 	l->area = in->total_pages ?: (1ULL << 30) / in->page_size;
+	/* Smaller on the kernel's default area (prepare_default_percent). */
+	snprintf(path, sizeof(path), "/sys/class/misc/%s/prepare_max_bytes",
+		 in->name);
+	if (!rel_read_ull(path, &max))
+		l->max = max / in->page_size;
+	else
+		l->max = l->area * f->prepare_max_percent / 100;
 	l->priv = f->root;
 	for (i = 0; i < FZ_MAX_WANTS; i++) {
 		w = &f->wants[i];

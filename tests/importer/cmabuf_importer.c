@@ -11,16 +11,21 @@
  * it keeps the buffer attached after userspace has let go
  * (CMABUF_IMPORTER_IOC_HOLD) until told to drop it
  * (CMABUF_IMPORTER_IOC_RELEASE) or until the module is unloaded.
+ *
+ * The 64-bit device also allocates memory as another driver of the kernel
+ * does, with dma_alloc_coherent(): debugfs cmabuf_importer/coherent.
  */
 #define pr_fmt(fmt) "cmabuf_importer: " fmt
 
 #include <linux/bitops.h>
+#include <linux/debugfs.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/iosys-map.h>
 #include <linux/miscdevice.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/scatterlist.h>
 #include <linux/sched/signal.h>
@@ -46,11 +51,21 @@
  * @misc: /dev/cmabuf_importer.
  * @holds: the held buffers (&struct cmabuf_importer_held), by handle.
  *	Protected by its own lock.
+ * @debugfs: its debugfs directory (the 64-bit device only), or NULL.
+ * @coherent_lock: protects the three fields below.
+ * @coherent: the memory dma_alloc_coherent() gave through debugfs, or NULL.
+ * @coherent_dma: its DMA address.
+ * @coherent_size: its size.
  */
 struct cmabuf_importer {
 	struct device *dev;
 	struct miscdevice misc;
 	struct xarray holds;
+	struct dentry *debugfs;
+	struct mutex coherent_lock;	/* see above */
+	void *coherent;
+	dma_addr_t coherent_dma;
+	size_t coherent_size;
 };
 
 /**
@@ -450,6 +465,61 @@ static const struct file_operations cmabuf_importer_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
+/* Free what cmabuf_importer_coherent_set() kept. */
+static void cmabuf_importer_coherent_free(struct cmabuf_importer *imp)
+{
+	if (imp->coherent)
+		dma_free_coherent(imp->dev, imp->coherent_size, imp->coherent,
+				  imp->coherent_dma);
+	imp->coherent = NULL;
+	imp->coherent_size = 0;
+}
+
+/*
+ * debugfs cmabuf_importer/coherent, written: free the memory kept, then
+ * allocate @val bytes with dma_alloc_coherent() and keep them, as a
+ * display or codec driver does. The device has no CMA area of its own:
+ * more than a page comes from the kernel's default area, or, up to the
+ * largest buddy order, from the page allocator. 0 only frees.
+ * Errors: -ENOMEM when there is no such memory (nothing is kept then).
+ */
+static int cmabuf_importer_coherent_set(void *data, u64 val)
+{
+	struct cmabuf_importer *imp = data;
+	int ret = 0;
+
+	if (val > SIZE_MAX)
+		return -EINVAL;
+	mutex_lock(&imp->coherent_lock);
+	cmabuf_importer_coherent_free(imp);
+	if (val) {
+		imp->coherent = dma_alloc_coherent(imp->dev, val,
+						   &imp->coherent_dma,
+						   GFP_KERNEL | __GFP_NOWARN);
+		if (imp->coherent)
+			imp->coherent_size = val;
+		else
+			ret = -ENOMEM;
+	}
+	mutex_unlock(&imp->coherent_lock);
+	return ret;
+}
+
+/* Read: the bytes kept, 0 for none. */
+static int cmabuf_importer_coherent_get(void *data, u64 *val)
+{
+	struct cmabuf_importer *imp = data;
+
+	mutex_lock(&imp->coherent_lock);
+	*val = imp->coherent_size;
+	mutex_unlock(&imp->coherent_lock);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(cmabuf_importer_coherent_fops,
+			 cmabuf_importer_coherent_get,
+			 cmabuf_importer_coherent_set, "%llu\n");
+
 static int cmabuf_importer_probe(struct platform_device *pdev)
 {
 	unsigned int bits = platform_get_device_id(pdev)->driver_data;
@@ -473,6 +543,7 @@ static int cmabuf_importer_probe(struct platform_device *pdev)
 	dma_set_max_seg_size(dev, UINT_MAX);
 
 	imp->dev = dev;
+	mutex_init(&imp->coherent_lock);
 	xa_init_flags(&imp->holds, XA_FLAGS_ALLOC1);
 	imp->misc.minor = MISC_DYNAMIC_MINOR;
 	imp->misc.name = dev_name(dev);
@@ -484,6 +555,11 @@ static int cmabuf_importer_probe(struct platform_device *pdev)
 	ret = misc_register(&imp->misc);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot register misc device\n");
+	if (bits == 64) {
+		imp->debugfs = debugfs_create_dir(CMABUF_IMPORTER_NAME, NULL);
+		debugfs_create_file_unsafe("coherent", 0600, imp->debugfs, imp,
+					   &cmabuf_importer_coherent_fops);
+	}
 	return 0;
 }
 
@@ -498,6 +574,9 @@ static void cmabuf_importer_remove(struct platform_device *pdev)
 	unsigned long handle;
 
 	misc_deregister(&imp->misc);
+	debugfs_remove_recursive(imp->debugfs);
+	cmabuf_importer_coherent_free(imp);
+	mutex_destroy(&imp->coherent_lock);
 	xa_for_each(&imp->holds, handle, held) {
 		xa_erase(&imp->holds, handle);
 		dev_dbg(imp->dev, "releasing held buffer %lu\n", handle);

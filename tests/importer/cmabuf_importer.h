@@ -15,6 +15,20 @@
 #include <linux/types.h>
 
 /**
+ * DOC: coherent
+ *
+ * %CMABUF_IMPORTER_COHERENT, written with a byte count, has
+ * /dev/cmabuf_importer's device free the memory it kept and allocate that
+ * much with dma_alloc_coherent(), as another driver of the kernel does;
+ * it keeps it until the next write (0 frees only) or the module's unload.
+ * The write fails with ENOMEM when there is no such memory. More than a
+ * page comes from the kernel's default CMA area (the device has none of
+ * its own), or up to the page allocator's largest block from there.
+ * Read, it gives the bytes kept.
+ */
+#define CMABUF_IMPORTER_COHERENT "/sys/kernel/debug/cmabuf_importer/coherent"
+
+/**
  * DOC: pattern
  *
  * Both sides of CMABUF_IMPORTER_IOC_CHECK write and verify the same

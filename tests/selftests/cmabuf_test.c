@@ -3525,6 +3525,14 @@ static void prepare_settle(struct cmabuf_dev *dev)
 
 FIXTURE_TEARDOWN(prepare)
 {
+	char reserve[64];
+
+	/* A reserve a test set (alloc_keeps_the_reserve), even if it failed. */
+	if (self->dev.fd >= 0 &&
+	    !cmabuf_sysfs_read_str(self->dev.fd, "reserve", reserve,
+				   sizeof(reserve)) &&
+	    strcmp(reserve, "\n"))
+		cmabuf_sysfs_write(self->dev.fd, "reserve", "\n");
 	while (self->keep.n--)
 		close(self->keep.fd[self->keep.n]);
 	if (self->other >= 0)
@@ -4157,6 +4165,180 @@ TEST_F_TIMEOUT(prepare, freed_buffer_recycled_all_zero, 300)
 	EXPECT_EQ(at, phys.phys) TH_LOG("not the freed buffer's pages");
 	prep_expect_zero(_metadata, data.fd, PREP_BIG);
 	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_BIG, 0, 0, 0, &p));
+}
+
+/* ---- prepare: ready buffers give way to allocations ---- */
+
+/* ALLOC 1 MiB buffers, kept, until the area has less than @left free. */
+static void prep_fill_below(struct __test_metadata *_metadata,
+			    struct cmabuf_dev *dev, struct prep_fds *keep,
+			    __u64 left)
+{
+	struct cmabuf_alloc_data data;
+	struct cmabuf_info info;
+
+	for (;;) {
+		ASSERT_EQ(0, cmabuf_get_info(dev->fd, &info, NULL, 0));
+		if (info.free_bytes < left)
+			return;
+		ASSERT_EQ(0, cmabuf_alloc(dev->fd, SZ_1M,
+					  prep_plain_strategy(&dev->info),
+					  &data));
+		prep_keep(_metadata, keep, data.fd);
+	}
+}
+
+/*
+ * One file has 6 x 16 MiB ready and the rest of the area is full: another
+ * file's ALLOC of 32 MiB, which no ready buffer serves, gets the room
+ * those hold (it failed with ENOMEM while the pool kept them), all zero.
+ * The buffers that went are no longer ready, and the want, which stands,
+ * has them made again once the 32 MiB are freed.
+ */
+TEST_F_TIMEOUT(prepare, alloc_takes_back_ready_buffers, 300)
+{
+	struct cmabuf_alloc_data data;
+	unsigned long long before, after, v;
+	struct cmabuf_prepare p;
+
+	if (!(self->dev.info.flags & CMABUF_INFO_AREA_STATS))
+		SKIP(return, "the area's free bytes are not known here");
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_BIG,
+				    CMABUF_PREPARE_WAIT, 6, 0, &p));
+	ASSERT_EQ(6U, p.ready);
+	prep_fill_below(_metadata, &self->dev, &self->keep, PREP_BIG);
+	before = prep_sysfs(_metadata, &self->dev, "prepared_bytes");
+	EXPECT_EQ(6 * PREP_BIG, before);
+
+	self->other = open(DEV_GENERAL, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->other);
+	ASSERT_EQ(0, cmabuf_alloc(self->other, 2 * PREP_BIG,
+				  CMABUF_STRATEGY_AUTO, &data))
+		TH_LOG("%llu bytes ready in the area, not given back", before);
+	prep_expect_zero(_metadata, data.fd, 2 * PREP_BIG);
+	after = prep_sysfs(_metadata, &self->dev, "prepared_bytes");
+	EXPECT_GE(before - 2 * PREP_BIG, after);
+	TH_LOG("%llu of %llu ready bytes given back", before - after, before);
+
+	close(data.fd);
+	ASSERT_EQ(0, cmabuf_sysfs_wait(self->dev.fd, "prepared_buffers", 6,
+				       60000, &v))
+		TH_LOG("%llu of 6 ready again", v);
+}
+
+/*
+ * The administrator's reserve is not given back to allocations: with the
+ * area full, ALLOCs that find no room fail with ENOMEM and the reserve's
+ * two buffers stay ready, for the allocations of their size.
+ */
+TEST_F_TIMEOUT(prepare, alloc_keeps_the_reserve, 300)
+{
+	struct cmabuf_alloc_data data;
+	unsigned long long hits0, v;
+
+	if (cmabuf_sysfs_write(self->dev.fd, "reserve", "4Mx2"))
+		SKIP(return, "%s takes no reserve of 4Mx2", DEV_GENERAL);
+	ASSERT_EQ(0, cmabuf_sysfs_wait(self->dev.fd, "prepared_buffers", 2,
+				       PREP_WAIT_MS, &v));
+	prep_fill_area(_metadata, self->dev.fd, &self->keep, SZ_1M,
+		       prep_plain_strategy(&self->dev.info));
+	prep_fill_area(_metadata, self->dev.fd, &self->keep, PAGE,
+		       prep_plain_strategy(&self->dev.info));
+	EXPECT_EQ(ENOMEM, cmabuf_alloc(self->dev.fd, 8 * SZ_1M,
+				       CMABUF_STRATEGY_AUTO, &data));
+	EXPECT_EQ(2ULL, prep_sysfs(_metadata, &self->dev, "prepared_buffers"));
+
+	hits0 = prep_stat(_metadata, &self->dev, "prepare_hits");
+	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, 4 * SZ_1M,
+				  CMABUF_STRATEGY_AUTO, &data));
+	prep_keep(_metadata, &self->keep, data.fd);
+	EXPECT_EQ(hits0 + 1, prep_stat(_metadata, &self->dev, "prepare_hits"));
+	EXPECT_EQ(0, cmabuf_sysfs_write(self->dev.fd, "reserve", "\n"));
+}
+
+#define PREP_FOLIO	(4 * SZ_1M)	/* AUTO plans a folio of 4 MiB */
+#define PREP_BUSY	7		/* 7 of PREP_BIG keep the worker busy */
+
+/*
+ * A FROZEN buffer of PREP_FOLIO on a PMD boundary that is not a
+ * PREP_FOLIO one, its fd; the buffers allocated to get there are kept.
+ */
+static int prep_unaligned_frozen(struct __test_metadata *_metadata,
+				 struct cmabuf_dev *dev, struct prep_fds *keep)
+{
+	struct cmabuf_alloc_data data;
+	struct cmabuf_phys phys;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		/* The next PMD boundary: PREP_FOLIO's half the time. */
+		EXPECT_EQ(0, cmabuf_alloc(dev->fd, PREP_SIZE,
+					  CMABUF_STRATEGY_FROZEN, &data));
+		prep_keep(_metadata, keep, data.fd);
+		EXPECT_EQ(0, cmabuf_alloc(dev->fd, PREP_FOLIO,
+					  CMABUF_STRATEGY_FROZEN, &data));
+		EXPECT_EQ(0, cmabuf_phys(dev->fd, data.fd, &phys));
+		if (phys.phys % PREP_FOLIO)
+			return data.fd;
+		prep_keep(_metadata, keep, data.fd);
+	}
+	return -1;
+}
+
+/*
+ * A freed buffer is kept for a want only when it is what the want's plan
+ * makes first. An AUTO want of 4 MiB plans a COMPOUND folio, 4 MiB
+ * aligned: a freed FROZEN buffer of 4 MiB on a 2 MiB boundary (a PMD's,
+ * not the folio's) goes back to the area, and an AUTO allocation never
+ * gets it; a freed COMPOUND one is kept (not made: stats/prepared counts
+ * one buffer fewer). Both are freed while a want of 7 x 16 MiB, asked
+ * first, keeps the worker busy, so that the want of 4 MiB still lacks
+ * both.
+ */
+TEST_F_TIMEOUT(prepare, recycled_buffer_fits_the_plan, 300)
+{
+	const struct cmabuf_info *info = &self->dev.info;
+	unsigned long long made0, v;
+	struct cmabuf_alloc_data data, folio;
+	struct cmabuf_phys phys;
+	struct cmabuf_prepare p;
+	int i, frozen;
+
+	if (PAGE != 4096 ||
+	    !cmabuf_strategy_supported(info, CMABUF_STRATEGY_COMPOUND) ||
+	    info->min_compound_order > 10 || info->max_compound_order < 12)
+		SKIP(return, "needs 4 KiB pages and COMPOUND folios of 4 and 16 MiB");
+	frozen = prep_unaligned_frozen(_metadata, &self->dev, &self->keep);
+	ASSERT_LE(0, frozen) TH_LOG("no FROZEN 4 MiB buffer off a 4 MiB boundary");
+	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, PREP_FOLIO,
+				  CMABUF_STRATEGY_COMPOUND, &folio));
+	made0 = prep_stat(_metadata, &self->dev, "prepared");
+
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_BIG, 0, PREP_BUSY, 0,
+				    &p));
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_FOLIO, 0, 2, 0, &p));
+	close(frozen);
+	close(folio.fd);
+	ASSERT_EQ(0, cmabuf_sysfs_wait(self->dev.fd, "prepared_buffers",
+				       PREP_BUSY + 2, 60000, &v))
+		TH_LOG("%llu of %d ready", v, PREP_BUSY + 2);
+	/* The folio was kept, the FROZEN buffer was not: one made. */
+	EXPECT_EQ(made0 + PREP_BUSY + 1,
+		  prep_stat(_metadata, &self->dev, "prepared"));
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, PREP_FOLIO,
+					  CMABUF_STRATEGY_AUTO, &data));
+		prep_keep(_metadata, &self->keep, data.fd);
+		EXPECT_EQ((__u32)CMABUF_STRATEGY_COMPOUND, data.strategy);
+		ASSERT_EQ(0, cmabuf_phys(self->dev.fd, data.fd, &phys));
+		EXPECT_EQ(0ULL, phys.phys % PREP_FOLIO)
+			TH_LOG("AUTO got %#llx, off a 4 MiB boundary",
+			       (unsigned long long)phys.phys);
+		prep_expect_zero(_metadata, data.fd, PREP_FOLIO);
+	}
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_BIG, 0, 0, 0, &p));
+	ASSERT_EQ(0, cmabuf_prepare(self->owner, PREP_FOLIO, 0, 0, 0, &p));
 }
 
 /* ---- prepare: the shrinker ---- */

@@ -19,6 +19,10 @@
  *  - a process killed while PREPARE waits for its buffers; unbind and
  *    rmmod while buffers are being prepared and freed ones are still on
  *    their way back (both drain, the area is whole when they return);
+ *  - unbind while a refill fails on a nearly full area, and the pool
+ *    holds ready buffers (the unbind returns);
+ *  - another driver's dma_alloc_coherent() on the default area while
+ *    /dev/cmabuf's files have prepared all they may;
  *  - a dma-heap allocation served by a PREPARE on the misc device, and a
  *    node with a standing reserve (cmabuf,reserve) ready from its bind.
  *
@@ -1690,6 +1694,220 @@ TEST_F_TIMEOUT(lc, rmmod_with_prepares_and_frees_pending, 600)
 		ASSERT_BASELINE();
 	}
 	TH_LOG("%d unloads found work still in flight", pending);
+}
+
+/* ---- unbind while a refill fails on a nearly full area ---- */
+
+#define LC_HOLE		SZ_1M
+#define LC_REFILL	(4 * SZ_1M)
+#define LC_HOLES_MAX	512	/* 1 MiB buffers of a 512 MiB area */
+#define LC_UNBIND_WAIT_S	60
+/* The EBUSY back-off of a refill: 10 + 20 + 40 + 80 + 160 ms. */
+#define LC_BACKOFF_MS	310
+
+/*
+ * Fill @in's area through @dev with 1 MiB buffers until it has no room,
+ * then close every other one: half of it is free, in holes of 1 MiB.
+ * The buffers kept are in @fd. Return: how many, or -errno.
+ */
+static int lc_fragment(int dev, int *fd)
+{
+	int n, i, kept = 0, last = 0;
+
+	for (n = 0; n < LC_HOLES_MAX; n++) {
+		last = lc_alloc(dev, LC_HOLE, CMABUF_STRATEGY_AUTO);
+		if (last < 0)
+			break;
+		fd[n] = last;
+	}
+	for (i = 0; i < n; i++) {
+		if (i % 2)
+			close(fd[i]);
+		else
+			fd[kept++] = fd[i];
+	}
+	if (last == -ENOMEM || last == -EBUSY)
+		return kept;
+	while (kept)
+		close(fd[--kept]);
+	return last < 0 ? last : -EFBIG;
+}
+
+/*
+ * Unbind @pdev in a child. Return: the write's errno, or ETIMEDOUT when it
+ * had not returned after @secs (the child is left, stuck in the kernel);
+ * @ms: how long it took.
+ */
+static int lc_unbind_timed(const char *pdev, unsigned int secs, __u64 *ms)
+{
+	__u64 start = rel_now_ns(), end = start + secs * 1000000000ULL;
+	int status = 0, err;
+	pid_t pid, done;
+
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (!pid)
+		_exit(rel_write_str(REL_PLATFORM_DRIVER "/unbind", pdev));
+	while (!(done = waitpid(pid, &status, WNOHANG)) && rel_now_ns() <= end)
+		usleep(1000);
+	*ms = (rel_now_ns() - start) / 1000000;
+	if (done != pid) {
+		err = ETIMEDOUT;	/* the child is still in the kernel */
+		return err;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+}
+
+/*
+ * An area half full of live buffers, its free half in 1 MiB holes: ready
+ * buffers of 1 MiB fill four holes, and a want of 4 MiB has the worker try
+ * and back off (the pages are free, no range is: EBUSY, retried for about
+ * 310 ms). The instance is unbound meanwhile. The unbind drops the ready
+ * buffers and waits for the worker; the worker, its allocation failed,
+ * waited for the frees in flight, those ready buffers among them, which
+ * only the unbind could release: both waited for good. Now the unbind
+ * returns (well within 60 s), and everything goes back to the area.
+ * The general instance and the default one, in turn.
+ */
+TEST_F_TIMEOUT(lc, unbind_while_refill_fails, 900)
+{
+	static const char * const names[] = { "cmabuf-general", "cmabuf" };
+	struct lc_ctx *ctx = &self->ctx;
+	int i, k, dev, n, err, fd[LC_HOLES_MAX], landed = 0, runs = 0;
+	const struct rel_instance *in;
+	__u64 asked, after, ms = 0, slowest = 0;
+	__u32 ready;
+	char pdev[64];
+
+	for (i = 0; i < lc_repeat(8); i++) {
+		in = lc_find(ctx, names[i % 2]);
+		if (!in || !lc_has_pool(in))
+			continue;
+		if (in->total_pages * in->page_size > LC_HOLES_MAX * LC_HOLE)
+			continue;
+		ASSERT_EQ(0, lc_platform_name(in->name, pdev, sizeof(pdev)));
+		dev = lc_open(in);
+		ASSERT_LE(0, dev);
+		n = lc_fragment(dev, fd);
+		ASSERT_LE(0, n) TH_LOG("%s: filling: %s", in->name,
+				       rel_errname(-n));
+		ASSERT_EQ(0, rel_instance_settle(in->name, REL_SETTLE_MS));
+		ASSERT_EQ(0, lc_prepare(dev, LC_HOLE, CMABUF_PREPARE_WAIT, 4,
+					&ready));
+		ASSERT_EQ(4U, ready);
+		ASSERT_EQ(0, lc_prepare(dev, LC_REFILL, 0, 1, &ready));
+		EXPECT_EQ(0U, ready);
+		asked = rel_now_ns();
+		/* Somewhere in the back-off, whose first pause is 10 ms. */
+		usleep(5000 + i * 20000 % (LC_BACKOFF_MS * 1000 / 2));
+		err = lc_unbind_timed(pdev, LC_UNBIND_WAIT_S, &ms);
+		ASSERT_EQ(0, err) TH_LOG("%s: unbind while its refill failed: %s",
+					 in->name, err == ETIMEDOUT ?
+					 "still waiting after 60 s" :
+					 rel_errname(err));
+		runs++;
+		/* When the unbind began, after the refill was asked for. */
+		after = (rel_now_ns() - asked) / 1000000 - ms;
+		landed += after < LC_BACKOFF_MS;
+		lc_fault_if(after < LC_BACKOFF_MS);
+		slowest = ms > slowest ? ms : slowest;
+		EXPECT_EQ(ENODEV, lc_prepare(dev, LC_HOLE, 0, 1, NULL));
+		for (k = 0; k < n; k++)
+			close(fd[k]);
+		close(dev);
+		ASSERT_EQ(0, lc_bind(pdev, in->name));
+		ASSERT_BASELINE();
+	}
+	if (!runs)
+		SKIP(return, "no instance that prepares on an area of 512 MiB or less");
+	TH_LOG("%d of %d unbinds began within %d ms of the refill; the slowest took %llu ms",
+	       landed, runs, LC_BACKOFF_MS, (unsigned long long)slowest);
+	EXPECT_LT(runs / 2, landed);
+}
+
+/* ---- the default area: room for the kernel's other drivers ---- */
+
+/* The module parameter @name of cmabuf, or @dflt. */
+static unsigned long long lc_param(const char *name, unsigned long long dflt)
+{
+	unsigned long long v;
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/cmabuf/parameters/%s", name);
+	return rel_read_ull(path, &v) ? dflt : v;
+}
+
+/* Have the importer allocate @bytes with dma_alloc_coherent(): 0 or errno. */
+static int lc_coherent(unsigned long long bytes)
+{
+	char n[32];
+
+	snprintf(n, sizeof(n), "%llu", bytes);
+	return rel_write_str(CMABUF_IMPORTER_COHERENT, n);
+}
+
+/*
+ * The kernel's default area (/dev/cmabuf's) serves other drivers too: a
+ * device without an area of its own gets its dma_alloc_coherent() there,
+ * and such an allocation neither waits for nor takes back what cmabuf's
+ * pool holds. So /dev/cmabuf's files may have prepared only
+ * prepare_default_percent of it (10 %; it was half): with all a file may
+ * prepare ready, another driver (the importer) still gets what the area
+ * had free before, less that share and 4 MiB for alignment, in one
+ * allocation larger than the page allocator's largest block, which only
+ * CMA can serve. Before the prepares, the same allocation shows the area
+ * could give it.
+ */
+TEST_F_TIMEOUT(lc, default_area_leaves_other_drivers_room, 300)
+{
+	struct lc_ctx *ctx = &self->ctx;
+	const struct rel_instance *in = lc_find(ctx, "cmabuf");
+	unsigned long long area, share, want, max, held;
+	struct cmabuf_info info;
+	__u32 count, ready;
+	int dev, err;
+
+	if (!in || !lc_has_pool(in))
+		SKIP(return, "no /dev/cmabuf that prepares buffers");
+	if (access(CMABUF_IMPORTER_COHERENT, W_OK))
+		SKIP(return, "no %s (test importer not loaded)",
+		     CMABUF_IMPORTER_COHERENT);
+	dev = lc_open(in);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, cmabuf_get_info(dev, &info, NULL, 0));
+	if (!(info.flags & CMABUF_INFO_AREA_STATS))
+		SKIP(return, "the default area's size is not known here");
+	area = info.total_bytes;
+	share = area * lc_param("prepare_default_percent", 10) / 100;
+	want = (info.free_bytes - share - 4 * SZ_1M) / SZ_1M * SZ_1M;
+	ASSERT_LT(8 * SZ_1M, want) TH_LOG("%llu of %llu bytes free", info.free_bytes, area);
+	err = lc_coherent(want);
+	ASSERT_EQ(0, err) TH_LOG("%llu bytes before any prepare: %s", want,
+				 rel_errname(err));
+	ASSERT_EQ(0, lc_coherent(0));
+
+	/* As many 2 MiB buffers as a file may have ready. */
+	for (count = 1; count <= CMABUF_PREPARE_MAX_COUNT; count++)
+		if (lc_prepare(dev, 2 * SZ_1M, 0, count, NULL))
+			break;
+	ASSERT_LT(1U, count);
+	err = lc_prepare(dev, 2 * SZ_1M, CMABUF_PREPARE_WAIT, count - 1,
+			 &ready);
+	ASSERT_EQ(0, err) TH_LOG("%u x 2 MiB: %s", count - 1, rel_errname(err));
+	held = lc_pool(in->name, "prepared_bytes");
+	max = lc_pool(in->name, "prepare_max_bytes");
+	TH_LOG("%llu of %llu bytes prepared, prepare_max_bytes %lld", held,
+	       area, (long long)max);
+	EXPECT_GE(share, held);
+
+	err = lc_coherent(want);
+	EXPECT_EQ(0, err) TH_LOG("%llu bytes with %llu prepared: %s", want,
+				 held, rel_errname(err));
+	lc_fault_if(!err);
+	EXPECT_EQ(0, lc_coherent(0));
+	close(dev);
+	ASSERT_BASELINE();
 }
 
 /*

@@ -33,6 +33,11 @@ nodes() {
 	ls -d /dev/cmabuf /dev/cmabuf-* 2>/dev/null | tr '\n' ' '
 }
 
+if [ -n "${CMABUF_LIFECYCLE_ARGS:-}" ]; then
+	# shellcheck disable=SC2046 # split on purpose
+	set -- "$@" $(echo "$CMABUF_LIFECYCLE_ARGS" | tr ',' ' ')
+fi
+
 before=$(nodes)
 # shellcheck disable=SC2086 # one word per option
 cmabuf-run --importer --restore --time "${CMABUF_SUITE:-lifecycle}" \

@@ -608,6 +608,14 @@ static void test_prepare(void)
 			 strstr(buf, "prepare_max_percent") &&
 			 !strstr(buf, "CAP_SYS_ADMIN"),
 			 "prepare ENOSPC, privileged: the limit of all files: '%s'\n", buf);
+	l.default_area = true;
+	l.max_percent = 10;
+	prepare_explain_enospc(&l, 96ULL << 20, 2, buf, sizeof(buf));
+	ksft_test_result(strstr(buf, "10% of the area") &&
+			 strstr(buf, "prepare_default_percent, on the kernel's default area"),
+			 "prepare ENOSPC on the default area: its own share: '%s'\n", buf);
+	l.default_area = false;
+	l.max_percent = 50;
 	l.area_bytes = 0;
 	prepare_explain_enospc(&l, 4096, 1, buf, sizeof(buf));
 	ksft_test_result(strstr(buf, "50% of the area for all files") &&
@@ -809,7 +817,7 @@ static void test_share_why(void)
 
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 10 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 6 + 5 + 7 + 4 + \
-		 ARRAY_SIZE(prepare_cases) + 5 + 4 + ARRAY_SIZE(bench_path_cases) + \
+		 ARRAY_SIZE(prepare_cases) + 6 + 4 + ARRAY_SIZE(bench_path_cases) + \
 		 ARRAY_SIZE(share_cases) + 3 + 8 + 7)
 
 int main(void)

@@ -348,6 +348,15 @@ struct cmabuf_sync {
  * freeing memory in the cgroup or raising its limit can help, not
  * waiting for the area.
  *
+ * Before an allocation fails for want of a range, it waits for the frees
+ * in flight, and buffers that files have prepared on this instance
+ * (CMABUF_IOC_PREPARE) and no allocation took go back to the area, the
+ * least recently used first, for it to try again; the reserve its
+ * administrator set (sysfs reserve) stays. A served buffer is what the
+ * allocation's plan makes first: an AUTO allocation that gets a COMPOUND
+ * folio, or a buffer on a PMD boundary, when it allocates gets one from
+ * the ready buffers too.
+ *
  * When no range can be had, the errno says whether waiting can help:
  * ENOMEM: the area does not have @size bytes free: other buffers hold
  * them, or @size exceeds the area. Only a free can help; nothing was moved.
@@ -406,8 +415,18 @@ struct cmabuf_sync {
  * that fits a ready buffer takes it at once, and the instance makes another
  * while the want stands. A second PREPARE of the same kind replaces the
  * count. Ready buffers go back to CMA when the count is set to 0, when
- * none was taken for @timeout_ms, when the file is closed, and when memory
- * is short. Every buffer handed out is zero, prepared or not.
+ * none was taken for @timeout_ms, when the file is closed, when memory
+ * is short, and when an allocation from the instance (ALLOC or its
+ * dma-heap) finds no room without them: a want whose buffers went is made
+ * again once memory is freed or it is asked again. Every buffer handed out
+ * is zero, prepared or not.
+ *
+ * On the kernel's default CMA area (/dev/cmabuf), where other drivers
+ * allocate too (dma_alloc_coherent() of a device without an area of its
+ * own) and neither wait for nor take back ready buffers, all files
+ * together may have a smaller share ready: module parameter
+ * prepare_default_percent (10 % by default). The instance's sysfs
+ * prepare_max_bytes shows the bytes all files may have ready.
  *
  * Prepared buffers are soft: the kernel's reclaim takes them back when it
  * can use CMA's pages (for movable allocations, and kswapd's), a buffer
@@ -437,12 +456,14 @@ struct cmabuf_sync {
  * above prepare_max_timeout_ms without CAP_SYS_ADMIN (with a @count);
  * ENOSPC when the buffers would take more of the area than one user
  * without CAP_SYS_ADMIN (all its files together) or all files together
- * may (module parameters prepare_file_percent and prepare_max_percent);
+ * may (module parameters prepare_file_percent and prepare_max_percent,
+ * prepare_default_percent on the default area);
  * EDQUOT past the user's cap and ENOBUFS past the memory cgroup's limit,
  * as for ALLOC. Nothing is changed after any of these. ENOMEM without
  * memory for the request; ENODEV when the device has been unbound;
  * EFAULT. With %CMABUF_PREPARE_WAIT also: ENOMEM or EBUSY as ALLOC would
- * have failed, from the last background try; EINTR on a fatal signal.
+ * have failed, from the last background try (an allocation that took
+ * this want's ready buffers back counts as one); EINTR on a fatal signal.
  */
 #define CMABUF_IOC_PREPARE	_IOWR(CMABUF_IOC_MAGIC, 0x04, struct cmabuf_prepare)
 
