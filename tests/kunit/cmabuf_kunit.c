@@ -918,9 +918,10 @@ static struct kunit_suite cmabuf_probe_suite = {
 
 /* ---- cmabuf_pool_reclaim: the shrinker, called as reclaim calls it ---- */
 
-#define CMABUF_RECLAIM_SMALL	SZ_1M
+/* 5 MiB in all: within the default area's share (prepare_default_percent). */
+#define CMABUF_RECLAIM_SMALL	SZ_256K
 #define CMABUF_RECLAIM_SMALL_N	4
-#define CMABUF_RECLAIM_BIG	SZ_16M
+#define CMABUF_RECLAIM_BIG	SZ_4M
 #define CMABUF_RECLAIM_ASK	128		/* do_shrink_slab()'s batch */
 
 /* @count buffers of @size ready for @owner on @cdev. */
@@ -957,11 +958,11 @@ static void cmabuf_reclaim_drop(struct cmabuf_dev *cdev, const void *owner,
 
 /*
  * Ready buffers go only to reclaim that can use CMA's pages, and in
- * proportion: a 16 MiB buffer prepared first (the least recently used)
- * and four of 1 MiB, asked for 128 pages at a time as do_shrink_slab()
+ * proportion: a 4 MiB buffer prepared first (the least recently used)
+ * and four of 256 KiB, asked for 128 pages at a time as do_shrink_slab()
  * asks. Reclaim for an unmovable allocation sees nothing; a movable one
  * gets no more pages, all calls together, than it asked for, each call's
- * request is reported scanned, and the 16 MiB buffer goes only once the
+ * request is reported scanned, and the 4 MiB buffer goes only once the
  * calls have asked for that much.
  */
 static void cmabuf_pool_reclaim_in_proportion(struct kunit *test)
@@ -978,7 +979,8 @@ static void cmabuf_pool_reclaim_in_proportion(struct kunit *test)
 	shrinker = cmabuf_pool_shrinker(cdev);
 	KUNIT_ASSERT_NOT_NULL(test, shrinker);
 	small_pages = CMABUF_RECLAIM_SMALL >> PAGE_SHIFT;
-	if (small_pages > (CMABUF_RECLAIM_BIG >> PAGE_SHIFT) / 8)
+	if (small_pages > (CMABUF_RECLAIM_BIG >> PAGE_SHIFT) / 8 ||
+	    (CMABUF_RECLAIM_BIG >> PAGE_SHIFT) <= CMABUF_RECLAIM_ASK)
 		kunit_skip(test, "pages too large for the sizes of this test");
 
 	cmabuf_reclaim_prepare(test, cdev, &big_owner, CMABUF_RECLAIM_BIG, 1);
@@ -1019,7 +1021,7 @@ static void cmabuf_pool_reclaim_in_proportion(struct kunit *test)
 			(unsigned long)(CMABUF_RECLAIM_BIG >> PAGE_SHIFT));
 	/* Covered first, the small ones went before it. */
 	KUNIT_EXPECT_GT(test, smalls_before_big, 0UL);
-	kunit_info(test, "16 MiB back once %lu pages were asked, after %lu of 1 MiB; all %lu pages for %lu asked",
+	kunit_info(test, "4 MiB back once %lu pages were asked, after %lu of 256 KiB; all %lu pages for %lu asked",
 		   big_at, smalls_before_big, freed, asked);
 
 	cmabuf_reclaim_drop(cdev, &big_owner, CMABUF_RECLAIM_BIG);
