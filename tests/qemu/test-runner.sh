@@ -105,7 +105,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..78"
+echo "1..83"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
