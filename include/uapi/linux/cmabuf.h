@@ -322,8 +322,9 @@ struct cmabuf_sync {
  * &cmabuf_info.min_compound_order and &cmabuf_info.max_compound_order or
  * whose alignment exceeds its size, or a DMA request (or an AUTO one that
  * can only be DMA) whose alignment exceeds what the DMA API gives;
- * EOPNOTSUPP for a strategy this kernel or instance lacks; EFAULT for a bad pointer; EMFILE when no file descriptor is left
- * (checked before any memory is touched); ENODEV when the device has been
+ * EOPNOTSUPP for a strategy this kernel or instance lacks; EFAULT for a
+ * bad pointer; EMFILE when no file descriptor is left (checked before any
+ * memory is touched); ENODEV when the device has been
  * unbound.
  *
  * EDQUOT: the caller lacks CAP_SYS_ADMIN, and the buffer would take the
@@ -388,14 +389,14 @@ struct cmabuf_sync {
  *
  * Needs CAP_SYS_RAWIO.
  *
- * A device driven from this address, with no importer's mapping, finds
- * the buffer's memory zero once this call returned: the first PHYS of a
- * buffer cleans what the CPU wrote to it so far, the clearing's zeros
- * among them, to memory (DOC: CMABUF_IOC_ALLOC); around the CPU's own access to the buffer, the usual
- * DMA_BUF_IOCTL_SYNC brackets (or CMABUF_IOC_SYNC's) are all it needs
- * (DOC: CPU access). Where %CMABUF_INFO_CACHE_SYNC is not set, the
- * instance's device is coherent, and cmabuf takes every device of its
- * area's buffers to be; or its mappings bounce (swiotlb=force), and no
+ * A device driven from this address, with no importer's mapping, finds the
+ * buffer's memory zero once this call returned: the first PHYS of a buffer
+ * cleans what the CPU wrote to it so far, the clearing's zeros among them,
+ * to memory (DOC: CMABUF_IOC_ALLOC); around the CPU's own access to the
+ * buffer, the usual DMA_BUF_IOCTL_SYNC brackets (or CMABUF_IOC_SYNC's) are
+ * all it needs (DOC: CPU access). Where %CMABUF_INFO_CACHE_SYNC is not
+ * set, the instance's device is coherent, and cmabuf takes every device of
+ * its area's buffers to be; or its mappings bounce (swiotlb=force), and no
  * cache maintenance is done: a non-coherent device cannot be driven from
  * this address then.
  *
