@@ -434,6 +434,34 @@ int trace_take(char *buf, size_t len)
 	return trace_clear();
 }
 
+/* A line of a DMA sync event for one device, direction and size. */
+struct trace_match {
+	char head[160];
+	char tail[64];
+	unsigned long long size;
+};
+
+static void trace_match_init(struct trace_match *m, const char *event,
+			     const char *dev, const char *dir,
+			     unsigned long long size)
+{
+	snprintf(m->head, sizeof(m->head), " %s: %s dir=%s ", event, dev, dir);
+	snprintf(m->tail, sizeof(m->tail), " size=%llu\n", size);
+	m->size = size;
+}
+
+/* Is the line from @line to its newline @end one @m matches? */
+static bool trace_match_line(const struct trace_match *m, const char *line,
+			     const char *end)
+{
+	size_t tl = strlen(m->tail);
+	const char *p = strstr(line, m->head);
+
+	if (!p || p > end)
+		return false;
+	return !m->size || !strncmp(end - tl + 1, m->tail, tl);
+}
+
 /*
  * Lines of @trace of @event ("dma_sync_single_for_cpu") for device @dev in
  * direction @dir ("FROM_DEVICE"), of @size bytes, or of any size for 0
@@ -443,20 +471,16 @@ unsigned int trace_count(const char *trace, const char *event,
 			 const char *dev, const char *dir,
 			 unsigned long long size)
 {
-	char head[160], tail[64];
-	const char *line = trace, *end, *p;
+	const char *line = trace, *end;
+	struct trace_match m;
 	unsigned int n = 0;
 
-	snprintf(head, sizeof(head), " %s: %s dir=%s ", event, dev, dir);
-	snprintf(tail, sizeof(tail), " size=%llu\n", size);
+	trace_match_init(&m, event, dev, dir, size);
 	for (; *line; line = end + 1) {
 		end = strchr(line, '\n');
 		if (!end)
 			break;
-		p = strstr(line, head);
-		if (!p || p > end)
-			continue;
-		if (!size || !strncmp(end - strlen(tail) + 1, tail, strlen(tail)))
+		if (trace_match_line(&m, line, end))
 			n++;
 	}
 	return n;
@@ -483,25 +507,23 @@ unsigned int trace_count_pid(const char *trace, int pid, const char *event,
 			     const char *dev, const char *dir,
 			     unsigned long long size)
 {
-	char head[160], tail[64], task[64], want[24];
-	const char *line = trace, *end, *p;
+	char task[64], want[24];
+	const char *line = trace, *end;
+	struct trace_match m;
 	unsigned int n = 0;
 	size_t tl, wl;
 
-	snprintf(head, sizeof(head), " %s: %s dir=%s ", event, dev, dir);
-	snprintf(tail, sizeof(tail), " size=%llu\n", size);
+	trace_match_init(&m, event, dev, dir, size);
 	wl = snprintf(want, sizeof(want), "-%d", pid);
 	for (; *line; line = end + 1) {
 		end = strchr(line, '\n');
 		if (!end)
 			break;
-		p = strstr(line, head);
-		if (!p || p > end || !trace_task(line, end, task, sizeof(task)))
+		if (!trace_match_line(&m, line, end) ||
+		    !trace_task(line, end, task, sizeof(task)))
 			continue;
 		tl = strlen(task);
-		if (tl < wl || strcmp(task + tl - wl, want))
-			continue;
-		if (!size || !strncmp(end - strlen(tail) + 1, tail, strlen(tail)))
+		if (tl >= wl && !strcmp(task + tl - wl, want))
 			n++;
 	}
 	return n;
@@ -516,23 +538,19 @@ unsigned int trace_count_arch(const char *trace, const char *func,
 			      const char *event, const char *dev,
 			      const char *dir, unsigned long long size)
 {
-	char head[160], tail[64], call[96], task[64], other[64];
+	char call[96], task[64], other[64];
 	const char *line = trace, *end, *p, *q, *qend;
+	struct trace_match m;
 	unsigned int n = 0;
 
-	snprintf(head, sizeof(head), " %s: %s dir=%s ", event, dev, dir);
-	snprintf(tail, sizeof(tail), " size=%llu\n", size);
+	trace_match_init(&m, event, dev, dir, size);
 	snprintf(call, sizeof(call), ": %s <-", func);
 	for (; *line; line = end + 1) {
 		end = strchr(line, '\n');
 		if (!end)
 			break;
-		p = strstr(line, head);
-		if (!p || p > end)
-			continue;
-		if (size && strncmp(end - strlen(tail) + 1, tail, strlen(tail)))
-			continue;
-		if (!trace_task(line, end, task, sizeof(task)))
+		if (!trace_match_line(&m, line, end) ||
+		    !trace_task(line, end, task, sizeof(task)))
 			continue;
 		/* The task's previous line, walking back. */
 		for (qend = line - 1; qend > trace; qend = q - 1) {
