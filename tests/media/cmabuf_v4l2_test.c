@@ -735,6 +735,18 @@ static void buffers_free(struct cbuf *b)
 		cbuf_free(&b[p]);
 }
 
+/* A buffer of @s from @in for every plane of @f, into @buf and @vp. */
+static void import_planes(struct __test_metadata *_metadata, struct inst *in,
+			  const struct vfmt *f, const struct src *s,
+			  struct cbuf *buf, struct vplane *vp)
+{
+	unsigned int p;
+
+	for (p = 0; p < f->planes; p++)
+		cbuf_alloc(_metadata, in, s, f->sizeimage[p], &buf[p]);
+	planes_of(buf, f->planes, vp);
+}
+
 /*
  * A plane's dma-buf smaller than its sizeimage: vb2 takes a length of 0
  * as the dma-buf's size, and refuses it, or the dma-buf's size given as
@@ -780,10 +792,7 @@ TEST_F_TIMEOUT(import, smaller_than_sizeimage_refused, TIMEOUT)
 		  live_buffers(_metadata, &self->leak, "general"))
 		TH_LOG("a refused buffer is still held");
 
-	for (p = 0; p < f->planes; p++)
-		cbuf_alloc(_metadata, &self->general, s, f->sizeimage[p],
-			   &self->buf[p]);
-	planes_of(self->buf, f->planes, vp);
+	import_planes(_metadata, &self->general, f, s, self->buf, vp);
 	EXPECT_EQ(0, v4l2_qbuf(self->video, f, 0, vp, 0));
 }
 
@@ -968,24 +977,17 @@ TEST_F_TIMEOUT(import, buf_prepare_refusal_nothing_held, TIMEOUT)
 	unsigned long long base = base_live(&self->leak, "general");
 	struct vplane vp[MAX_PLANES];
 	struct vframe fr;
-	unsigned int p;
 
 	ASSERT_EQ(0, v4l2_reqbufs(self->video, f->type, V4L2_MEMORY_DMABUF, 1,
 				  NULL));
-	for (p = 0; p < f->planes; p++)
-		cbuf_alloc(_metadata, &self->general, s, f->sizeimage[p],
-			   &self->buf[p]);
-	planes_of(self->buf, f->planes, vp);
+	import_planes(_metadata, &self->general, f, s, self->buf, vp);
 	ASSERT_EQ(0, ctrl_press(self->video, "Inject VIDIOC_QBUF Error"));
 	EXPECT_EQ(EINVAL, v4l2_qbuf(self->video, f, 0, vp, 0));
 	buffers_free(self->buf);
 	EXPECT_EQ(base, live_buffers(_metadata, &self->leak, "general"))
 		TH_LOG("refused at the first QBUF, and still held");
 
-	for (p = 0; p < f->planes; p++)
-		cbuf_alloc(_metadata, &self->general, s, f->sizeimage[p],
-			   &self->buf[p]);
-	planes_of(self->buf, f->planes, vp);
+	import_planes(_metadata, &self->general, f, s, self->buf, vp);
 	ASSERT_EQ(0, v4l2_qbuf(self->video, f, 0, vp, 0));
 	ASSERT_EQ(0, v4l2_stream(self->video, f->type, true));
 	ASSERT_EQ(0, v4l2_dqbuf(self->video, f, V4L2_MEMORY_DMABUF, &fr));
@@ -1009,14 +1011,10 @@ TEST_F_TIMEOUT(import, queued_buffer_held_until_reqbufs_0, TIMEOUT)
 	const struct vfmt *f = &self->fmt;
 	unsigned long long base = base_live(&self->leak, "general");
 	struct vplane vp[MAX_PLANES];
-	unsigned int p;
 
 	ASSERT_EQ(0, v4l2_reqbufs(self->video, f->type, V4L2_MEMORY_DMABUF, 1,
 				  NULL));
-	for (p = 0; p < f->planes; p++)
-		cbuf_alloc(_metadata, &self->general, s, f->sizeimage[p],
-			   &self->buf[p]);
-	planes_of(self->buf, f->planes, vp);
+	import_planes(_metadata, &self->general, f, s, self->buf, vp);
 	ASSERT_EQ(0, v4l2_qbuf(self->video, f, 0, vp, 0));
 	buffers_free(self->buf);
 	EXPECT_EQ(base + f->planes,
