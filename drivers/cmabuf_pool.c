@@ -727,22 +727,37 @@ static unsigned long cmabuf_pool_count(struct shrinker *shrinker,
 
 /*
  * The want whose ready buffer goes next: the least recently used of those
- * reclaim may have whose buffers the credit covers; NULL when none.
+ * with buffers of at most @most pages, files' wants and, with @reserve,
+ * the reserve's; NULL when none.
  */
 static struct cmabuf_want *cmabuf_pool_victim(struct cmabuf_pool *pool,
-					      bool reserve_over)
+					      unsigned long most, bool reserve)
 {
 	struct cmabuf_want *w, *lru = NULL;
 
 	lockdep_assert_held(&pool->lock);
 	list_for_each_entry(w, &pool->wants, node) {
-		if (!w->ready || w->plan.pages > pool->credit ||
-		    (!w->owner && !reserve_over))
+		if (!w->ready || w->plan.pages > most ||
+		    (!w->owner && !reserve))
 			continue;
 		if (!lru || time_before(w->used, lru->used))
 			lru = w;
 	}
 	return lru;
+}
+
+/* @w's first ready buffer leaves it for @out, on its way to CMA. */
+static struct cmabuf_pool_buf *cmabuf_want_unready(struct cmabuf_pool *pool,
+						   struct cmabuf_want *w,
+						   struct list_head *out)
+{
+	struct cmabuf_pool_buf *b;
+
+	b = list_first_entry(&w->bufs, struct cmabuf_pool_buf, node);
+	list_move(&b->node, out);
+	w->ready--;
+	cmabuf_pool_unready(pool, b->range.count);
+	return b;
 }
 
 /*
@@ -774,12 +789,9 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 		return SHRINK_STOP;
 	}
 	pool->credit = min(pool->credit + sc->nr_to_scan, soft);
-	while ((w = cmabuf_pool_victim(pool, over))) {
-		b = list_first_entry(&w->bufs, struct cmabuf_pool_buf, node);
-		list_move(&b->node, &out);
-		w->ready--;
+	while ((w = cmabuf_pool_victim(pool, pool->credit, over))) {
+		b = cmabuf_want_unready(pool, w, &out);
 		w->shrunk++;
-		cmabuf_pool_unready(pool, b->range.count);
 		pool->credit -= b->range.count;
 		pool->reclaimed_buffers++;
 		pool->reclaimed_pages += b->range.count;
@@ -978,8 +990,7 @@ static unsigned long cmabuf_pool_give_back(struct cmabuf_pool *pool,
 {
 	struct cma *cma = pool->cdev->cma;
 	unsigned long freed = 0, free = cmabuf_area_free_pages(cma);
-	struct cmabuf_want *w, *lru;
-	struct cmabuf_pool_buf *b;
+	struct cmabuf_want *w;
 	LIST_HEAD(out);
 
 	spin_lock(&pool->lock);
@@ -989,21 +1000,10 @@ static unsigned long cmabuf_pool_give_back(struct cmabuf_pool *pool,
 		spin_unlock(&pool->lock);
 		return 0;
 	}
-	while (all || freed < pages) {
-		lru = NULL;
-		list_for_each_entry(w, &pool->wants, node) {
-			if (w->owner && w->ready &&
-			    (!lru || time_before(w->used, lru->used)))
-				lru = w;
-		}
-		if (!lru)
-			break;
-		b = list_first_entry(&lru->bufs, struct cmabuf_pool_buf, node);
-		list_move(&b->node, &out);
-		lru->ready--;
-		lru->error = -ENOMEM;
-		cmabuf_pool_unready(pool, b->range.count);
-		freed += b->range.count;
+	while ((all || freed < pages) &&
+	       (w = cmabuf_pool_victim(pool, ULONG_MAX, false))) {
+		freed += cmabuf_want_unready(pool, w, &out)->range.count;
+		w->error = -ENOMEM;
 	}
 	spin_unlock(&pool->lock);
 	cmabuf_pool_release_list(pool->cdev, &out);
