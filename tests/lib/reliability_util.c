@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -111,6 +112,51 @@ static int rel_dt_read(const char *path, unsigned char *buf, size_t size,
 }
 
 /*
+ * The place of @area from the kernel's log, where its node has no reg (a region the
+ * kernel placed: "OF: reserved mem: 0xSTART..0xEND (N KiB) map reusable
+ * NAME") or there is no node (the default area from cma=, "reserved":
+ * "cma: Reserved N MiB at 0xSTART"). The boot's first lines, which a long
+ * run may push out of the log buffer: then EOPNOTSUPP.
+ */
+static int rel_log_area(const char *area, unsigned long long *pfn,
+			unsigned long long *pages)
+{
+	unsigned long long start, end, mib;
+	long page = sysconf(_SC_PAGESIZE);
+	char name[REL_NAME_MAX], *buf, *line, *save;
+	int size, n, ret = EOPNOTSUPP;
+	const char *p;
+
+	size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	if (size <= 0)
+		return EOPNOTSUPP;
+	buf = malloc(size + 1);
+	if (!buf)
+		return ENOMEM;
+	n = klogctl(3, buf, size);	/* SYSLOG_ACTION_READ_ALL */
+	buf[n > 0 ? n : 0] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line && ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		p = strstr(line, "OF: reserved mem: 0x");
+		if (p && sscanf(p, "OF: reserved mem: %llx..%llx (%*u KiB) map %*s %63s",
+				&start, &end, name) == 3 && !strcmp(name, area)) {
+			*pfn = start / page;
+			*pages = (end + 1 - start) / page;
+			ret = 0;
+		}
+		p = strstr(line, "cma: Reserved ");
+		if (p && !strcmp(area, "reserved") &&
+		    sscanf(p, "cma: Reserved %llu MiB at %llx", &mib, &start) == 2) {
+			*pfn = start / page;
+			*pages = (mib << 20) / page;
+			ret = 0;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+/*
  * The first page frame and the size in pages of the reserved-memory node
  * @area (the kernel names a CMA area made from a node after it), from
  * /proc/device-tree: where CMA debugfs is not there. EOPNOTSUPP for an
@@ -127,16 +173,16 @@ static int rel_dt_area(const char *area, unsigned long long *pfn,
 
 	if (rel_dt_read(REL_DT_RESERVED "/#address-cells", cells, 4, &len) ||
 	    len != 4)
-		return EOPNOTSUPP;
+		return rel_log_area(area, pfn, pages);
 	ac = rel_dt_cells(cells, 1);
 	if (rel_dt_read(REL_DT_RESERVED "/#size-cells", cells, 4, &len) ||
 	    len != 4)
-		return EOPNOTSUPP;
+		return rel_log_area(area, pfn, pages);
 	sc = rel_dt_cells(cells, 1);
 	snprintf(path, sizeof(path), REL_DT_RESERVED "/%s/reg", area);
 	if (ac > 2 || sc > 2 || rel_dt_read(path, reg, sizeof(reg), &len) ||
 	    len < (ac + sc) * 4)
-		return EOPNOTSUPP;
+		return rel_log_area(area, pfn, pages);
 	*pfn = rel_dt_cells(reg, ac) / page;
 	*pages = rel_dt_cells(reg + ac * 4, sc) / page;
 	return 0;
@@ -179,7 +225,8 @@ bool rel_cma_debugfs_there(void)
 /*
  * A number from debugfs cma/<area>/<file>. Where the kernel has no CMA
  * debugfs, "used" comes from CMA sysfs (allocated minus released pages),
- * "count" and "base_pfn" from the area's reserved-memory node; anything
+ * "count" and "base_pfn" from the area's reserved-memory node or the
+ * kernel's log of it; anything
  * else, or an area neither tells of, is EOPNOTSUPP, which the tests turn
  * into a skip that names what the kernel lacks (REL_CMA_LACKS).
  */

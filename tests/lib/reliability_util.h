@@ -115,7 +115,7 @@ int rel_cma_read(const char *area, const char *file, unsigned long long *val);
  * EOPNOTSUPP): what the kernel lacks, for the skip that says so.
  */
 #define REL_CMA_LACKS \
-	"the kernel has no CMA debugfs (CONFIG_CMA_DEBUGFS) and CMA sysfs or the area's reserved-memory node cannot tell it"
+	"the kernel has no CMA debugfs (CONFIG_CMA_DEBUGFS), and neither CMA sysfs (CONFIG_CMA_SYSFS) nor the area's reserved-memory node or boot log tells it"
 
 /* rel_snapshot_pages_lost() where an area's use cannot be read. */
 #define REL_PAGES_UNKNOWN	LLONG_MIN
