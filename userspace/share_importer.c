@@ -329,7 +329,7 @@ static int importer_area_start(struct share_result *res,
 	ret = dev_area_used(a->di.area, &a->start);
 	a->counted = !ret;
 	if (ret)
-		share_skip("CMA used pages: %s/%s/used: %s (debugfs mounted? CONFIG_CMA_DEBUGFS?), and no CMA sysfs (CONFIG_CMA_SYSFS)",
+		share_skip("CMA used pages: %s/%s/used: %s (no CMA debugfs or sysfs?)",
 			   CMA_DEBUGFS, a->di.area, strerror(-ret));
 	return 0;
 }

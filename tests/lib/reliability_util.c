@@ -70,7 +70,7 @@ int rel_debugfs_mount(void)
 		return 0;
 	/* Mounted, without CMA's directory: mounting again would stack. */
 	if (!statfs("/sys/kernel/debug", &fs) && fs.f_type == DEBUGFS_MAGIC)
-		return ENOENT;
+		return stat(CMA_DEBUGFS, &st) ? errno : 0;
 	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
 	    errno != EBUSY)
 		return errno;
@@ -129,10 +129,10 @@ static int rel_log_area(const char *area, unsigned long long *pfn,
 
 	size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
 	if (size <= 0)
-		return EOPNOTSUPP;
+		return ret;
 	buf = malloc(size + 1);
 	if (!buf)
-		return ENOMEM;
+		return errno;
 	n = klogctl(3, buf, size);	/* SYSLOG_ACTION_READ_ALL */
 	buf[n > 0 ? n : 0] = '\0';
 	for (line = strtok_r(buf, "\n", &save); line && ret;
@@ -243,8 +243,10 @@ int rel_cma_read(const char *area, const char *file, unsigned long long *val)
 	if (!strcmp(file, "used"))
 		return rel_cma_sysfs_used(area, val);
 	if (strcmp(file, "count") && strcmp(file, "base_pfn") &&
-	    strcmp(file, "ranges/0/base_pfn"))
-		return EOPNOTSUPP;
+	    strcmp(file, "ranges/0/base_pfn")) {
+		ret = EOPNOTSUPP;
+		return ret;
+	}
 	ret = rel_dt_area(area, &pfn, &pages);
 	if (!ret)
 		*val = strcmp(file, "count") ? pfn : pages;

@@ -108,13 +108,16 @@ struct cmabuf_buf {
  * that names what the kernel lacks where it cannot tell (no CMA debugfs,
  * and neither CMA sysfs nor the area's reserved-memory node says it).
  */
-#define CMA_READ(area, file, val) do {					\
-	int __cma_ret = cmabuf_cma_read(area, file, val);		\
-									\
-	if (__cma_ret == -EOPNOTSUPP)					\
-		SKIP(return, "CMA area %s, %s: " REL_CMA_LACKS, area, file); \
-	ASSERT_EQ(0, __cma_ret) TH_LOG("CMA area %s, %s", area, file);	\
-} while (0)
+static bool cma_read(struct __test_metadata *_metadata, const char *area,
+		     const char *file, unsigned long long *val)
+{
+	int ret = cmabuf_cma_read(area, file, val);
+
+	if (ret == -EOPNOTSUPP)
+		SKIP(return false, "CMA area %s, %s: " REL_CMA_LACKS, area, file);
+	ASSERT_EQ(0, ret) TH_LOG("CMA area %s, %s", area, file);
+	return true;
+}
 
 static const char * const instances[] = { DEV_GENERAL, DEV_DEFAULT, DEV_LARGE };
 
@@ -1473,7 +1476,8 @@ TEST_F(alloc_args, size_above_area_enomem)
 {
 	unsigned long long count;
 
-	CMA_READ(self->dev.area, "count", &count);
+	if (!cma_read(_metadata, self->dev.area, "count", &count))
+		return;
 	self->data.size = (count + 1) * PAGE;
 	ASSERT_EQ(ENOMEM, alloc_errno(self->dev.fd, &self->data));
 }
@@ -1875,7 +1879,8 @@ TEST_F(info, area_name_is_a_cma_area)
 		ASSERT_EQ(0, access(path, F_OK)) TH_LOG("no %s", path);
 	}
 	/* Without both, the kernel's own word of the area: node or log. */
-	CMA_READ(self->dev.area, "count", &count);
+	if (!cma_read(_metadata, self->dev.area, "count", &count))
+		return;
 	ASSERT_LT(0ULL, count);
 }
 
@@ -2042,8 +2047,10 @@ TEST_F(info, compound_orders_fit_area)
 	ASSERT_LE(1U, self->dev.info.min_compound_order);
 	ASSERT_LE(self->dev.info.min_compound_order,
 		  self->dev.info.max_compound_order);
-	CMA_READ(self->dev.area, "base_pfn", &base);
-	CMA_READ(self->dev.area, "count", &count);
+	if (!cma_read(_metadata, self->dev.area, "base_pfn", &base))
+		return;
+	if (!cma_read(_metadata, self->dev.area, "count", &count))
+		return;
 	end = base + count;
 	while (order < 63 && ((base + (1ULL << (order + 1)) - 1) &
 			      ~((1ULL << (order + 1)) - 1)) +
@@ -2063,8 +2070,10 @@ TEST_F(info, area_stats_match_debugfs)
 
 	if (!(info->flags & CMABUF_INFO_AREA_STATS))
 		SKIP(return, "this kernel does not tell the area's size");
-	CMA_READ(self->dev.area, "count", &count);
-	CMA_READ(self->dev.area, "used", &used);
+	if (!cma_read(_metadata, self->dev.area, "count", &count))
+		return;
+	if (!cma_read(_metadata, self->dev.area, "used", &used))
+		return;
 	ASSERT_EQ(count * PAGE, info->total_bytes);
 	ASSERT_EQ(used * PAGE, info->used_bytes);
 	ASSERT_EQ(info->total_bytes, info->free_bytes + info->used_bytes);
@@ -2873,8 +2882,10 @@ TEST_F(phys, reports_buffer_inside_area)
 {
 	unsigned long long base, count;
 
-	CMA_READ(self->b.dev.area, "base_pfn", &base);
-	CMA_READ(self->b.dev.area, "count", &count);
+	if (!cma_read(_metadata, self->b.dev.area, "base_pfn", &base))
+		return;
+	if (!cma_read(_metadata, self->b.dev.area, "count", &count))
+		return;
 	ASSERT_EQ(self->b.data.alloc_size, self->phys.size);
 	ASSERT_LE(base * PAGE, self->phys.phys);
 	ASSERT_GE((base + count) * PAGE, self->phys.phys + self->phys.size);
@@ -2999,8 +3010,10 @@ TEST_F(dma_reach, dma_bits_cover_the_area)
 		EXPECT_EQ(0U, self->dev.info.dma_bits);
 		return;
 	}
-	CMA_READ(self->dev.area, "base_pfn", &base);
-	CMA_READ(self->dev.area, "count", &count);
+	if (!cma_read(_metadata, self->dev.area, "base_pfn", &base))
+		return;
+	if (!cma_read(_metadata, self->dev.area, "count", &count))
+		return;
 	end = (base + count) * PAGE - 1;
 	EXPECT_EQ(64U - __builtin_clzll(end), self->dev.info.dma_bits)
 		TH_LOG("area %s ends at %#llx", self->dev.area, end);
@@ -4586,7 +4599,8 @@ TEST_F_TIMEOUT(cap, unprivileged_capped_root_not, 60)
 	/* The refusals cost nothing: two buffers, 8 MiB, in the area. */
 	cap_raise(_metadata, &self->st);
 	ASSERT_EQ(0, cmabuf_settle(self->dev.fd));
-	CMA_READ(self->dev.area, "used", &used);
+	if (!cma_read(_metadata, self->dev.area, "used", &used))
+		return;
 	EXPECT_EQ(self->dev.start.cma_used_pages + CAP_MAX / PAGE, used);
 	expect_counters(_metadata, &self->dev, &two);
 
@@ -4997,7 +5011,8 @@ TEST_F_TIMEOUT(deferred, buffer_made_for_a_dropped_want_counts_as_releasing,
 				    CMABUF_STRATEGY_AUTO, 1, 0, &p));
 	end = cmabuf_now_ms() + PREP_WAIT_MS;
 	do {
-		CMA_READ(self->dev.area, "used", &used);
+		if (!cma_read(_metadata, self->dev.area, "used", &used))
+			return;
 	} while (used < start + DEFER_SIZE / PAGE && cmabuf_now_ms() < end);
 	ASSERT_LE(start + DEFER_SIZE / PAGE, used)
 		TH_LOG("the worker never took the buffer's pages");
@@ -5006,7 +5021,8 @@ TEST_F_TIMEOUT(deferred, buffer_made_for_a_dropped_want_counts_as_releasing,
 
 	/* In this order: pages back between the two reads are not missed. */
 	ASSERT_EQ(0, cmabuf_sysfs_read(self->dev.fd, "releasing_bytes", &v));
-	CMA_READ(self->dev.area, "used", &used);
+	if (!cma_read(_metadata, self->dev.area, "used", &used))
+		return;
 	EXPECT_TRUE(v || used == start)
 		TH_LOG("%llu pages of %s held, none counted as releasing",
 		       used - start, self->dev.area);
@@ -5193,7 +5209,8 @@ TEST_F_TIMEOUT(memcg, past_memory_max_enomem_and_nothing_moved, 60)
 	EXPECT_LT(events, memcg_max_events(self->dir));
 	EXPECT_GE(start + MEMCG_SLACK,
 		  memcg_read(_metadata, self->dir, "memory.current"));
-	CMA_READ(self->dev.area, "used", &used);
+	if (!cma_read(_metadata, self->dev.area, "used", &used))
+		return;
 	EXPECT_EQ(self->dev.start.cma_used_pages, used);
 
 	ASSERT_EQ(0, cmabuf_alloc(self->dev.fd, 4 * SZ_1M,
@@ -5292,7 +5309,8 @@ static void dma_area_place(struct __test_metadata *_metadata,
 	if (ret == EOPNOTSUPP)
 		SKIP(return, "CMA area %s's base: " REL_CMA_LACKS, dev->area);
 	ASSERT_EQ(0, ret);
-	CMA_READ(dev->area, "count", &count);
+	if (!cma_read(_metadata, dev->area, "count", &count))
+		return;
 	*base = pfn * PAGE;
 	*size = count * PAGE;
 }
@@ -5324,7 +5342,7 @@ static int dma_alloc(const struct cmabuf_dev *dev, __u64 size, __u32 align,
 
 TEST_F_TIMEOUT(dma, fills_area_then_enomem, 600)
 {
-	__u64 base, size, phys, most, chunk, outside = 0;
+	__u64 base = 0, size = 0, phys, most, chunk, outside = 0;
 	unsigned long long used;
 	int fd = 0;
 
@@ -5352,7 +5370,8 @@ TEST_F_TIMEOUT(dma, fills_area_then_enomem, 600)
 	ASSERT_EQ(-ENOMEM, fd) TH_LOG("after %u buffers of %llu KiB", self->n,
 				      (unsigned long long)chunk >> 10);
 	EXPECT_GE(most, (__u64)self->n);
-	CMA_READ(self->dev.area, "used", &used);
+	if (!cma_read(_metadata, self->dev.area, "used", &used))
+		return;
 	EXPECT_GE(used, self->n * (chunk / PAGE));
 	/* Past the room, one more is refused the same way, nothing kept. */
 	EXPECT_EQ(-ENOMEM, dma_alloc(&self->dev, chunk, 0, &phys));
