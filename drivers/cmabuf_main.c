@@ -211,6 +211,15 @@ static void cmabuf_remove(struct platform_device *pdev)
 	cmabuf_dev_put(cdev);
 }
 
+#ifdef CMABUF_HAVE_INT_REMOVE
+/* Kernels before 6.11 (Debian's 6.1) want an int from remove(). */
+static int cmabuf_remove_int(struct platform_device *pdev)
+{
+	cmabuf_remove(pdev);
+	return 0;
+}
+#endif
+
 static const struct of_device_id cmabuf_of_match[] = {
 	{ .compatible = "linux,cmabuf" },
 	{ }
@@ -230,7 +239,11 @@ static const struct platform_device_id cmabuf_ids[] = {
 
 static struct platform_driver cmabuf_driver = {
 	.probe = cmabuf_probe,
+#ifdef CMABUF_HAVE_INT_REMOVE
+	.remove = cmabuf_remove_int,
+#else
 	.remove = cmabuf_remove,
+#endif
 	.id_table = cmabuf_ids,
 	.driver = {
 		.name = "cmabuf",

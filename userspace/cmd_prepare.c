@@ -302,8 +302,8 @@ static void prepare_explain(int dev_fd, const struct prepare_opts *o, int err)
 	}
 	switch (err) {
 	case -ENOSPC:
-		if (di.info.flags & CMABUF_INFO_AREA_STATS)
-			l.area_bytes = di.info.total_bytes;
+		/* The area the limits are of, where INFO tells it (node too). */
+		l.area_bytes = di.info.total_bytes;
 		l.page_size = di.info.page_size;
 		l.max_percent = prepare_param("prepare_max_percent", 50);
 		l.file_percent = prepare_param("prepare_file_percent", 25);

@@ -138,7 +138,8 @@ void explain_enomem(const struct cmabuf_info *info, __u64 size,
 	size_t off;
 
 	fmt_size(size, sz, sizeof(sz));
-	if (info->flags & CMABUF_INFO_AREA_STATS && size > info->total_bytes) {
+	/* Without the area's statistics its size may still be known (node). */
+	if (info->total_bytes && size > info->total_bytes) {
 		snprintf(buf, len, "%s is more than the whole area (%s)", sz,
 			 fmt_size(info->total_bytes, tot, sizeof(tot)));
 		return;

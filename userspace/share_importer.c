@@ -297,7 +297,7 @@ static void importer_used(struct share_result *res, const struct importer_area *
 		return;
 	if (!held)
 		importer_settle(res, a, when);
-	ret = dev_area_read(a->di.area, "used", &used);
+	ret = dev_area_used(a->di.area, &used);
 	if (ret)
 		share_check(res, false, "%s: %s/%s/used: %s", when, CMA_DEBUGFS,
 			    a->di.area, strerror(-ret));
@@ -326,10 +326,10 @@ static int importer_area_start(struct share_result *res,
 		return ret;
 	/* Not counting buffers freed before, still on their way back. */
 	importer_settle(res, a, "start");
-	ret = dev_area_read(a->di.area, "used", &a->start);
+	ret = dev_area_used(a->di.area, &a->start);
 	a->counted = !ret;
 	if (ret)
-		share_skip("CMA used pages: %s/%s/used: %s (debugfs mounted? CONFIG_CMA_DEBUGFS?)",
+		share_skip("CMA used pages: %s/%s/used: %s (no CMA debugfs or sysfs?)",
 			   CMA_DEBUGFS, a->di.area, strerror(-ret));
 	return 0;
 }

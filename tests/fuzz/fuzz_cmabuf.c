@@ -115,8 +115,15 @@ void fz_model_request(const struct fz_inst *in, __u64 size, __u32 align,
 	/*
 	 * DMA takes what the DMA API gives: the size rounded up to a power of
 	 * two, and no more than CONFIG_CMA_ALIGNMENT, at least 2 (Kconfig).
+	 * AUTO is DMA where the instance has nothing else (a kernel that
+	 * exports nothing of CMA, such as Debian's 6.x: cmabuf_plan_make()).
 	 */
-	if (strategy == CMABUF_STRATEGY_DMA && rq->align_order) {
+	if ((strategy == CMABUF_STRATEGY_DMA ||
+	     (strategy == CMABUF_STRATEGY_AUTO &&
+	      !(in->rel.strategies & (CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_COMPOUND) |
+				      CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_FROZEN) |
+				      CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY))))) &&
+	    rq->align_order) {
 		unsigned int most = rq->pages > 1 ?
 				    64 - __builtin_clzll(rq->pages - 1) : 0;
 

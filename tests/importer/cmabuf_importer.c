@@ -37,6 +37,29 @@
 
 #include "cmabuf_importer.h"
 
+/*
+ * Kernels before 6.2 (Debian's 6.1) take the dma-buf's lock in
+ * dma_buf_vmap() themselves and have no *_unlocked variants.
+ */
+static int cmabuf_importer_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+#ifdef CMABUF_HAVE_LOCKED_VMAP
+	return dma_buf_vmap(dmabuf, map);
+#else
+	return dma_buf_vmap_unlocked(dmabuf, map);
+#endif
+}
+
+static void cmabuf_importer_vunmap(struct dma_buf *dmabuf,
+				   struct iosys_map *map)
+{
+#ifdef CMABUF_HAVE_LOCKED_VMAP
+	dma_buf_vunmap(dmabuf, map);
+#else
+	dma_buf_vunmap_unlocked(dmabuf, map);
+#endif
+}
+
 #define CMABUF_IMPORTER_NAME	"cmabuf_importer"
 #define CMABUF_IMPORTER32_NAME	"cmabuf_importer32"
 
@@ -224,13 +247,13 @@ static void cmabuf_importer_check_buf(struct cmabuf_importer *imp,
 		goto detach;
 	cmabuf_importer_describe(sgt, chk);
 
-	ret = dma_buf_vmap_unlocked(dmabuf, &map);
+	ret = cmabuf_importer_vmap(dmabuf, &map);
 	if (cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_VMAP, ret))
 		goto unmap_attachment;
 
 	cmabuf_importer_access(dmabuf, &map, chk);
 
-	dma_buf_vunmap_unlocked(dmabuf, &map);
+	cmabuf_importer_vunmap(dmabuf, &map);
 	cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_VUNMAP, 0);
 unmap_attachment:
 	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
@@ -284,7 +307,7 @@ static long cmabuf_importer_ioctl_check(struct cmabuf_importer *imp,
 static void cmabuf_importer_drop(struct cmabuf_importer_held *held)
 {
 	if (!iosys_map_is_null(&held->map))
-		dma_buf_vunmap_unlocked(held->dmabuf, &held->map);
+		cmabuf_importer_vunmap(held->dmabuf, &held->map);
 	if (held->sgt)
 		dma_buf_unmap_attachment_unlocked(held->attach, held->sgt,
 						  held->dir);
@@ -337,7 +360,7 @@ static int cmabuf_importer_hold(struct cmabuf_importer *imp,
 	}
 	/* As a driver whose CPU fills the buffer does (vb2-vmalloc). */
 	if (arg->flags & CMABUF_IMPORTER_HOLD_VMAP) {
-		ret = dma_buf_vmap_unlocked(held->dmabuf, &held->map);
+		ret = cmabuf_importer_vmap(held->dmabuf, &held->map);
 		if (ret)
 			goto unmap_attachment;
 	}
@@ -355,7 +378,7 @@ static int cmabuf_importer_hold(struct cmabuf_importer *imp,
 
 vunmap:
 	if (!iosys_map_is_null(&held->map))
-		dma_buf_vunmap_unlocked(held->dmabuf, &held->map);
+		cmabuf_importer_vunmap(held->dmabuf, &held->map);
 unmap_attachment:
 	if (held->sgt)
 		dma_buf_unmap_attachment_unlocked(held->attach, held->sgt,
@@ -585,6 +608,15 @@ static void cmabuf_importer_remove(struct platform_device *pdev)
 	xa_destroy(&imp->holds);
 }
 
+#ifdef CMABUF_HAVE_INT_REMOVE
+/* Kernels before 6.11 want an int from remove(). */
+static int cmabuf_importer_remove_int(struct platform_device *pdev)
+{
+	cmabuf_importer_remove(pdev);
+	return 0;
+}
+#endif
+
 /* The devices, by name, and the width of their DMA masks. */
 static const struct platform_device_id cmabuf_importer_ids[] = {
 	{ .name = CMABUF_IMPORTER_NAME, .driver_data = 64 },
@@ -598,7 +630,11 @@ static struct platform_driver cmabuf_importer_driver = {
 		.suppress_bind_attrs = true,
 	},
 	.probe = cmabuf_importer_probe,
+#ifdef CMABUF_HAVE_INT_REMOVE
+	.remove = cmabuf_importer_remove_int,
+#else
 	.remove = cmabuf_importer_remove,
+#endif
 	.id_table = cmabuf_importer_ids,
 };
 

@@ -288,13 +288,15 @@ static int read_ull(const char *path, unsigned long long *val)
 	return -rel_read_ull(path, val);
 }
 
-/* A file of debugfs cma/<area>/, mounting debugfs when nobody did. */
+/*
+ * A file of debugfs cma/<area>/, mounting debugfs when nobody did; without
+ * CMA debugfs what rel_cma_read() reads instead, or -EOPNOTSUPP.
+ */
 int cmabuf_cma_read(const char *area, const char *file,
 		    unsigned long long *val)
 {
-	int ret = rel_debugfs_mount();
-
-	return ret ? -ret : -rel_cma_read(area, file, val);
+	rel_debugfs_mount();
+	return -rel_cma_read(area, file, val);
 }
 
 /* Pages the area handed out and did not get back, from its sysfs stats. */
@@ -520,8 +522,9 @@ int cmabuf_counters_read(int dev, const char *area, struct cmabuf_counters *c)
 	if (info.flags & CMABUF_INFO_AREA_STATS)
 		c->free_bytes = info.free_bytes;
 	ret = cmabuf_cma_read(area, "used", &c->cma_used_pages);
-	if (ret)
+	if (ret && ret != -EOPNOTSUPP)
 		return ret;
+	c->used_known = !ret;
 	ret = cma_held_pages(area, &c->cma_held_pages);
 	c->held_known = !ret;
 	return ret == -ENOENT ? 0 : ret;

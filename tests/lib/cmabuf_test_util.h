@@ -26,7 +26,10 @@
 
 /**
  * struct cmabuf_counters - what a buffer's life must leave as it found
- * @cma_used_pages: the area's allocated pages (debugfs cma/<area>/used).
+ * @cma_used_pages: the area's allocated pages (debugfs cma/<area>/used;
+ *	without CMA debugfs, CMA sysfs allocated minus released pages).
+ * @used_known: the kernel tells @cma_used_pages: false without CMA
+ *	debugfs and CMA sysfs (Debian's 6.x), where it is 0.
  * @cma_held_pages: pages allocated minus pages released, from sysfs
  *	mm/cma/<area>/ (0 when the kernel has no CMA sysfs).
  * @held_known: the kernel has CMA sysfs, @cma_held_pages means something.
@@ -36,6 +39,7 @@
  */
 struct cmabuf_counters {
 	unsigned long long cma_used_pages;
+	bool used_known;
 	unsigned long long cma_held_pages;
 	bool held_known;
 	__u64 live_buffers;

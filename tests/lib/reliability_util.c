@@ -12,14 +12,19 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <linux/cmabuf.h>
+#include <linux/magic.h>
 
 #include "reliability_util.h"
 
 #define CMA_DEBUGFS	"/sys/kernel/debug/cma"
+#define REL_CMA_SYSFS	"/sys/kernel/mm/cma"
+#define REL_DT_RESERVED	"/proc/device-tree/reserved-memory"
 #define MISC_CLASS	"/sys/class/misc"
 
 int rel_read_ull(const char *path, unsigned long long *val)
@@ -59,8 +64,13 @@ int rel_debugfs_mount(void)
 {
 	struct stat st;
 
+	struct statfs fs;
+
 	if (!stat(CMA_DEBUGFS, &st))
 		return 0;
+	/* Mounted, without CMA's directory: mounting again would stack. */
+	if (!statfs("/sys/kernel/debug", &fs) && fs.f_type == DEBUGFS_MAGIC)
+		return stat(CMA_DEBUGFS, &st) ? errno : 0;
 	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
 	    errno != EBUSY)
 		return errno;
@@ -78,13 +88,169 @@ static const char *rel_cma_debugfs(void)
 	return dir ? dir : CMA_DEBUGFS;
 }
 
-/* A number from debugfs cma/<area>/<file>. */
+/* A big-endian cell of a device tree property, as /proc/device-tree has it. */
+static unsigned long long rel_dt_cells(const unsigned char *p, unsigned int n)
+{
+	unsigned long long v = 0;
+	unsigned int i;
+
+	for (i = 0; i < n * 4; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int rel_dt_read(const char *path, unsigned char *buf, size_t size,
+		       size_t *len)
+{
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return errno;
+	*len = fread(buf, 1, size, f);
+	fclose(f);
+	return 0;
+}
+
+/*
+ * The place of @area from the kernel's log, where its node has no reg (a region the
+ * kernel placed: "OF: reserved mem: 0xSTART..0xEND (N KiB) map reusable
+ * NAME") or there is no node (the default area from cma=, "reserved":
+ * "cma: Reserved N MiB at 0xSTART"). The boot's first lines, which a long
+ * run may push out of the log buffer: then EOPNOTSUPP.
+ */
+static int rel_log_area(const char *area, unsigned long long *pfn,
+			unsigned long long *pages)
+{
+	unsigned long long start, end, mib;
+	long page = sysconf(_SC_PAGESIZE);
+	char name[REL_NAME_MAX], *buf, *line, *save;
+	int size, n, ret = EOPNOTSUPP;
+	const char *p;
+
+	size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	if (size <= 0)
+		return ret;
+	buf = malloc(size + 1);
+	if (!buf)
+		return errno;
+	n = klogctl(3, buf, size);	/* SYSLOG_ACTION_READ_ALL */
+	buf[n > 0 ? n : 0] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line && ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		p = strstr(line, "OF: reserved mem: 0x");
+		if (p && sscanf(p, "OF: reserved mem: %llx..%llx (%*u KiB) map %*s %63s",
+				&start, &end, name) == 3 && !strcmp(name, area)) {
+			*pfn = start / page;
+			*pages = (end + 1 - start) / page;
+			ret = 0;
+		}
+		p = strstr(line, "cma: Reserved ");
+		if (p && !strcmp(area, "reserved") &&
+		    sscanf(p, "cma: Reserved %llu MiB at %llx", &mib, &start) == 2) {
+			*pfn = start / page;
+			*pages = (mib << 20) / page;
+			ret = 0;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+/*
+ * The first page frame and the size in pages of the reserved-memory node
+ * @area (the kernel names a CMA area made from a node after it), from
+ * /proc/device-tree: where CMA debugfs is not there. EOPNOTSUPP for an
+ * area without a node (the default area made from cma=).
+ */
+static int rel_dt_area(const char *area, unsigned long long *pfn,
+		       unsigned long long *pages)
+{
+	unsigned char cells[4], reg[32];
+	unsigned int ac, sc;
+	long page = sysconf(_SC_PAGESIZE);
+	char path[256];
+	size_t len = 0;
+
+	if (rel_dt_read(REL_DT_RESERVED "/#address-cells", cells, 4, &len) ||
+	    len != 4)
+		return rel_log_area(area, pfn, pages);
+	ac = rel_dt_cells(cells, 1);
+	if (rel_dt_read(REL_DT_RESERVED "/#size-cells", cells, 4, &len) ||
+	    len != 4)
+		return rel_log_area(area, pfn, pages);
+	sc = rel_dt_cells(cells, 1);
+	snprintf(path, sizeof(path), REL_DT_RESERVED "/%s/reg", area);
+	if (ac > 2 || sc > 2 || rel_dt_read(path, reg, sizeof(reg), &len) ||
+	    len < (ac + sc) * 4)
+		return rel_log_area(area, pfn, pages);
+	*pfn = rel_dt_cells(reg, ac) / page;
+	*pages = rel_dt_cells(reg + ac * 4, sc) / page;
+	return 0;
+}
+
+/*
+ * Pages of @area allocated and not released, from CMA sysfs (7.2 has it,
+ * Debian's 6.x do not): what debugfs "used" counts, for an area whose
+ * pages all went through cma_alloc()/cma_release().
+ */
+static int rel_cma_sysfs_used(const char *area, unsigned long long *used)
+{
+	unsigned long long allocated, released;
+	char path[256];
+	int ret;
+
+	snprintf(path, sizeof(path), REL_CMA_SYSFS "/%s/alloc_pages_success",
+		 area);
+	ret = rel_read_ull(path, &allocated);
+	if (ret)
+		return ret == ENOENT ? EOPNOTSUPP : ret;
+	snprintf(path, sizeof(path), REL_CMA_SYSFS "/%s/release_pages_success",
+		 area);
+	ret = rel_read_ull(path, &released);
+	if (ret)
+		return ret == ENOENT ? EOPNOTSUPP : ret;
+	*used = allocated - released;
+	return 0;
+}
+
+/* Has the kernel CMA debugfs (CONFIG_CMA_DEBUGFS)? */
+bool rel_cma_debugfs_there(void)
+{
+	struct stat st;
+
+	rel_debugfs_mount();
+	return !stat(rel_cma_debugfs(), &st);
+}
+
+/*
+ * A number from debugfs cma/<area>/<file>. Where the kernel has no CMA
+ * debugfs, "used" comes from CMA sysfs (allocated minus released pages),
+ * "count" and "base_pfn" from the area's reserved-memory node or the
+ * kernel's log of it; anything
+ * else, or an area neither tells of, is EOPNOTSUPP, which the tests turn
+ * into a skip that names what the kernel lacks (REL_CMA_LACKS).
+ */
 int rel_cma_read(const char *area, const char *file, unsigned long long *val)
 {
+	unsigned long long pfn, pages;
 	char path[256];
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s/%s", rel_cma_debugfs(), area, file);
-	return rel_read_ull(path, val);
+	ret = rel_read_ull(path, val);
+	if (ret != ENOENT || rel_cma_debugfs_there())
+		return ret;
+	if (!strcmp(file, "used"))
+		return rel_cma_sysfs_used(area, val);
+	if (strcmp(file, "count") && strcmp(file, "base_pfn") &&
+	    strcmp(file, "ranges/0/base_pfn")) {
+		ret = EOPNOTSUPP;
+		return ret;
+	}
+	ret = rel_dt_area(area, &pfn, &pages);
+	if (!ret)
+		*val = strcmp(file, "count") ? pfn : pages;
+	return ret;
 }
 
 /*
@@ -263,6 +429,41 @@ static int rel_read_ull_in(const char *name, const char *file,
 }
 
 /*
+ * The pages cmabuf's instances on @area hold by their own count (live,
+ * prepared and releasing bytes): the stand-in for the area's used pages
+ * where the kernel cannot tell them (rel_cma_read() gives EOPNOTSUPP). It
+ * sees a buffer the driver never freed, not pages CMA lost underneath.
+ */
+int rel_area_held_pages(const char *area, unsigned long long *pages)
+{
+	static const char * const files[] = {
+		"stats/live_bytes", "prepared_bytes", "releasing_bytes",
+	};
+	struct rel_instance inst[REL_MAX_INSTANCES];
+	unsigned long long bytes = 0, v;
+	unsigned int n, i, j;
+	int ret;
+
+	ret = rel_instances(inst, REL_MAX_INSTANCES, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		if (strcmp(inst[i].area, area))
+			continue;
+		for (j = 0; j < ARRAY_SIZE(files); j++) {
+			ret = rel_read_ull_in(inst[i].name, files[j], &v);
+			if (ret == ENOENT)
+				continue;
+			if (ret)
+				return ret;
+			bytes += v;
+		}
+	}
+	*pages = bytes / sysconf(_SC_PAGESIZE);
+	return 0;
+}
+
+/*
  * Wait up to @timeout_ms until the instance @name has released every
  * buffer freed so far (sysfs releasing_bytes is 0): frees go back to the
  * CMA area in the background, and the area's counters catch up only then.
@@ -312,8 +513,9 @@ static int rel_counts_take(const struct rel_instance *in, struct rel_counts *c)
 	snprintf(c->name, sizeof(c->name), "%s", in->name);
 	snprintf(c->area, sizeof(c->area), "%s", in->area);
 	ret = rel_cma_read(in->area, "used", &c->used_pages);
-	if (ret)
+	if (ret && ret != EOPNOTSUPP)
 		return ret;
+	c->used_known = !ret;
 
 	c->present = true;
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
@@ -388,9 +590,9 @@ long long rel_snapshot_pages_lost(const struct rel_snapshot *base,
 
 	for (i = 0; i < base->count; i++) {
 		c = rel_snapshot_find(now, base->inst[i].name);
-		if (c)
-			lost += (long long)(c->used_pages -
-					    base->inst[i].used_pages);
+		if (!c || !c->used_known || !base->inst[i].used_known)
+			return REL_PAGES_UNKNOWN;
+		lost += (long long)(c->used_pages - base->inst[i].used_pages);
 	}
 	return lost;
 }
@@ -415,6 +617,12 @@ bool rel_snapshot_same(const struct rel_snapshot *a,
 	for (i = 0; i < a->count; i++) {
 		x = &a->inst[i];
 		y = &b->inst[i];
+		if (x->used_known != y->used_known) {
+			snprintf(why, size, "area %s: pages used %s, then %s",
+				 x->area, x->used_known ? "known" : "unknown",
+				 y->used_known ? "known" : "unknown");
+			return false;
+		}
 		if (x->used_pages != y->used_pages) {
 			snprintf(why, size, "area %s: %llu pages used, then %llu",
 				 x->area, x->used_pages, y->used_pages);

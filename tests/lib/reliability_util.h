@@ -11,6 +11,7 @@
 #ifndef RELIABILITY_UTIL_H
 #define RELIABILITY_UTIL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,7 +70,10 @@ struct rel_instance {
  * @name: the instance.
  * @area: its CMA area.
  * @present: the instance's sysfs directory exists (it is bound).
- * @used_pages: pages of the area allocated by anyone (debugfs used).
+ * @used_pages: pages of the area allocated by anyone (debugfs used, or
+ *	CMA sysfs allocated minus released pages without CMA debugfs).
+ * @used_known: the kernel tells @used_pages (false: neither CMA debugfs
+ *	nor CMA sysfs, @used_pages is 0 and not compared).
  * @live_buffers: sysfs stats/live_buffers.
  * @live_bytes: sysfs stats/live_bytes.
  * @prepared_bytes: sysfs prepared_bytes, buffers ready ahead (0 where the
@@ -81,6 +85,7 @@ struct rel_counts {
 	char name[REL_NAME_MAX];
 	char area[REL_NAME_MAX];
 	bool present;
+	bool used_known;
 	unsigned long long used_pages;
 	unsigned long long live_buffers;
 	unsigned long long live_bytes;
@@ -101,7 +106,19 @@ struct rel_snapshot {
 int rel_read_ull(const char *path, unsigned long long *val);
 int rel_write_str(const char *path, const char *s);
 int rel_debugfs_mount(void);
+bool rel_cma_debugfs_there(void);
+int rel_area_held_pages(const char *area, unsigned long long *pages);
 int rel_cma_read(const char *area, const char *file, unsigned long long *val);
+
+/*
+ * Why a check of a CMA area cannot be made (rel_cma_read() returned
+ * EOPNOTSUPP): what the kernel lacks, for the skip that says so.
+ */
+#define REL_CMA_LACKS \
+	"the kernel has no CMA debugfs (CONFIG_CMA_DEBUGFS), and neither CMA sysfs (CONFIG_CMA_SYSFS) nor the area's reserved-memory node or boot log tells it"
+
+/* rel_snapshot_pages_lost() where an area's use cannot be read. */
+#define REL_PAGES_UNKNOWN	LLONG_MIN
 int rel_cma_base_pfn(const char *area, unsigned long long *pfn);
 int rel_cma_has_room(const char *area, unsigned long long pages,
 		     unsigned long long align, bool *room);

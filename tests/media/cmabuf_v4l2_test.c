@@ -766,11 +766,18 @@ TEST_F_TIMEOUT(import, smaller_than_sizeimage_refused, TIMEOUT)
 	unsigned long long unreachable[2];
 	struct vplane vp[MAX_PLANES];
 
+	/* Whole pages below sizeimage: 4K less is no less with 16 KiB pages. */
+	const unsigned long long page = getpagesize();
+	unsigned long long short_size = (f->sizeimage[last] - 1) / page * page;
+
+	if (!short_size)
+		SKIP(return, "the last plane's sizeimage (%u) is within one page",
+		     f->sizeimage[last]);
 	ASSERT_EQ(0, v4l2_reqbufs(self->video, f->type, V4L2_MEMORY_DMABUF, 1,
 				  NULL));
 	for (p = 0; p < f->planes; p++)
 		cbuf_alloc(_metadata, &self->general, s,
-			   f->sizeimage[p] - (p == last ? SZ_4K : 0),
+			   p == last ? short_size : f->sizeimage[p],
 			   &self->buf[p]);
 	ASSERT_GT(f->sizeimage[last], self->buf[last].size);
 	ASSERT_EQ(0, cmabuf_sysfs_read(self->general.dev,

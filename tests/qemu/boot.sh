@@ -204,6 +204,16 @@ if is_stock "$kernel"; then
 			preload="$preload${preload:+,}$m"
 	done
 	[ -n "$preload" ] && env="$env CMABUF_MODPROBE=$preload"
+	# The strategies the tests expect follow what the image exports to
+	# modules (its kallsyms lists cma_alloc whether exported or not):
+	# CMABUF_TEST_STRATEGIES, CMABUF_STRATEGY_BIT()s of the uapi.
+	symvers=$(cat "$CMABUF_BUILD/stock/$kernel/kdir")/Module.symvers
+	exports() { awk -F'\t' -v s="$1" '$2 == s { f = 1 } END { exit !f }' "$symvers"; }
+	bits=1
+	exports cma_alloc_frozen_compound && bits=$((bits | 2 | 4))
+	exports cma_alloc && bits=$((bits | 8))
+	exports dma_alloc_pages && bits=$((bits | 16))
+	env="$env CMABUF_TEST_STRATEGIES=$(printf '%#x' $bits)"
 else
 	[ -f "$image" ] || die "kernel $kernel is not built (make kernels)"
 fi
