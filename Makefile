@@ -17,7 +17,10 @@
 #   make module KERNEL=7.2   build the modules for a test-bed kernel
 #   make kernels             fetch, patch and build the test-bed kernels
 #   make userspace           cmabufctl and the test programs, host and arm64
-#   make check               build everything, boot every kernel, run every test
+#   make check               build 7.2 and 7.2-debug, boot them and Debian's 6.12
+#                            (4 and 16 KiB pages) and 7.2, run every test
+#   make check-full          make check, the test bed's 6.12 and the 16/64 KiB
+#                            kernels, every stock image, the long fuzz
 #   make check-stock         the same on Debian's own kernels, as Debian ships
 #                            them (kernel/stock-images): downloads, no kernel build
 #   make shell KERNEL=7.2    interactive console of a test-bed guest
@@ -30,7 +33,8 @@
 
 KDIR ?= $(or $(KERNEL_SRC),/lib/modules/$(shell uname -r)/build)
 KERNEL ?= 7.2
-KERNELS ?= 7.2 6.12 7.2-debug
+KERNELS ?= 7.2 7.2-debug stock-6.12 stock-6.12-16k stock-7.2
+FULL_KERNELS ?= 7.2 6.12 7.2-debug 7.2-16k 7.2-64k $(STOCK_KERNELS)
 STOCK_KERNELS ?= $(shell awk '!/^\#/ && NF { print $$1 }' kernel/stock-images)
 CROSS_COMPILE ?= aarch64-linux-gnu-
 BUILD := $(CURDIR)/build
@@ -54,7 +58,7 @@ kdir = $(if $(wildcard $(KDIR)/Makefile),$(KDIR),$(error cmabuf: no kernel \
 	linux-headers-$(shell uname -r)) or set KDIR to your board's kernel build tree))
 
 .PHONY: all modules modules_install install uninstall clean module kernels \
-	userspace check check-stock shell lint bench bench-load demo soak deps docs
+	userspace check check-stock check-full shell lint bench bench-load demo soak deps docs
 
 all: modules
 
@@ -94,7 +98,7 @@ deps:
 	bash tests/qemu/install-deps.sh
 
 kernels:
-	bash tests/qemu/build-kernels.sh $(KERNELS)
+	bash tests/qemu/build-kernels.sh $(filter-out stock-%,$(KERNELS))
 
 # The test bed always builds the test modules, and checks it did.
 module:
@@ -128,6 +132,9 @@ check:
 
 check-stock:
 	bash tests/qemu/check.sh $(STOCK_KERNELS)
+
+check-full:
+	CMABUF_FULL=1 bash tests/qemu/check.sh $(FULL_KERNELS)
 
 shell:
 	bash tests/qemu/boot.sh --shell $(KERNEL)

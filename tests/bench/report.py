@@ -15,8 +15,12 @@ divided by its side's median of REF's phase "ref" in the same workload
 (cpu-ref: the same user-space work on both boots), so that two boots at
 different speeds of the machine compare as at one. Example:
   --check "contig-64m free before:cmabuf-legacy after:cmabuf-frozen 2"
-A check that needs a side given as --unavailable SIDE=REASON is a skip
-with that reason; a check whose results are missing fails.
+PATH may name alternatives, "cmabuf-legacy|cmabuf-dma": the first the
+side measured is taken (the "before" kernel's cma_alloc() path is LEGACY
+where the kernel exports it, the DMA API's where it exports nothing of
+CMA). A check that needs a side given as --unavailable SIDE=REASON, or
+names exactly a SIDE:PATH given as --unavailable SIDE:PATH=REASON, is a
+skip with that reason; a check whose results are missing fails.
 
 Results carry the setting they were measured in (init_on_alloc, vCPUs):
 each setting gets its own table, before and after compared within it, and
@@ -297,12 +301,16 @@ class Ambiguous(Exception):
 
 
 def pick(results, workload, phase, path):
-    """The one result of (workload, phase, path) in any setting."""
-    found = [r for (conf, w, ph, p), r in results.items()
-             if (w, ph, p) == (workload, phase, path)]
-    if len(found) > 1:
-        raise Ambiguous(f"{path} measured in {len(found)} settings")
-    return found[0] if found else None
+    """The one result of (workload, phase, path) in any setting; of the
+    first alternative measured where PATH is "A|B"."""
+    for alt in path.split("|"):
+        found = [r for (conf, w, ph, p), r in results.items()
+                 if (w, ph, p) == (workload, phase, alt)]
+        if len(found) > 1:
+            raise Ambiguous(f"{alt} measured in {len(found)} settings")
+        if found:
+            return found[0]
+    return None
 
 
 def parse_check(spec, min_n):
@@ -345,7 +353,8 @@ def run_checks(specs, before, after, min_n, unavailable=None):
         workload, phase, first, second = (c["workload"], c["phase"],
                                           c["first"], c["second"])
         want, need, by, used = c["want"], c["need"], c["by"], c["used"]
-        gone = [unavailable[s] for s in dict.fromkeys(used) if s in unavailable]
+        gone = [unavailable[s] for s in dict.fromkeys(used + [first, second])
+                if s in unavailable]
         if gone:
             res["ok"] = True
             res["skip"] = "; ".join(gone)
@@ -745,8 +754,9 @@ def main(argv=None):
     ap.add_argument("--check", action="append", default=[],
                     help="'WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO'")
     ap.add_argument("--unavailable", action="append", default=[],
-                    metavar="SIDE=REASON",
-                    help="checks that need SIDE are skipped with REASON")
+                    metavar="SIDE[:PATH]=REASON",
+                    help="checks that need SIDE (or name SIDE:PATH) are "
+                    "skipped with REASON")
     ap.add_argument("--min-n", type=int, default=20,
                     help="samples each side of a check needs (default 20)")
     ap.add_argument("--no-chart", action="store_true")
@@ -762,7 +772,7 @@ def main(argv=None):
     unavailable = {}
     for u in args.unavailable:
         side, _, reason = u.partition("=")
-        if side not in ("before", "after"):
+        if side.split(":", 1)[0] not in ("before", "after"):
             ap.error(f"--unavailable {u}: SIDE is before or after")
         unavailable[side] = reason or f"no {side} results"
     checks = run_checks(args.check, before, after, args.min_n, unavailable)

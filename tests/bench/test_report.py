@@ -272,6 +272,30 @@ def test_zero_and_unavailable(tmp):
        "the others still run")
 
 
+def test_before_alternatives(tmp):
+    """The "before" kernel's path, LEGACY or the DMA API's: the first the
+    side measured; a check naming exactly a path given unavailable is a
+    skip with the reason."""
+    before = [result("6.12.118", "contig-64m", "free", "cmabuf-dma", 10, 1),
+              result("6.12.118", "e2e-64m", "cycle", "cmabuf-dma", 60, 1)]
+    after = [result("7.2.13", "contig-64m", "free", "cmabuf-frozen", 2, 1),
+             result("7.2.13", "e2e-64m", "cycle", "cmabuf-compound", 40, 1)]
+    p, _ = run_lines(tmp, "alt", before, after,
+                     "--unavailable", "before:cmabuf-legacy=needs LEGACY",
+                     "--check", "contig-64m free before:cmabuf-legacy|cmabuf-dma "
+                     "after:cmabuf-frozen 2",
+                     "--check", "e2e-64m cycle before:cmabuf-legacy "
+                     "after:cmabuf-compound 1.0")
+    ok(p.returncode == 0 and "= 5.00x (want >= 2x)" in p.stdout and
+       "# SKIP needs LEGACY" in p.stdout.split("ok 2")[1],
+       "before:legacy|dma takes the DMA path where LEGACY is not measured; "
+       "a check of before:cmabuf-legacy alone is a skip with its reason")
+    p, _ = run_lines(tmp, "alt-none", before, after, "--check",
+                     "e2e-64m cycle before:cmabuf-legacy after:cmabuf-compound 1.0")
+    ok(p.returncode == 1 and "no result for before:cmabuf-legacy" in p.stdout,
+       "without --unavailable, a path the side did not measure fails")
+
+
 def test_by_ref(tmp):
     """by=cpu-ref: each side over its own boot's reference work."""
     before = [result("6.12.58", "e2e-64m", "cycle", "cmabuf-legacy", 80, 1),
@@ -956,6 +980,7 @@ def main():
         test_limit_clears_frozen(tmp)
         test_limit_beside(tmp)
         test_zero_and_unavailable(tmp)
+        test_before_alternatives(tmp)
         test_by_ref(tmp)
         test_runs(tmp)
         test_documents(tmp)

@@ -71,10 +71,15 @@ kernel=${1:?usage: boot.sh [--shell] [--suites \"A B\" | --except \"A B\"] [--ti
 [ -n "$smp" ] && export QEMU_SMP=$smp
 . "$here/qemu.sh"
 
-# The suites SUITES lists for a kernel: lines "name [kernel...]".
+# The suites SUITES lists for a kernel: lines "name [kernel...]", less
+# those "@full KERNEL SUITE..." keeps for "make check-full" unless
+# CMABUF_FULL is 1.
 kernel_suites() {
-	awk -v k="$1" '!/^[#@]/ && NF { if (NF == 1) print $1;
-		else for (i = 2; i <= NF; i++) if ($i == k) print $1 }' \
+	awk -v k="$1" -v full="${CMABUF_FULL:-0}" '
+		$1 == "@full" && $2 == k && full != 1 { for (i = 3; i <= NF; i++) skip[$i] = 1 }
+		!/^[#@]/ && NF { if (NF == 1) list[++n] = $1;
+			else for (i = 2; i <= NF; i++) if ($i == k) list[++n] = $1 }
+		END { for (i = 1; i <= n; i++) if (!(list[i] in skip)) print list[i] }' \
 		"$suites_file"
 }
 

@@ -11,7 +11,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/kernel/common.sh"
 
-[ $# -gt 0 ] || set -- 7.2 6.12 7.2-debug
+[ $# -gt 0 ] || set -- 7.2 7.2-debug stock-6.12 stock-6.12-16k stock-7.2
+# make check-full (CMABUF_FULL=1): SUITES' "@full" suites, EXPECTED's
+# "KERNEL full:" pins, and the long fuzz.
+export CMABUF_FULL=${CMABUF_FULL:-0}
+guest_env=()
+[ "$CMABUF_FULL" = 1 ] && guest_env=(--env CMABUF_FUZZ_SCALE=2)
 results=$CMABUF_BUILD/results
 logs=$CMABUF_BUILD/logs
 # Nothing of an earlier run may be judged as this one's: results and logs
@@ -118,7 +123,8 @@ apart=()
 guest() {
 	local dir=$1 log_dir=$2 rc=0
 	shift 2
-	CMABUF_LOGS=$log_dir CMABUF_RUN_ID=$run_id bash "$here/boot.sh" "$@" || rc=$?
+	CMABUF_LOGS=$log_dir CMABUF_RUN_ID=$run_id bash "$here/boot.sh" "${guest_env[@]}" "$@" ||
+		rc=$?
 	python3 "$here/collect.py" guest "$dir" "$log_dir" "$run_id" "$rc"
 }
 

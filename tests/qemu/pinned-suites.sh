@@ -6,7 +6,10 @@
 # guest: what check.sh runs) with those tests/suites/EXPECTED pins, for the
 # kernels given or for every kernel EXPECTED or SUITES names. Prints one
 # line per kernel that differs ("KERNEL: not run: A B; not pinned: C") and
-# exits 1 then, or when SUITES names a kernel EXPECTED does not pin.
+# exits 1 then, or when SUITES names a kernel EXPECTED does not pin. Both
+# tiers: "make check" against "KERNEL:", and "make check-full"
+# (CMABUF_FULL=1, SUITES' "@full" lines run) against "KERNEL full:" where
+# it is pinned, "KERNEL:" where not ("KERNEL full: ..." in the output).
 # CMABUF_SUITES_FILE reads another SUITES (the runner's own tests), and
 # CMABUF_EXPECTED_FILE another EXPECTED.
 
@@ -16,8 +19,14 @@ top=$(cd "$here/../.." && pwd)
 suites_file=${CMABUF_SUITES_FILE:-$top/tests/suites/SUITES}
 expected_file=${CMABUF_EXPECTED_FILE:-$top/tests/suites/EXPECTED}
 
-# The pinned suites of a kernel, one a line, sorted.
+# The pinned suites of a kernel, one a line, sorted: with "full" as $2,
+# its "KERNEL full:" line if it has one.
 pinned() {
+	if [ "${2:-}" = full ] && grep -q "^$1 full:" "$expected_file"; then
+		awk -v k="$1" '!/^#/ && $1 == k && $2 == "full:" { for (i = 3; i <= NF; i++) print $i }' \
+			"$expected_file" | sort -u
+		return
+	fi
 	awk -v k="$1:" '!/^#/ && $1 == k { for (i = 2; i <= NF; i++) print $i }' \
 		"$expected_file" | sort -u
 }
@@ -53,13 +62,22 @@ for k in "$@"; do
 		rc=1
 		continue
 	fi
-	p=$(pinned "$k")
-	b=$(booted "$k")
-	missing=$(comm -23 <(echo "$p") <(echo "$b") | xargs)
-	extra=$(comm -13 <(echo "$p") <(echo "$b") | xargs)
-	if [ -n "$missing$extra" ]; then
-		echo "$k: not run: ${missing:-none}; not pinned: ${extra:-none}"
-		rc=1
-	fi
+	last=
+	for tier in check full; do
+		p=$(pinned "$k" $tier)
+		b=$(CMABUF_FULL=$([ $tier = full ] && echo 1 || echo 0) booted "$k")
+		missing=$(comm -23 <(echo "$p") <(echo "$b") | xargs)
+		extra=$(comm -13 <(echo "$p") <(echo "$b") | xargs)
+		diff=
+		[ -z "$missing$extra" ] || diff="not run: ${missing:-none}; not pinned: ${extra:-none}"
+		# A kernel the tiers run alike is named once.
+		if [ -n "$diff" ] && [ "$diff" != "$last" ]; then
+			label=$k
+			[ $tier = check ] || label="$k full"
+			echo "$label: $diff"
+			rc=1
+		fi
+		last=$diff
+	done
 done
 exit $rc

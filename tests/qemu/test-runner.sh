@@ -105,7 +105,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..83"
+echo "1..86"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -621,6 +621,8 @@ pinned_case() {
 pinned_case pinned_suites_match_suites pass ""
 pinned_case pinned_suites_catch_a_dropped_kernel fail 's/^v4l2 7\.2 6\.12 /v4l2 7.2 /' \
 	"6.12: not run: v4l2; not pinned: none"
+pinned_case pinned_suites_catch_a_suite_left_to_check_full fail \
+	's/^@full 7\.2-debug cmabufctl/& kms/' "7.2-debug: not run: kms; not pinned: none"
 pinned_case pinned_suites_catch_a_dropped_suite fail '/^fuzz$/d' \
 	"7.2: not run: fuzz; not pinned: none" "stock-6.1: not run: fuzz; not pinned: none" \
 	"7.2-64k: not run: fuzz; not pinned: none"
@@ -644,6 +646,20 @@ expect_pinned pinned_suites_all_ran_passes pass '^5 passed, 0 failed' "demo"
 expect_pinned pinned_suite_not_run_fails fail \
 	"not ok suite fuzz ran on 7.2 # not run: the module did not build" "demo fuzz"
 expect_pinned unpinned_suite_run_fails fail "not ok suite demo that ran on 7.2 is pinned" "fuzz"
+# make check-full judges a kernel by its "KERNEL full:" pin.
+printf '7.2 full: demo fuzz\n' >"$work/full.pin"
+expect_full() {
+	local name=$1 want=$2 pattern=$3 full=$4 out rc
+	rm -rf "$work/results"
+	python3 "$collect" guest "$work/results/7.2" "$work/clean_run_passes" this-run 0
+	{ echo "7.2: demo"; cat "$work/full.pin"; } >"$work/EXPECTED.$name"
+	CMABUF_FULL=$full python3 "$collect" expect "$work/results/7.2" 7.2 "$work/EXPECTED.$name"
+	out=$(python3 "$collect" summary "$work/results")
+	rc=$?
+	report "$name" "$want" "$pattern" "$out" $rc
+}
+expect_full pinned_check_ignores_the_full_pin pass '^5 passed, 0 failed' 0
+expect_full pinned_full_run_wants_the_full_pin fail "not ok suite fuzz ran on 7.2" 1
 
 # The vermagic suite, on the host with made-up tools: a build for another
 # kernel that loads, or that is refused for another reason than being

@@ -58,5 +58,10 @@ bench_results() {
 
 # Does the running kernel's cmabuf have the frozen API (FROZEN, COMPOUND)?
 have_frozen() {
-	cmabufctl info 2>/dev/null | grep -q '^  strategies .*frozen'
+	have_strategy frozen
+}
+
+# have_strategy NAME: does the running kernel's cmabuf offer strategy NAME?
+have_strategy() {
+	cmabufctl info 2>/dev/null | grep -qE "^  strategies .*[ ,]$1([ ,]|$)"
 }

@@ -14,6 +14,8 @@
 #                        lane of the 4 KiB ones; "make soak" asks for
 #                        10000000; 20000 on a stock Debian kernel, whose
 #                        lanes run a short fuzz)
+#   CMABUF_FUZZ_SCALE    times the default operations and budget (make
+#                        check-full: 3)
 #   CMABUF_FUZZ_SECONDS  time budget; fewer operations than asked fail the
 #                        run (default: 600 on the debug kernel, 300
 #                        elsewhere, none when more than the default
@@ -31,7 +33,11 @@ stock-*) ops=${CMABUF_FUZZ_OPS:-20000} budget=300 ;;
 *-64k | *-16k) ops=${CMABUF_FUZZ_OPS:-25000} budget=300 ;;
 *) ops=${CMABUF_FUZZ_OPS:-100000} budget=300 ;;
 esac
-[ "$ops" -gt 100000 ] && budget=0
+# make check-full's long fuzz: CMABUF_FUZZ_SCALE times the operations
+# and the time budget.
+scale=${CMABUF_FUZZ_SCALE:-1}
+ops=$((ops * scale)) budget=$((budget * scale))
+[ "$ops" -gt $((100000 * scale)) ] && budget=0
 
 if ! command -v cmabuf_fuzz >/dev/null || ! command -v cmabuf-run >/dev/null
 then
