@@ -591,8 +591,8 @@ def json_text(report):
     boots, charts) one element a line, each element compact; so json.load
     reads it as before, a changed row is one changed line in "git diff"
     (--word-diff shows the changed figure), and docs/bench/ keeps about a
-    line a measurement instead of one a value (docs/benchmarks.md, "The
-    runs")."""
+    line a measurement instead of one a value (docs/benchmarks.md, "What
+    docs/bench/ keeps")."""
     if not isinstance(report, dict):
         raise TypeError("a report is a JSON object")
     fields = []
