@@ -25,8 +25,12 @@ median and drops the [lowest–highest] after it.
                                              "make check", as a table,
                                              from tests/bench/speedup-checks
 
-Without FILE: README.md and docs/benchmarks.md. --check writes nothing and
-exits 1, with a diff, when a file is not what the runs give.
+Without FILE: README.md, docs/benchmarks.md and docs/benchmarks-load.md,
+and every run*.json under docs/bench/, which is kept as report.py writes
+it, one record a line (report.json_text()): one that is not, such as a
+report.json written by an older report.py, is written again so, its data
+unchanged. --check writes nothing and exits 1, with a diff (for a run file:
+its name), when a file is not what the runs give.
 """
 
 import difflib
@@ -162,10 +166,40 @@ def inline_at_line_start(text):
     return 0
 
 
+def run_forms(check):
+    """Every run*.json under docs/bench/ in json_text()'s form: with
+    @check, 1 when one is not; without, each one that is not written again
+    (json.load reads the same data from it)."""
+    status = 0
+    for path in sorted(glob.glob(os.path.join(BENCH, "**", "run*.json"),
+                                 recursive=True)):
+        name = os.path.relpath(path, TOP)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        try:
+            data = json.loads(text)
+            new = report.json_text(data)
+        except (ValueError, TypeError) as e:
+            print(f"{name}: not a report: {e}", file=sys.stderr)
+            return 1
+        if new == text:
+            continue
+        if check:
+            print(f"{name}: not one record a line (make docs writes it so)",
+                  file=sys.stderr)
+            status = 1
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+            print(f"{name}: written again, one record a line")
+    return status
+
+
 def main(argv):
     check = "--check" in argv
-    files = [a for a in argv[1:] if a != "--check"] or list(FILES)
-    status = 0
+    args = [a for a in argv[1:] if a != "--check"]
+    files = args or list(FILES)
+    status = 0 if args else run_forms(check)
     for name in files:
         path = os.path.join(TOP, name) if not os.path.isabs(name) else name
         with open(path, encoding="utf-8") as f:

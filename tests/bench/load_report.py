@@ -19,9 +19,10 @@ A path whose buffers were prepared ahead of every sample (cmabuf-S-prepared:
 come after the cold paths', labelled so, with how many of its allocations
 took a ready buffer; a cold row where any did says so too.
 
-Writes OUT/report.md, OUT/report.json and, where gnuplot runs, a latency
-CDF per workload and load (OUT/cdf-WORKLOAD-LOAD.png): the fraction of
-attempts done within a time, so that failures keep a curve below 1.
+Writes OUT/report.md, OUT/report.json (one record a line, as report.py
+writes it) and, where gnuplot runs, a latency CDF per workload and load
+(OUT/cdf-WORKLOAD-LOAD.png): the fraction of attempts done within a time,
+so that failures keep a curve below 1.
 """
 
 import argparse
@@ -34,7 +35,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import expand, fmt_ms, gnuplot_has  # noqa: E402
+from report import expand, fmt_ms, gnuplot_has, write_json  # noqa: E402
 
 SAMPLED = ("load-64m", "load-1g", "load-blocks-2m", "camera")
 LOAD_ORDER = ("idle", "fill", "churn", "pins", "thp", "shmem", "general", "check")
@@ -528,9 +529,7 @@ def main(argv=None):
     report = {"generated": datetime.datetime.now(datetime.timezone.utc)
               .isoformat(timespec="seconds"),
               "boots": boots, "rows": rows, "charts": charts}
-    with open(os.path.join(args.out_dir, "report.json"), "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=1)
-        f.write("\n")
+    write_json(os.path.join(args.out_dir, "report.json"), report)
     write_markdown(os.path.join(args.out_dir, "report.md"), rows, boots)
     return 0
 

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Merge the before (6.12) and after (7.2) results of `cmabufctl bench --json`.
 
-Writes OUT/report.json, OUT/report.md (a Markdown table) and, when gnuplot
-is installed, OUT/report.png (bars per path with min-max whiskers) from the
-script OUT/report.gp. With --check, also tests speedup ratios and prints
-them as TAP; the exit status is 1 when one fails.
+Writes OUT/report.json (one record a line: json_text()), OUT/report.md (a
+Markdown table) and, when gnuplot is installed, OUT/report.png (bars per
+path with min-max whiskers) from the script OUT/report.gp. With --check,
+also tests speedup ratios and prints them as TAP; the exit status is 1
+when one fails.
 
 A check is "WORKLOAD PHASE SIDE:PATH SIDE:PATH RATIO [MIN_N] [by=REF]": the
 median of the first must be at least RATIO times the median of the second,
@@ -593,6 +594,36 @@ def headline_lines(rows, meta):
             "|---|---|---|---|---|---|"] + [row_line(r) for r in picked] + [""]
 
 
+def json_text(report):
+    """A report.json's text: JSON, one record a line. Each top-level field
+    is a line of its own, and a list among them (rows, limits, checks,
+    boots, charts) one element a line, each element compact; so json.load
+    reads it as before, a changed row is one changed line in "git diff"
+    (--word-diff shows the changed figure), and docs/bench/ keeps about a
+    line a measurement instead of one a value (docs/benchmarks.md, "What
+    docs/bench/ keeps")."""
+    if not isinstance(report, dict):
+        raise TypeError("a report is a JSON object")
+    fields = []
+    for key, value in report.items():
+        head = json.dumps(key) + ": "
+        if isinstance(value, list) and value:
+            fields.append(head + "[\n" +
+                          ",\n".join("  " + json.dumps(v) for v in value) +
+                          "\n ]")
+        else:
+            fields.append(head + json.dumps(value))
+    if not fields:
+        return "{}\n"
+    return "{\n " + ",\n ".join(fields) + "\n}\n"
+
+
+def write_json(path, report):
+    """Write @report to @path as json_text() gives it."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json_text(report))
+
+
 def write_markdown(path, rows, meta, checks, limit_rows=()):
     b_kernel, a_kernel = meta["before"]["label"], meta["after"]["label"]
     # What a user's buffer costs first, then how to read the rest.
@@ -783,10 +814,7 @@ def main(argv=None):
               "before": meta["before"], "after": meta["after"],
               "baseline_path": BASELINE, "rows": rows, "limits": limit_rows,
               "checks": checks}
-    with open(os.path.join(args.out_dir, "report.json"), "w",
-              encoding="utf-8") as f:
-        json.dump(report, f, indent=1)
-        f.write("\n")
+    write_json(os.path.join(args.out_dir, "report.json"), report)
     write_markdown(os.path.join(args.out_dir, "report.md"), rows, meta, checks,
                    limit_rows)
     if not args.no_chart:

@@ -6,6 +6,9 @@ load_report.py and load_runs.py on results made up here; prints TAP.
 Run: python3 tests/bench/test_report.py (also part of make -C userspace test).
 """
 
+import contextlib
+import importlib.util
+import io
 import json
 import os
 import shlex
@@ -972,6 +975,73 @@ def test_runs_unlike(tmp):
        "runs.py on report.py's rows: 1 GiB alloc unlike, alloc+clear 1.65x")
 
 
+def form_ok(path):
+    """Is the report.json at @path one record a line (report.json_text()):
+    a line per top-level field, one per element of a list among them?"""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    rep = json.loads(text)
+    lines = text.splitlines()
+    want = 2 + sum(len(v) + 2 if isinstance(v, list) and v else 1
+                   for v in rep.values())
+    listed = [v for v in rep.values() if isinstance(v, list) and v]
+    each = {ln.rstrip(",") for ln in lines}
+    return (len(lines) == want and listed and text.endswith("}\n") and
+            all("  " + json.dumps(x) in each for v in listed for x in v))
+
+
+def test_json_form(tmp):
+    """report.json, as report.py and load_report.py write it and as
+    docs/bench/ keeps it: JSON, one record a line; gen-benchmarks.py
+    --check fails on a run file in another form and make docs rewrites it,
+    its data unchanged."""
+    out = os.path.join(tmp, "form")
+    run(out, "--no-chart")
+    path = os.path.join(out, "report.json")
+    ok(form_ok(path) and len(report_json(out)["rows"]) == 13,
+       "report.py: report.json one record a line, a row a line")
+    _, load_path, _ = load_run(tmp, "form-load", [50, 60, 70, 80], True)
+    ok(form_ok(load_path),
+       "load_report.py: report.json one record a line, a row a line")
+
+    spec = importlib.util.spec_from_file_location(
+        "gen_benchmarks", os.path.join(HERE, "..", "..", "docs",
+                                       "gen-benchmarks.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    if not hasattr(gen, "run_forms"):
+        ok(False, "gen-benchmarks.py checks the form of the run files")
+        return
+    gen.TOP = os.path.join(tmp, "gen")
+    gen.BENCH = os.path.join(gen.TOP, "bench")
+    runs = os.path.join(gen.BENCH, "day", "head")
+    os.makedirs(runs)
+    with open(path, encoding="utf-8") as f:
+        rep = json.load(f)
+    old = os.path.join(runs, "run1.json")
+    with open(old, "w", encoding="utf-8") as f:
+        json.dump(rep, f, indent=1)
+        f.write("\n")
+    with open(old, encoding="utf-8") as f:
+        indented = f.read()
+    shutil.copy(path, os.path.join(runs, "run2.json"))
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said), contextlib.redirect_stdout(said):
+        checked = gen.run_forms(True)
+        with open(old, encoding="utf-8") as f:
+            kept = f.read() == indented
+        written = gen.run_forms(False)
+        again = gen.run_forms(True)
+    ok(checked == 1 and kept and
+       "day/head/run1.json: not one record a line" in said.getvalue() and
+       "run2.json" not in said.getvalue(),
+       "gen-benchmarks.py --check: an indented run file fails, unchanged")
+    with open(old, encoding="utf-8") as f:
+        back = json.load(f)
+    ok(written == 0 and again == 0 and form_ok(old) and back == rep,
+       "make docs: the run file written one record a line, same data")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
@@ -993,6 +1063,7 @@ def main():
         test_unlike_alloc(tmp)
         test_headline(tmp)
         test_runs_unlike(tmp)
+        test_json_form(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0
