@@ -128,7 +128,8 @@ def checks():
                 c = report.parse_check(spec, 0)
             except ValueError:
                 raise GenError(f"speedup-checks: malformed check '{spec}'")
-            side = [f"{SIDES[s.split(':')[0]]} {s.split(':', 1)[1]}"
+            side = [f"{SIDES[s.split(':')[0]]} "
+                    + " or ".join(s.split(":", 1)[1].split("|"))
                     for s in (c["first"], c["second"])]
             at = f"{c['want_text']}×" + (f", each over its boot's {c['by']}"
                                       if c["by"] else "")
