@@ -28,6 +28,14 @@ run_id=check-$(date +%s)-$$
 build_tap=$logs/build.tap
 build_n=0
 : >"$build_tap"
+# Where the time went (tests/qemu/times.py): "KIND NAME START END" a line.
+times=$logs/times
+echo "run check $(date +%s) 0" >"$times"
+
+# timed KIND NAME START: a line of $times that ends now.
+timed() {
+	echo "$1 $2 $3 $(date +%s)" >>"$times"
+}
 
 # step NAME CMD...: run a build step, its output in build/logs/NAME.log;
 # record it as a test of the host "build" suite.
@@ -38,6 +46,7 @@ step() {
 	log "$name ..."
 	"$@" >"$logs/$name.log" 2>&1
 	rc=$?
+	timed step "$name" "$start"
 	build_n=$((build_n + 1))
 	if [ $rc -eq 0 ]; then
 		echo "ok $build_n $name # $(($(date +%s) - start))s" >>"$build_tap"
@@ -51,11 +60,13 @@ step() {
 
 # host_suite NAME CMD...: a host-side suite that prints TAP.
 host_suite() {
-	local name=$1 rc
+	local name=$1 rc start
 	shift
 	log "host suite $name"
+	start=$(date +%s)
 	"$@" >"$logs/host-$name.tap" 2>"$logs/host-$name.err"
 	rc=$?
+	timed host "$name" "$start"
 	python3 "$here/collect.py" host "$results/host" "$name" "$rc" "$logs/host-$name.tap"
 }
 
@@ -121,10 +132,12 @@ apart=()
 # guest RESULTS_DIR LOG_DIR BOOT_ARG...: boot.sh BOOT_ARG... with its logs
 # in LOG_DIR, judged into RESULTS_DIR with boot.sh's exit status.
 guest() {
-	local dir=$1 log_dir=$2 rc=0
+	local dir=$1 log_dir=$2 rc=0 start
 	shift 2
+	start=$(date +%s)
 	CMABUF_LOGS=$log_dir CMABUF_RUN_ID=$run_id bash "$here/boot.sh" "${guest_env[@]}" "$@" ||
 		rc=$?
+	timed guest "$(basename "$log_dir")" "$start"
 	python3 "$here/collect.py" guest "$dir" "$log_dir" "$run_id" "$rc"
 }
 
@@ -238,4 +251,7 @@ splats=$(grep -l '^not ok 2 console log' "$results"/*/guest.tap 2>/dev/null | wc
 echo "  kernels with a kernel report (oops, WARNING, KASAN, lockdep, kmemleak): $splats"
 
 echo
+timed run end "$(sed -n '1s/^run check \([0-9]*\).*/\1/p' "$times")"
+python3 "$here/times.py" "$times" >"$logs/times.md" 2>&1 &&
+	echo "Where the time went: build/logs/times.md"
 python3 "$here/collect.py" summary "$results"
