@@ -8,7 +8,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
-[ $# -gt 0 ] || set -- 7.2 6.12 7.2-debug
+[ $# -gt 0 ] || set -- 7.2 7.2-debug
 fetched=
 for name in "$@"; do
 	series=${name%%-*}
