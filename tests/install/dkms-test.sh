@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # dkms-test.sh [KERNEL]: DKMS as a user runs it, on the host, against the
-# test bed's KERNEL (7.2) tree, in a DKMS tree of its own (nothing under
+# test bed's KERNEL (7.2) tree, or a Debian image's headers package as
+# "apt install linux-headers-$(uname -r)" installs it (stock-6.12, fetched
+# by kernel/stock-image.sh), in a DKMS tree of its own (nothing under
 # /var/lib/dkms or /usr/src is touched): add, build, what it built, and a
 # kernel without CMA refused. The module DKMS built goes to
 # build/module-dkms/KERNEL/cmabuf.ko, which the guest's "dkms" suite
@@ -16,6 +18,7 @@ top=$(cd "$here/../.." && pwd)
 
 kernel=${1:-7.2}
 kdir=$(kernel_out_dir "$kernel")
+is_stock "$kernel" && kdir=$(cat "$CMABUF_BUILD/stock/$kernel/kdir" 2>/dev/null)
 work=$CMABUF_BUILD/dkms-test
 out_ko=$CMABUF_BUILD/module-dkms/$kernel/cmabuf.ko
 version=$(cat "$top/VERSION")
@@ -27,7 +30,7 @@ diag() {
 echo "TAP version 13"
 rm -f "$out_ko"
 if [ ! -f "$kdir/Module.symvers" ]; then
-	echo "1..0 # SKIP kernel $kernel is not built"
+	echo "1..0 # SKIP kernel $kernel is not built or fetched"
 	exit 0
 fi
 echo "1..6"

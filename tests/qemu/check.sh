@@ -193,6 +193,12 @@ case " ${others[*]} " in
 	host_suite dkms bash "$top/tests/install/dkms-test.sh" 7.2
 	;;
 esac
+# And on Debian's 6.12 as its headers package installs it.
+case " ${others[*]} " in
+*" stock-6.12 "*)
+	host_suite dkms-stock-6.12 bash "$top/tests/install/dkms-test.sh" stock-6.12
+	;;
+esac
 boot_all "${others[@]}"
 for a in "${apart[@]}"; do
 	boot_apart $a
