@@ -183,16 +183,6 @@ static void alloc_print_json(const struct alloc_opts *o,
 	json_end(&j);
 }
 
-/* The largest free range of @area in bytes, 0 when debugfs will not say. */
-static __u64 alloc_largest_free(const struct dev_info *di)
-{
-	__u64 pages;
-
-	if (dev_area_read(di->area, "maxchunk", &pages))
-		return 0;
-	return pages * di->info.page_size;
-}
-
 /* One line that says what was wrong with the request and what would do. */
 static void alloc_explain(int dev_fd, const struct alloc_opts *o, int err)
 {
@@ -225,12 +215,12 @@ static void alloc_explain(int dev_fd, const struct alloc_opts *o, int err)
 			strategy_name(o->strategy));
 		break;
 	case -ENOMEM:
-		explain_enomem(&di.info, o->size, alloc_largest_free(&di), why,
+		explain_enomem(&di.info, o->size, dev_area_largest_free(&di), why,
 			       sizeof(why));
 		msg_err("alloc: %s (area %s): %s", o->device, di.area, why);
 		break;
 	case -EBUSY:
-		explain_ebusy(&di.info, o->size, alloc_largest_free(&di), why,
+		explain_ebusy(&di.info, o->size, dev_area_largest_free(&di), why,
 			      sizeof(why));
 		msg_err("alloc: %s (area %s): %s", o->device, di.area, why);
 		break;

@@ -105,20 +105,15 @@ static void info_from_sysfs(struct info_inst *in)
 {
 	struct cmabuf_info *i = &in->di.info;
 	char line[32], file[32];
-	__u64 total, avail, val;
 	unsigned int c;
+	__u64 val;
 
 	memset(&in->di, 0, sizeof(in->di));
 	if (dev_sysfs_read(in->path, "area", in->di.area, sizeof(in->di.area)))
 		snprintf(in->di.area, sizeof(in->di.area), "unknown");
 	i->page_size = getpagesize();
-	if (!dev_area_sysfs_read(in->di.area, "total_pages", &total) &&
-	    !dev_area_sysfs_read(in->di.area, "available_pages", &avail)) {
-		in->have_area_stats = true;
-		i->total_bytes = total * i->page_size;
-		i->free_bytes = avail * i->page_size;
-		i->used_bytes = i->total_bytes - i->free_bytes;
-	}
+	dev_area_stats(&in->di);
+	in->have_area_stats = i->flags & CMABUF_INFO_AREA_STATS;
 	if (!dev_sysfs_read(in->path, "stats/live_buffers", line, sizeof(line)))
 		sscanf(line, "%llu", &i->live_buffers);
 	if (!dev_sysfs_read(in->path, "stats/live_bytes", line, sizeof(line)))

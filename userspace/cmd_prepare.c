@@ -242,16 +242,6 @@ static void prepare_default_share(const char *device, struct prepare_limits *l)
 	}
 }
 
-/* The largest free range of the area, 0 when debugfs will not say. */
-static __u64 prepare_largest_free(const struct dev_info *di)
-{
-	__u64 pages;
-
-	if (dev_area_read(di->area, "maxchunk", &pages))
-		return 0;
-	return pages * di->info.page_size;
-}
-
 /* One line that says what was wrong and what would do. */
 static void prepare_explain(int dev_fd, const struct prepare_opts *o, int err)
 {
@@ -313,13 +303,13 @@ static void prepare_explain(int dev_fd, const struct prepare_opts *o, int err)
 		msg_err("prepare: %s: %s", o->device, why);
 		break;
 	case -ENOMEM:
-		explain_enomem(&di.info, o->size, prepare_largest_free(&di), why,
+		explain_enomem(&di.info, o->size, dev_area_largest_free(&di), why,
 			       sizeof(why));
 		msg_err("prepare: %s (area %s): none could be made: %s",
 			o->device, di.area, why);
 		break;
 	case -EBUSY:
-		explain_ebusy(&di.info, o->size, prepare_largest_free(&di), why,
+		explain_ebusy(&di.info, o->size, dev_area_largest_free(&di), why,
 			      sizeof(why));
 		msg_err("prepare: %s (area %s): none could be made: %s",
 			o->device, di.area, why);

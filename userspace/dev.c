@@ -189,12 +189,39 @@ int dev_ioctl(int fd, unsigned long cmd, void *arg)
 	return ret < 0 ? -errno : 0;
 }
 
+/*
+ * The area's size and free bytes from CMA sysfs (7.2 has total_pages and
+ * available_pages), where INFO does not tell them (a kernel without
+ * cma_get_available_pages(): Debian's): %CMABUF_INFO_AREA_STATS then says
+ * they are known, whoever told.
+ */
+void dev_area_stats(struct dev_info *di)
+{
+	struct cmabuf_info *i = &di->info;
+	__u64 total, avail;
+
+	if (i->flags & CMABUF_INFO_AREA_STATS || !i->page_size ||
+	    dev_area_sysfs_read(di->area, "total_pages", &total) ||
+	    dev_area_sysfs_read(di->area, "available_pages", &avail))
+		return;
+	i->total_bytes = total * i->page_size;
+	i->free_bytes = avail * i->page_size;
+	i->used_bytes = i->total_bytes - i->free_bytes;
+	i->flags |= CMABUF_INFO_AREA_STATS;
+}
+
+/* CMABUF_IOC_INFO into @di, completed from CMA sysfs; 0 or -errno. */
 int dev_info(int fd, struct dev_info *di)
 {
+	int ret;
+
 	memset(di, 0, sizeof(*di));
 	di->info.area_name_ptr = (unsigned long)di->area;
 	di->info.area_name_size = sizeof(di->area);
-	return dev_ioctl(fd, CMABUF_IOC_INFO, &di->info);
+	ret = dev_ioctl(fd, CMABUF_IOC_INFO, &di->info);
+	if (!ret)
+		dev_area_stats(di);
+	return ret;
 }
 
 /* An ioctl's negative errno as words; ENOTTY means the file is not ours. */
@@ -321,6 +348,24 @@ int dev_area_used(const char *area, __u64 *val)
 		return ret;
 	*val = allocated - released;
 	return 0;
+}
+
+/*
+ * The largest free range of the area in bytes, from CMA debugfs "maxchunk":
+ * 0 where only root may read it, %DEV_UNTOLD where the kernel has no CMA
+ * debugfs (Debian's kernels).
+ */
+__u64 dev_area_largest_free(const struct dev_info *di)
+{
+	__u64 pages;
+	int ret;
+
+	ret = dev_area_read(di->area, "maxchunk", &pages);
+	if (ret == -EACCES || ret == -EPERM)
+		return 0;
+	if (ret)
+		return DEV_UNTOLD;
+	return pages * di->info.page_size;
 }
 
 /*

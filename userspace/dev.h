@@ -24,6 +24,9 @@
 #define CMA_SYSFS		"/sys/kernel/mm/cma"
 #define MISC_SYSFS		"/sys/class/misc"
 
+/* A figure the kernel does not tell at all (not: not to this user). */
+#define DEV_UNTOLD		(~0ULL)
+
 /**
  * struct dev_info - what CMABUF_IOC_INFO tells about an instance
  * @info: the raw answer
@@ -41,6 +44,7 @@ const char *dev_access_hint(const char *path, char *buf, size_t len);
 int dev_open(const char *path);
 int dev_ioctl(int fd, unsigned long cmd, void *arg);
 int dev_info(int fd, struct dev_info *di);
+void dev_area_stats(struct dev_info *di);
 const char *dev_strerror(int err);
 int dev_alloc(int fd, struct cmabuf_alloc_data *data);
 int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys);
@@ -48,6 +52,7 @@ int dev_list(char paths[][PATH_MAX], int max);
 int dev_read_line(const char *path, char *buf, size_t len);
 int dev_area_read(const char *area, const char *file, __u64 *val);
 int dev_area_used(const char *area, __u64 *val);
+__u64 dev_area_largest_free(const struct dev_info *di);
 int dev_area_sysfs_read(const char *area, const char *file, __u64 *val);
 int dev_sysfs_read(const char *path, const char *file, char *buf, size_t len);
 int dev_sysfs_u64(const char *path, const char *file, __u64 *val);

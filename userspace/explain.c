@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dev.h"
 #include "explain.h"
 #include "fmt.h"
 #include "parse.h"
@@ -104,12 +105,17 @@ enum explain_what explain_einval(const struct cmabuf_info *info, __u64 size,
 	return EXPLAIN_UNKNOWN;
 }
 
-/* "; the largest free range now is ..." or where root can see it. */
+/*
+ * "; the largest free range now is ...", or where root can see it, or
+ * nothing where the kernel does not tell it.
+ */
 static void explain_largest(__u64 largest_free, char *buf, size_t len)
 {
 	char big[FMT_LEN];
 
-	if (largest_free)
+	if (largest_free == DEV_UNTOLD)
+		buf[0] = '\0';
+	else if (largest_free)
 		snprintf(buf, len, "; the largest free range now is %s",
 			 fmt_size(largest_free, big, sizeof(big)));
 	else
@@ -122,7 +128,8 @@ static void explain_largest(__u64 largest_free, char *buf, size_t len)
  * @info: what the instance told
  * @size: bytes asked for
  * @largest_free: bytes of the largest free range of the area, 0 when not
- *	known (it needs debugfs, which needs root)
+ *	known (it needs debugfs, which needs root), %DEV_UNTOLD where the
+ *	kernel does not tell it (no CMA debugfs)
  * @buf: the explanation
  * @len: size of @buf
  *

@@ -419,6 +419,11 @@ static void test_explain(void)
 	explain_enomem(&info, 64ULL << 20, 0, buf, sizeof(buf));
 	ksft_test_result(strstr(buf, "maxchunk"),
 			 "explain_enomem without debugfs says where root looks: '%s'\n", buf);
+	explain_enomem(&info, 64ULL << 20, DEV_UNTOLD, buf, sizeof(buf));
+	ksft_test_result(strstr(buf, "40 MiB of 256 MiB free") &&
+			 !strstr(buf, "largest free range"),
+			 "explain_enomem where the kernel has no CMA debugfs: no largest range, no hint: '%s'\n",
+			 buf);
 	explain_enomem(&info, 32ULL << 20, 8ULL << 20, buf, sizeof(buf));
 	ksft_test_result(strstr(buf, "memory cgroup's limit"),
 			 "explain_enomem with room names the memory cgroup: '%s'\n", buf);
@@ -816,7 +821,7 @@ static void test_share_why(void)
 }
 
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 10 + 10 + 5 + 7 + 1 + 2 + \
-		 ARRAY_SIZE(einval_cases) + 6 + 5 + 7 + 4 + \
+		 ARRAY_SIZE(einval_cases) + 7 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 6 + 4 + ARRAY_SIZE(bench_path_cases) + \
 		 ARRAY_SIZE(share_cases) + 3 + 8 + 7)
 
