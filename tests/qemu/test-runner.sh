@@ -327,11 +327,11 @@ fi
 # Suites with a kernel command line of their own are not in the default
 # guest, are listed apart, and cannot share a guest with the others.
 n=$((n + 1))
-all=$(bash "$here/boot.sh" --list 7.2)
-own=$(bash "$here/boot.sh" --list-apart 7.2)
+all=$(bash "$here/boot.sh" --list 7.2-debug)
+own=$(bash "$here/boot.sh" --list-apart 7.2-debug)
 if [ "$own" = dma-bounce ] && [[ " $all " != *" dma-bounce "* ]] &&
 	[[ " $all " == *" dma "* ]] &&
-	! bash "$here/boot.sh" --list --suites "dma dma-bounce" 7.2 >/dev/null 2>&1; then
+	! bash "$here/boot.sh" --list --suites "dma dma-bounce" 7.2-debug >/dev/null 2>&1; then
 	echo "ok $n apart_suites_boot_apart"
 else
 	echo "not ok $n apart_suites_boot_apart # '$all' / '$own'"
