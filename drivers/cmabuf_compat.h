@@ -18,6 +18,11 @@
  *   CMABUF_HAVE_DMABUF_UNMAPPED_AREA  dma_buf_ops.get_unmapped_area
  *   CMABUF_HAVE_PFN_T        the PFN fault helpers take a pfn_t (< 6.17)
  *   CMABUF_HAVE_MEMCG        obj_cgroup_charge() and co (7.2 patch 0005)
+ *   CMABUF_HAVE_SHRINKER_ALLOC  shrinker_alloc() and co (6.7)
+ *   CMABUF_HAVE_VM_FLAGS_SET vm_flags_set() (6.3)
+ *   CMABUF_HAVE_RECLAIMED_PAGES  mm_account_reclaimed_pages() (6.4)
+ *   CMABUF_HAVE_IOMMU_DMA_H  linux/iommu-dma.h, use_dma_iommu() (6.12)
+ * and kzalloc_obj() and co (7.0, or Debian's backport) by their macros.
  * Every such conditional lives here; the rest of the driver asks the
  * helpers below.
  */
@@ -33,11 +38,63 @@
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/sched/coredump.h>
+#include <linux/shrinker.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
 
 #ifdef CMABUF_HAVE_PFN_T
 #include <linux/pfn_t.h>
+#endif
+
+#ifdef CMABUF_HAVE_IOMMU_DMA_H
+#include <linux/iommu-dma.h>
+#else
+/*
+ * Before 6.12, dma-iommu is a device's dma_map_ops like any other
+ * (iommu_setup_dma_ops() sets them), which get_dma_ops() finds.
+ */
+static inline bool use_dma_iommu(struct device *dev)
+{
+	return false;
+}
+#endif
+
+/*
+ * kzalloc_obj() and co, where the kernel has none (before 7.0): the same
+ * overflow-checked allocations through the older calls, with GFP_KERNEL
+ * unless flags are given (the 0 gives ## a comma to take away).
+ */
+#ifndef kzalloc_obj
+#define __cmabuf_gfp(zero, gfp, ...)	((zero) | (gfp))
+#define cmabuf_gfp(...)		__cmabuf_gfp(0, ##__VA_ARGS__, GFP_KERNEL)
+#define kzalloc_obj(P, ...)	kzalloc(sizeof(P), cmabuf_gfp(__VA_ARGS__))
+#define kmalloc_objs(P, COUNT, ...) \
+	kmalloc_array(COUNT, sizeof(P), cmabuf_gfp(__VA_ARGS__))
+#define kvmalloc_objs(P, COUNT, ...) \
+	kvmalloc_array(COUNT, sizeof(P), cmabuf_gfp(__VA_ARGS__))
+#endif
+
+/* Before 6.3, a VMA's flags are written directly. */
+#ifndef CMABUF_HAVE_VM_FLAGS_SET
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
+/*
+ * Before 6.4, pages a shrinker frees outside the LRUs are counted where
+ * slab's were (mm/vmscan.c adds them to the reclaim's progress).
+ */
+#ifndef CMABUF_HAVE_RECLAIMED_PAGES
+static inline void mm_account_reclaimed_pages(unsigned long pages)
+{
+	if (current->reclaim_state)
+		current->reclaim_state->reclaimed_slab += pages;
+}
 #endif
 
 /*
@@ -382,6 +439,81 @@ static inline int cmabuf_memcg_charge(struct obj_cgroup *objcg, u64 bytes)
 
 static inline void cmabuf_memcg_uncharge(struct obj_cgroup *objcg, u64 bytes)
 {
+}
+#endif
+
+/*
+ * A shrinker named "cmabuf-@name" calling @count and @scan, which find
+ * @data with cmabuf_shrinker_data(), registered; NULL without memory.
+ * From 6.7 the kernel allocates it (shrinker_alloc()) and keeps @data;
+ * before, it is ours, beside @data, registered with register_shrinker().
+ */
+typedef unsigned long cmabuf_shrink_fn(struct shrinker *shrinker,
+				       struct shrink_control *sc);
+
+#ifdef CMABUF_HAVE_SHRINKER_ALLOC
+static inline struct shrinker *cmabuf_shrinker_create(const char *name,
+						      cmabuf_shrink_fn *count,
+						      cmabuf_shrink_fn *scan,
+						      void *data)
+{
+	struct shrinker *shrinker = shrinker_alloc(0, "cmabuf-%s", name);
+
+	if (!shrinker)
+		return NULL;
+	shrinker->count_objects = count;
+	shrinker->scan_objects = scan;
+	shrinker->private_data = data;
+	shrinker_register(shrinker);
+	return shrinker;
+}
+
+static inline void *cmabuf_shrinker_data(struct shrinker *shrinker)
+{
+	return shrinker->private_data;
+}
+
+static inline void cmabuf_shrinker_free(struct shrinker *shrinker)
+{
+	shrinker_free(shrinker);
+}
+#else
+struct cmabuf_shrinker {
+	struct shrinker shrinker;
+	void *data;
+};
+
+static inline struct shrinker *cmabuf_shrinker_create(const char *name,
+						      cmabuf_shrink_fn *count,
+						      cmabuf_shrink_fn *scan,
+						      void *data)
+{
+	struct cmabuf_shrinker *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	s->shrinker.count_objects = count;
+	s->shrinker.scan_objects = scan;
+	s->shrinker.seeks = DEFAULT_SEEKS;
+	s->data = data;
+	if (register_shrinker(&s->shrinker, "cmabuf-%s", name)) {
+		kfree(s);
+		return NULL;
+	}
+	return &s->shrinker;
+}
+
+static inline void *cmabuf_shrinker_data(struct shrinker *shrinker)
+{
+	return container_of(shrinker, struct cmabuf_shrinker, shrinker)->data;
+}
+
+static inline void cmabuf_shrinker_free(struct shrinker *shrinker)
+{
+	if (!shrinker)
+		return;
+	unregister_shrinker(shrinker);
+	kfree(container_of(shrinker, struct cmabuf_shrinker, shrinker));
 }
 #endif
 

@@ -712,7 +712,7 @@ static void cmabuf_pool_pressed(struct cmabuf_pool *pool)
 static unsigned long cmabuf_pool_count(struct shrinker *shrinker,
 				       struct shrink_control *sc)
 {
-	struct cmabuf_pool *pool = shrinker->private_data;
+	struct cmabuf_pool *pool = cmabuf_shrinker_data(shrinker);
 	unsigned long pages;
 	bool over;
 
@@ -772,7 +772,7 @@ static struct cmabuf_pool_buf *cmabuf_want_unready(struct cmabuf_pool *pool,
 static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 				      struct shrink_control *sc)
 {
-	struct cmabuf_pool *pool = shrinker->private_data;
+	struct cmabuf_pool *pool = cmabuf_shrinker_data(shrinker);
 	unsigned long freed = 0, soft;
 	struct cmabuf_pool_buf *b;
 	struct cmabuf_want *w;
@@ -1808,15 +1808,12 @@ int cmabuf_pool_create(struct cmabuf_dev *cdev)
 	INIT_DELAYED_WORK(&pool->expire_work, cmabuf_pool_expire_work);
 	init_waitqueue_head(&pool->wq);
 
-	pool->shrinker = shrinker_alloc(0, "cmabuf-%s", cdev->name);
+	pool->shrinker = cmabuf_shrinker_create(cdev->name, cmabuf_pool_count,
+						cmabuf_pool_scan, pool);
 	if (!pool->shrinker) {
 		kfree(pool);
 		return -ENOMEM;
 	}
-	pool->shrinker->count_objects = cmabuf_pool_count;
-	pool->shrinker->scan_objects = cmabuf_pool_scan;
-	pool->shrinker->private_data = pool;
-	shrinker_register(pool->shrinker);
 	cdev->pool = pool;
 	return 0;
 }
@@ -1838,7 +1835,7 @@ void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 	struct cmabuf_want *w, *next;
 	LIST_HEAD(out);
 
-	shrinker_free(pool->shrinker);
+	cmabuf_shrinker_free(pool->shrinker);
 	pool->shrinker = NULL;
 
 	spin_lock(&pool->lock);

@@ -21,7 +21,6 @@
 #include <linux/dma-direct.h>
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
-#include <linux/iommu-dma.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>

@@ -300,6 +300,19 @@ bool trace_available(void)
 	return *trace_dir();
 }
 
+/*
+ * Has the kernel the DMA API's sync events (include/trace/events/dma.h:
+ * 6.12 has them, Debian's 6.1 not)?
+ */
+bool trace_dma_events(void)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/events/dma/dma_sync_single_for_cpu",
+		 trace_dir());
+	return !access(path, F_OK);
+}
+
 static int trace_write(const char *file, const char *s)
 {
 	char path[256];

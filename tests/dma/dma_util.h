@@ -67,6 +67,7 @@ unsigned int kmsg_count(int fd, const char *a, const char *b, char *first,
 			size_t len);
 
 bool trace_available(void);
+bool trace_dma_events(void);
 int trace_start(void);
 void trace_stop(void);
 int trace_take(char *buf, size_t len);

@@ -40,6 +40,28 @@
 
 #include "cmabuf_edu.h"
 
+/*
+ * Kernels before 6.2 (Debian's 6.1) take the dma-buf's lock in
+ * dma_buf_vmap() themselves and have no *_unlocked variants.
+ */
+static int cmabuf_edu_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+#ifdef CMABUF_HAVE_LOCKED_VMAP
+	return dma_buf_vmap(dmabuf, map);
+#else
+	return dma_buf_vmap_unlocked(dmabuf, map);
+#endif
+}
+
+static void cmabuf_edu_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+#ifdef CMABUF_HAVE_LOCKED_VMAP
+	dma_buf_vunmap(dmabuf, map);
+#else
+	dma_buf_vunmap_unlocked(dmabuf, map);
+#endif
+}
+
 /* Kernels without kzalloc_obj() get it from kzalloc(). */
 #ifndef kzalloc_obj
 #define kzalloc_obj(obj, ...)	kzalloc(sizeof(obj), GFP_KERNEL)
@@ -523,7 +545,7 @@ static int cmabuf_edu_vread(struct dma_buf *dmabuf, u64 off, void *buf,
 	struct iosys_map map;
 	int ret;
 
-	ret = dma_buf_vmap_unlocked(dmabuf, &map);
+	ret = cmabuf_edu_vmap(dmabuf, &map);
 	if (ret)
 		return ret;
 	ret = dma_buf_begin_cpu_access(dmabuf, DMA_FROM_DEVICE);
@@ -531,7 +553,7 @@ static int cmabuf_edu_vread(struct dma_buf *dmabuf, u64 off, void *buf,
 		iosys_map_memcpy_from(buf, &map, off, len);
 		ret = dma_buf_end_cpu_access(dmabuf, DMA_FROM_DEVICE);
 	}
-	dma_buf_vunmap_unlocked(dmabuf, &map);
+	cmabuf_edu_vunmap(dmabuf, &map);
 	return ret;
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "fuzz.h"
 #include "kbench.h"
@@ -32,6 +33,7 @@
 #define FZ_BENCH_WORD		48
 #define FZ_BENCH_REPORT		1024
 #define FZ_NUMBER_MAX		24	/* lib/parser.c: longer is ERANGE */
+#define FZ_NUMBER_MAX_SINCE	603	/* from 6.3 (see fz_number_max()) */
 
 static const char * const fz_strategy_names[CMABUF_STRATEGY_COUNT] = {
 	[CMABUF_STRATEGY_AUTO] = "auto",
@@ -166,13 +168,34 @@ static int fz_kstrtoull(const char *s, unsigned int base, __u64 *res)
 	return 0;
 }
 
+/*
+ * The length from which lib/parser.c's match_u64() and match_uint()
+ * refuse a number with ERANGE: FZ_NUMBER_MAX from 6.3 on, which parses
+ * into an array of that size (commit 67222c4ba8af, "lib: parser: optimize
+ * match_NUMBER apis to use local array"); none before (Debian's 6.1 copies
+ * any length for kstrtoull()).
+ */
+static size_t fz_number_max(void)
+{
+	static size_t max;
+	unsigned int major, minor;
+	struct utsname u;
+
+	if (!max)
+		max = !uname(&u) &&
+		      sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+		      major * 100 + minor < FZ_NUMBER_MAX_SINCE ?
+		      SIZE_MAX : FZ_NUMBER_MAX;
+	return max;
+}
+
 /* match_u64() (base 0) and match_uint() (base 10, 32 bits) of @v. */
 static int fz_match_number(const char *v, unsigned int base, bool u32,
 			   __u64 *res)
 {
 	int ret;
 
-	if (strlen(v) >= FZ_NUMBER_MAX)
+	if (strlen(v) >= fz_number_max())
 		return -ERANGE;
 	ret = fz_kstrtoull(v, base, res);
 	if (!ret && u32 && *res > UINT_MAX)

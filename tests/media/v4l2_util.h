@@ -93,6 +93,7 @@ int vivid_still(int fd);
 int fmt_set(int fd, __u32 type, __u32 fourcc, __u32 width, __u32 height,
 	    struct vfmt *f);
 int fps_set(int fd, __u32 type, __u32 fps);
+int fps_set_fastest(int fd, const struct vfmt *f, __u32 max);
 int v4l2_reqbufs(int fd, __u32 type, __u32 memory, __u32 count, __u32 *got);
 int v4l2_qbuf(int fd, const struct vfmt *f, __u32 index,
 	      const struct vplane *vp, long long sec);

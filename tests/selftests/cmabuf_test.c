@@ -68,6 +68,15 @@
 /* Seconds a test of a 1 GiB buffer may take under TCG. */
 #define TIMEOUT_1G	300
 
+/*
+ * The skip of a test that needs PMD mappings where INFO says there are
+ * none: kernels before 6.12 map no PFN range with PMD entries
+ * (CONFIG_ARCH_SUPPORTS_PMD_PFNMAP), and THP may be off.
+ */
+#define NO_PMD_SKIP	"no PMD mappings here (INFO flags %#x): the kernel " \
+			"maps PFN ranges with page entries only (before 6.12, " \
+			"or THP off)"
+
 /**
  * struct cmabuf_dev - an open instance
  * @path: its device node.
@@ -941,7 +950,7 @@ TEST_F(mapping, pmd_flag_follows_thp_disable)
 	pid_t pid;
 
 	if (!(self->b.dev.info.flags & CMABUF_INFO_MMAP_PMD))
-		SKIP(return, "no PMD mappings here (INFO flags %#x)",
+		SKIP(return, NO_PMD_SKIP,
 		     self->b.dev.info.flags);
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -1224,7 +1233,7 @@ TEST_F(pmd_fallback, lined_up_block_uses_pmd)
 	faults = check_counting_faults(_metadata, map, len, 32);
 	munmap(map, len);
 	if (!(self->b.dev.info.flags & CMABUF_INFO_MMAP_PMD))
-		SKIP(return, "no PMD mappings here (INFO flags %#x)",
+		SKIP(return, NO_PMD_SKIP,
 		     self->b.dev.info.flags);
 	EXPECT_LE(2L, faults);
 	EXPECT_GE(4L, faults)
@@ -1944,7 +1953,7 @@ TEST_F(info, pmd_order_follows_page_size)
 	unsigned int want = __builtin_ctz(info->page_size) - 3;
 
 	if (!(info->flags & CMABUF_INFO_MMAP_PMD))
-		SKIP(return, "no PMD mappings here (INFO flags %#x)", info->flags);
+		SKIP(return, NO_PMD_SKIP, info->flags);
 	ASSERT_EQ(want, info->pmd_order);
 	if (info->max_compound_order)
 		ASSERT_GE(info->pmd_order, info->min_compound_order);
