@@ -33,7 +33,7 @@
 
 KDIR ?= $(or $(KERNEL_SRC),/lib/modules/$(shell uname -r)/build)
 KERNEL ?= 7.2
-KERNELS ?= 7.2 7.2-debug stock-6.12 stock-6.12-16k stock-7.2
+KERNELS ?= 7.2 7.2-debug stock-6.1 stock-6.12 stock-6.12-16k stock-7.2
 FULL_KERNELS ?= 7.2 6.12 7.2-debug 7.2-16k 7.2-64k $(STOCK_KERNELS)
 STOCK_KERNELS ?= $(shell awk '!/^\#/ && NF { print $$1 }' kernel/stock-images)
 CROSS_COMPILE ?= aarch64-linux-gnu-

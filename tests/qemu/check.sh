@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/kernel/common.sh"
 
-[ $# -gt 0 ] || set -- 7.2 7.2-debug stock-6.12 stock-6.12-16k stock-7.2
+[ $# -gt 0 ] || set -- 7.2 7.2-debug stock-6.1 stock-6.12 stock-6.12-16k stock-7.2
 # make check-full (CMABUF_FULL=1): SUITES' "@full" suites, EXPECTED's
 # "KERNEL full:" pins, and the long fuzz.
 export CMABUF_FULL=${CMABUF_FULL:-0}
