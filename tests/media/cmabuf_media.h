@@ -96,6 +96,28 @@ static inline bool kernel_lacks(const char *driver)
 }
 
 /**
+ * vb2_keeps_refused() - the kernel's videobuf2 leaks a refused QBUF's buffers
+ *
+ * Without the videobuf2-core fix of kernel/patches/ (7.2's 0006, 6.12's
+ * 0003), a QBUF an allocator refuses leaves vb2 holding the planes'
+ * dma-bufs for good: a test that provokes it would leave buffers live for
+ * every test after it. tests/suites/v4l2.sh sets CMABUF_VB2_KEEPS_REFUSED
+ * on kernels that lack the fix (Debian's, as packaged).
+ *
+ * Return: true on such a kernel.
+ */
+static inline bool vb2_keeps_refused(void)
+{
+	const char *p = getenv("CMABUF_VB2_KEEPS_REFUSED");
+
+	return p && *p == '1';
+}
+
+#define VB2_KEEPS_REFUSED_WHY \
+	"this kernel's videobuf2 keeps a refused QBUF's buffers for good " \
+	"(no fix of kernel/patches/; docs/importers.md): not provoked here"
+
+/**
  * struct leak - what a test must leave as it found it
  * @inst: every instance of the driver.
  * @count: entries of @inst.
