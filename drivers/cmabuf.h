@@ -5,20 +5,17 @@
  * The files, from the top down; each calls only those below it:
  *   cmabuf_main.c    module, platform driver, probe and remove
  *   cmabuf_ioctl.c   misc device and its ioctls
- *   cmabuf_heap.c    dma-heap front end (where dma_heap_add is exported)
+ *   cmabuf_heap.c    dma-heap front end
  *   cmabuf_bench.c   allocator round trips timed, in debugfs
  *   cmabuf_dmabuf.c  the dma-buf exporter
- *   cmabuf_pages.c   a buffer's pages: planned, allocated, cleared, counted
+ *   cmabuf_pages.c   a buffer's pages: allocated, cleared, charged
  *   cmabuf_pool.c    buffers prepared ahead, and freed in the background
  *   cmabuf_plan.c    a request turned into a plan (pure, KUnit-tested)
  *   cmabuf_alloc.c   pages from CMA, one strategy at a time
- *   cmabuf_area.c    the instance's CMA area: found at probe, and its
- *                    device's binding to it kept while buffers live
+ *   cmabuf_area.c    the instance's CMA area and its device's binding to it
  *   cmabuf_zero.c    clearing, on every CPU of the node
- *   cmabuf_sg.c      what an importer can take: segments cut to its
- *                    limits, ranges synced per segment, and whether its
- *                    DMA mask reaches the buffer (and which instance would);
- *                    the CPU caches maintained through the instance's device
+ *   cmabuf_sg.c      segments cut to an importer's limits, cache maintenance,
+ *                    and whether an importer's DMA mask reaches the buffer
  *   cmabuf_stats.c   per-instance counters and their sysfs files
  *   cmabuf_dev.c     the instance's reference count
  *   cmabuf_compat.h  what differs between kernels
@@ -66,12 +63,9 @@ struct shrinker;
  * struct cmabuf_limits - what the kernel allows, input of the pure helpers
  * @strategies: CMABUF_STRATEGY_BIT() of every strategy available.
  * @min_compound_order: smallest order COMPOUND may allocate.
- * @max_compound_order: largest order COMPOUND may allocate (kernel limit,
- *	not the area's size).
- * @dma_align_order: largest alignment, as a page order, that DMA gets
- *	(the kernel's CONFIG_CMA_ALIGNMENT).
- * @pmd_order: page order of what one PMD entry maps, where CPU mappings
- *	use PMD entries; 0 where they do not.
+ * @max_compound_order: largest order COMPOUND may allocate.
+ * @dma_align_order: largest alignment DMA gets (CONFIG_CMA_ALIGNMENT).
+ * @pmd_order: page order one PMD entry maps, 0 where CPU mappings use none.
  */
 struct cmabuf_limits {
 	u32 strategies;
@@ -100,14 +94,11 @@ struct cmabuf_plan {
 
 /**
  * struct cmabuf_charge - to whom a buffer's or a want's bytes are charged
- * @user: the user (uid, per instance) held to the instance's cap
- *	(unprivileged_max_bytes), holding a reference; NULL for a caller with
- *	CAP_SYS_ADMIN, who is neither held to it nor counted.
- * @objcg: the memory cgroup charged (mem_accounting), holding a
- *	reference, or NULL.
+ * @user: the user held to unprivileged_max_bytes, holding a reference;
+ *	NULL for a caller with CAP_SYS_ADMIN.
+ * @objcg: the memory cgroup charged (mem_accounting), referenced, or NULL.
  *
- * Taken from the caller by cmabuf_charge_get(), in its task; the bytes are
- * added and taken back by cmabuf_charge_add() and cmabuf_charge_sub().
+ * Taken from the calling task by cmabuf_charge_get().
  */
 struct cmabuf_charge {
 	struct cmabuf_user *user;
@@ -120,9 +111,7 @@ struct cmabuf_charge {
  * @count: number of pages.
  * @strategy: the strategy that allocated them and must release them.
  * @dma: DMA's address of them, for dma_free_pages() (DMA only).
- * @charge: to whom a buffer's bytes are charged; set by cmabuf_pages_get()
- *	and given back when the buffer is released; only cmabuf_pages.c
- *	reads or sets it.
+ * @charge: owned by cmabuf_pages.c; given back when the buffer is released.
  */
 struct cmabuf_range {
 	struct page *page;
@@ -134,20 +123,15 @@ struct cmabuf_range {
 
 /**
  * struct cmabuf_sg_limits - the scatterlist segments an importer takes
- * @max_len: longest segment in bytes: a multiple of 4 KiB, or a power of
- *	two of 512 bytes or more (cmabuf_sg_max_len()).
- * @boundary: mask of the boundary no segment may cross
- *	(dma_get_seg_boundary()).
+ * @max_len: longest segment in bytes (cmabuf_sg_max_len()).
+ * @boundary: mask of the boundary no segment may cross.
  */
 struct cmabuf_sg_limits {
 	unsigned int max_len;
 	unsigned long boundary;
 };
 
-/*
- * Counters of one strategy, each a sysfs file (cmabuf_stats.c; their
- * meaning: Documentation/ABI/testing/sysfs-class-misc-cmabuf).
- */
+/* Per strategy; see Documentation/ABI/testing/sysfs-class-misc-cmabuf. */
 struct cmabuf_counters {
 	atomic64_t allocations;
 	atomic64_t frees;
@@ -163,47 +147,36 @@ struct cmabuf_counters {
 
 /**
  * struct cmabuf_dev - one instance: a misc device on one CMA area
- * @ref: held by the platform device while bound, by every open file of the
- *	misc device, by every buffer and by heap allocations in flight.
- * @dev: the platform device (a reference is held; unused once unbound).
- * @cma: the CMA area, or NULL where the kernel exports no way to find it
- *	(the default area on kernels before 6.13 that export nothing of
- *	CMA); areas are never freed, so this outlives the binding.
- * @area_name: the area's name: cma_get_name(), else the reserved-memory
- *	node's, else "unknown".
- * @area_pages: size of the area in pages: cma_get_size(), else the
- *	reserved-memory node's; 0 when unknown.
- * @strategies: CMABUF_STRATEGY_BIT() of the strategies this instance can
- *	offer (the kernel's are cut to them by cmabuf_dev_limits()).
- * @dma_dev: the instance's own device for the DMA API (cmabuf_area.c):
- *	never bound nor added, freed with the instance's last reference.
- * @area_attached: of_reserved_mem_device_init_by_idx() bound @dma_dev to
- *	the node's memory-region; released with the instance's last
- *	reference, since dma_free_pages() of a DMA buffer frees through that
- *	binding.
- * @base_pfn: first page frame of the area, %CMABUF_PFN_UNKNOWN when the
- *	kernel does not tell (the default area).
- * @area_end: physical address of the area's last byte, 0 when the kernel
- *	does not tell where the area is (the default area).
- * @dma_lock: held for reading while @dev maps a buffer for the CPU's
- *	cache maintenance, for writing when that stops at unbind.
- * @dev_dma: @dev may map buffers (its DMA mask is set and it is bound).
- *	Protected by @dma_lock.
- * @reach_node: entry in the list of instances that an importer whose
- *	DMA mask falls short is pointed to (cmabuf_sg.c).
+ * @ref: held by the platform device while bound, by every open file, by
+ *	every buffer and by heap allocations in flight.
+ * @dev: the platform device (referenced; unused once unbound).
+ * @cma: the CMA area, or NULL where the kernel exports no way to find it;
+ *	areas are never freed, so this outlives the binding.
+ * @area_name: the area's name, or "unknown".
+ * @area_pages: size of the area in pages, 0 when unknown.
+ * @strategies: CMABUF_STRATEGY_BIT() of the strategies this instance offers.
+ * @dma_dev: the instance's own device for the DMA API: never bound nor
+ *	added, freed with the instance's last reference.
+ * @area_attached: @dma_dev is bound to the node's memory-region; released
+ *	only with the last reference, since dma_free_pages() frees through it.
+ * @base_pfn: first page frame of the area, or %CMABUF_PFN_UNKNOWN.
+ * @area_end: physical address of the area's last byte, 0 when unknown.
+ * @dma_lock: read-held while @dev maps a buffer for cache maintenance,
+ *	write-held when that stops at unbind.
+ * @dev_dma: @dev may map buffers. Protected by @dma_lock.
+ * @reach_node: entry in cmabuf_sg.c's list of instances by DMA reach.
  * @name: device node name, "cmabuf" or "cmabuf-<label>" or "cmabuf-<n>".
- * @id: number in "cmabuf-<n>", or -1; held until the instance is freed
- *	(cmabuf_dev.c), so that no name is repeated while buffers carry it.
- * @stable_name: @name comes from the label or is the default instance's;
- *	only such instances get a dma-heap (heaps are never removed).
+ * @id: number in "cmabuf-<n>", or -1; held until the instance is freed so
+ *	that no name is reused while buffers carry it.
+ * @stable_name: only instances with a stable name get a dma-heap, since
+ *	heaps are never removed.
  * @unbound: set at unbind; new allocations then fail with -ENODEV.
  * @misc: the misc device.
  * @pool: its prepared buffers and frees in flight, or NULL.
  * @reserve_max_bytes: the most the administrator's reserve may hold.
- * @unprivileged_max_bytes: the most bytes the live and prepared buffers
- *	of one user (uid) without CAP_SYS_ADMIN may hold; 0: no cap.
- * @unprivileged_bytes: bytes charged to all such users now, the sum of
- *	their &struct cmabuf_user counts (cmabuf_stats.c).
+ * @unprivileged_max_bytes: cap on the live and prepared bytes of one
+ *	unprivileged user (uid); 0: no cap.
+ * @unprivileged_bytes: sum of the bytes charged to all such users.
  * @debugfs: its debugfs directory, or NULL.
  * @bench: state of its debugfs bench file, or NULL.
  * @counters: statistics, indexed by strategy (AUTO unused).
@@ -236,33 +209,16 @@ struct cmabuf_dev {
 	struct cmabuf_counters counters[CMABUF_STRATEGY_COUNT];
 };
 
-/**
- * cmabuf_dma_bits() - the DMA mask that reaches a range
- * @end: physical address of the range's last byte, 0 when unknown.
- *
- * Return: the bits a DMA mask needs to cover @end (32 for anything below
- * 4 GiB), 0 for an unknown end.
- */
+/* Bits a DMA mask needs to reach @end; 0 for an unknown end. */
 static inline unsigned int cmabuf_dma_bits(phys_addr_t end)
 {
 	return fls64(end);
 }
 
-/**
- * cmabuf_caller_privileged() - may the caller go past the limits for users?
- *
- * CAP_SYS_ADMIN lifts the instance's cap on the buffers of each user
- * (unprivileged_max_bytes), the share of the area one user may prepare
- * (prepare_file_percent) and the bound on a prepare's time-out
- * (prepare_max_timeout_ms). The one rule for ALLOC, PREPARE and the
- * dma-heap: the calling task's capability at the time of the call, as DRM
- * asks capable() in drm_ioctl_permit(), never the opener's credentials: a
- * file passed from a privileged process to another gives the latter
- * nothing. Asked on every allocation, and refusing the caller nothing by
- * itself, it is not audited: the kernel asks the same of every mapping for
- * root's overcommit reserve (cap_vm_enough_memory()).
- *
- * Return: true when the calling task has CAP_SYS_ADMIN.
+/*
+ * CAP_SYS_ADMIN of the calling task, never the opener's credentials (as
+ * drm_ioctl_permit()): a file passed on grants nothing. Not audited since
+ * it refuses nothing by itself, like cap_vm_enough_memory().
  */
 static inline bool cmabuf_caller_privileged(void)
 {

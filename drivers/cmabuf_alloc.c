@@ -2,12 +2,9 @@
 /*
  * cmabuf: allocating and releasing pages, one strategy at a time
  *
- * Pages of FROZEN and COMPOUND ranges keep a zero refcount: nothing here or
- * in the dma-buf code may get_page()/put_page() them. DMA ranges come from
- * the DMA API on the instance's own device and go back through it, with their
- * DMA address; the others go to and from the area directly. Nothing is counted
- * here either: how an allocation went is returned (struct cmabuf_tries)
- * for its caller to count.
+ * FROZEN and COMPOUND pages keep a zero refcount: nothing may
+ * get_page()/put_page() them. How an allocation went is returned for the
+ * caller to count.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -42,7 +39,6 @@ static struct page *cmabuf_legacy_alloc(struct cma *cma, unsigned long count,
 	return cmabuf_cma_alloc(cma, count, align);
 }
 
-/* The folio is aligned to its own size; @align is that order already. */
 static struct page *cmabuf_compound_alloc(struct cma *cma, unsigned long count,
 					  unsigned int align)
 {
@@ -65,13 +61,9 @@ static const struct cmabuf_strategy_ops cmabuf_strategy_ops[CMABUF_STRATEGY_COUN
 };
 
 /*
- * DMA: the DMA API allocates from the device's CMA area (the default one
- * for a device without), but when the area has no room it takes the page
- * allocator's pages instead (dma-direct, for sizes it can serve), and a
- * device with a restricted pool gets that pool's: what does not lie inside
- * the instance's region is given back, and the area counted as full. The
- * alignment the DMA API gives is checked too (cmabuf_plan_make() asks no
- * more than it gives).
+ * The DMA API may fall back to the page allocator or a restricted pool:
+ * pages outside the instance's region are given back and the area counted
+ * as full.
  */
 static int cmabuf_dma_alloc(struct cmabuf_dev *cdev, unsigned long pages,
 			    unsigned int align_order,
@@ -102,21 +94,17 @@ static int cmabuf_dma_alloc(struct cmabuf_dev *cdev, unsigned long pages,
 /**
  * cmabuf_range_alloc() - allocate pages with one strategy
  * @cdev: the instance, whose area is used.
- * @strategy: COMPOUND, FROZEN, LEGACY or DMA; one the instance has (see
- *	cmabuf_dev_limits()).
+ * @strategy: COMPOUND, FROZEN, LEGACY or DMA; one the instance has.
  * @pages: pages wanted.
  * @align_order: alignment as a page order.
  * @range: out: what was allocated.
  *
- * CMA says only that it found nothing. Why is told apart here, so that
- * callers can retry what may succeed and give up on what cannot.
+ * CMA says only that it found nothing; why is told apart here, so that
+ * callers retry what may succeed.
  *
- * Return: 0; -EINTR when a fatal signal stopped the migration; -ENOMEM
- * when the area does not have @pages pages free (or fewer in all); -EBUSY
- * when it has, but no aligned range of them could be taken: pages in every
- * window were pinned or being migrated, or other buffers split the free
- * pages. Where the kernel does not tell the free pages, -ENOMEM. DMA pages
- * from outside the instance's region are -ENOMEM, whatever the area has.
+ * Return: 0; -EINTR on a fatal signal; -ENOMEM when the area has fewer
+ * than @pages pages free, or the kernel does not tell; -EBUSY when it has
+ * them but no aligned range could be taken.
  */
 int cmabuf_range_alloc(struct cmabuf_dev *cdev, u32 strategy,
 		       unsigned long pages, unsigned int align_order,
@@ -158,13 +146,7 @@ int cmabuf_range_alloc(struct cmabuf_dev *cdev, u32 strategy,
 	return 0;
 }
 
-/*
- * A range whose pages could not all be moved (-EBUSY) is often free a
- * moment later: a pin was short, a migration under way finished, a page
- * left a per-CPU list. Such allocations are tried again after a pause
- * that doubles each time, from 10 ms; what cannot succeed (-ENOMEM) is
- * not.
- */
+/* -EBUSY ranges are often free a moment later; -ENOMEM ones never. */
 static unsigned int cmabuf_busy_retries = 5;
 module_param_named(busy_retries, cmabuf_busy_retries, uint, 0644);
 MODULE_PARM_DESC(busy_retries,
@@ -173,7 +155,6 @@ MODULE_PARM_DESC(busy_retries,
 #define CMABUF_BUSY_PAUSE_MS	10
 #define CMABUF_BUSY_PAUSE_MAX_MS	1000
 
-/* Pause before retry @n (0, 1, ...). Return: -EINTR on a fatal signal. */
 static int cmabuf_busy_pause(unsigned int n)
 {
 	unsigned int ms = CMABUF_BUSY_PAUSE_MS << min(n, 7U);
@@ -183,10 +164,6 @@ static int cmabuf_busy_pause(unsigned int n)
 	return fatal_signal_pending(current) ? -EINTR : 0;
 }
 
-/*
- * One strategy, tried again up to @retries times while it finds the area
- * busy; @done says how many times it was.
- */
 static int cmabuf_range_try(struct cmabuf_dev *cdev, u32 strategy,
 			    unsigned long pages, unsigned int align_order,
 			    unsigned int retries, unsigned int *done,
@@ -207,19 +184,9 @@ static int cmabuf_range_try(struct cmabuf_dev *cdev, u32 strategy,
 	}
 }
 
-/**
- * cmabuf_range_alloc_plan() - allocate as a plan says
- * @cdev: the instance.
- * @plan: from cmabuf_plan_make().
- * @t: out: how it went, for the caller to count.
- * @range: out: the pages, not cleared.
- *
- * The plan's strategy, then its fallback if the first found no range. Only
- * the last try is retried: a busy window of the first is better left for
- * the fallback's other windows. A fallback to a smaller alignment of the
- * same strategy is the same allocation, not a fall.
- *
- * Return: as cmabuf_range_alloc() for the last try.
+/*
+ * Only the last try is retried: a busy window of the first is better left
+ * for the fallback's other windows. Return: as cmabuf_range_alloc().
  */
 int cmabuf_range_alloc_plan(struct cmabuf_dev *cdev,
 			    const struct cmabuf_plan *plan,
@@ -245,11 +212,6 @@ int cmabuf_range_alloc_plan(struct cmabuf_dev *cdev,
 				&t->retries, range);
 }
 
-/**
- * cmabuf_range_release() - give pages back through their own strategy
- * @cdev: the instance they came from.
- * @range: what cmabuf_range_alloc() returned.
- */
 void cmabuf_range_release(struct cmabuf_dev *cdev,
 			  const struct cmabuf_range *range)
 {

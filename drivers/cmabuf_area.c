@@ -2,32 +2,14 @@
 /*
  * cmabuf: the instance's CMA area, and what the kernel tells of it
  *
- * A "linux,cmabuf" node's instance gets the CMA area of its memory-region:
- * of_reserved_mem_device_init() binds the device to it (dev->cma_area),
- * and the region's node says where it lies, its size and its name. The
- * default instance gets the default area: the kernel hands it out through
- * dev_get_cma_area() where that is exported (6.13 on); where the default
- * area comes from a reserved-memory node marked linux,cma-default, that
- * node says where it lies, on any kernel. An area made from the command
- * line (cma=) or the kernel's configuration has no node: where it lies is
- * then not known, and DMA is not offered on it, since no buffer the DMA
- * API gives could be checked to come from it.
+ * An area without a reserved-memory node (cma=, Kconfig) has no known
+ * place, so DMA is not offered on it: its buffers could not be checked.
  *
- * DMA allocates through a device of the instance's own, not through the
- * platform device: a DMA buffer outlives the unbind, but the DMA API holds
- * a driver to free its allocations before its device is unbound (with
- * CONFIG_DMA_API_DEBUG it WARNs "device driver has pending DMA
- * allocations while released from device"), and the unbind takes the
- * device's DMA configuration down. The instance's device is never bound
- * to a driver nor added to a bus: it is set up once (the direct mapping,
- * a 64-bit mask) and bound to the memory-region with
- * of_reserved_mem_device_init_by_idx(), and that binding, which
- * dma_free_pages() frees through (dma_free_contiguous() frees into
- * dev->cma_area, and into the page allocator once it is gone), is ended
- * only with the instance's last reference (cmabuf_dev.c), when no buffer
- * is left. Each instance has its own, so a device bound again while an
- * earlier instance still has buffers does not share or end the earlier
- * binding.
+ * DMA allocates through a device of the instance's own, never bound nor
+ * added: DMA buffers outlive the unbind, which takes the platform device's
+ * DMA configuration down. Its binding to the memory-region, which
+ * dma_free_pages() frees through, ends only with the instance's last
+ * reference.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -46,10 +28,6 @@ static void cmabuf_area_dma_release(struct device *dma)
 	kfree(dma);
 }
 
-/*
- * The instance's device for the DMA API: a child of @dev in name only,
- * with the direct mapping and a 64-bit mask, on @dev's node.
- */
 static struct device *cmabuf_area_dma_create(struct device *dev)
 {
 	struct device *dma;
@@ -69,7 +47,6 @@ static struct device *cmabuf_area_dma_create(struct device *dev)
 	return dma;
 }
 
-/* What the region's node tells: where the area lies, its size and name. */
 static void cmabuf_area_place(struct cmabuf_dev *cdev,
 			      const struct reserved_mem *rmem)
 {
@@ -81,7 +58,6 @@ static void cmabuf_area_place(struct cmabuf_dev *cdev,
 	cdev->area_name = rmem->name;
 }
 
-/* The area of a "linux,cmabuf" node's memory-region. */
 static int cmabuf_area_own(struct cmabuf_dev *cdev, struct device *dev)
 {
 	struct device_node *np;
@@ -90,9 +66,8 @@ static int cmabuf_area_own(struct cmabuf_dev *cdev, struct device *dev)
 	int ret;
 
 	/*
-	 * Only a reusable pool is a CMA area. Anything else is refused before
-	 * of_reserved_mem_device_init() sets it up for the device: a coherent
-	 * pool without no-map would be memremap()ed over RAM.
+	 * Only a reusable pool is a CMA area; refused before setup, since a
+	 * coherent pool without no-map would be memremap()ed over RAM.
 	 */
 	np = of_parse_phandle(dev->of_node, "memory-region", 0);
 	if (!np)
@@ -121,11 +96,7 @@ static int cmabuf_area_own(struct cmabuf_dev *cdev, struct device *dev)
 	return 0;
 }
 
-/*
- * The reserved-memory node the kernel made its default CMA area of, if
- * any: reusable, marked linux,cma-default, and set up (its ops are set
- * only then: a cma= on the command line makes the kernel skip it).
- */
+/* Its ops are set only when used: cma= on the command line skips it. */
 static struct reserved_mem *cmabuf_area_default_node(void)
 {
 	struct device_node *parent, *np;
@@ -149,13 +120,12 @@ static struct reserved_mem *cmabuf_area_default_node(void)
 	return rmem;
 }
 
-/* The default area, and where it lies where a node says. */
 static int cmabuf_area_default(struct cmabuf_dev *cdev, struct device *dev)
 {
 	struct reserved_mem *rmem = cmabuf_area_default_node();
 	struct cma *cma = cmabuf_default_cma(dev);
 
-	/* Another default than the node's (two nodes said so): unknown. */
+	/* Two nodes claimed the default: its place is unknown. */
 	if (rmem && cma && rmem->priv != cma)
 		rmem = NULL;
 	cdev->cma = cma ?: (rmem ? rmem->priv : NULL);
@@ -171,11 +141,7 @@ static int cmabuf_area_default(struct cmabuf_dev *cdev, struct device *dev)
  * @cdev: the instance being bound.
  * @dev: its device.
  *
- * Sets @dma_dev, @cma, @area_name, @area_pages, @base_pfn, @area_end and
- * @strategies, and binds @dma_dev to a node's memory-region (all of it
- * released by cmabuf_area_release()). The CMA strategies need the struct
- * cma; DMA needs to know where the area lies, so as to check every
- * buffer.
+ * Everything it sets up is undone by cmabuf_area_release().
  *
  * Return: 0, or a negative errno when the device has no usable area or no
  * strategy could allocate from it.
@@ -199,7 +165,6 @@ int cmabuf_area_probe(struct cmabuf_dev *cdev, struct device *dev)
 	if (ret)
 		return ret;
 
-	/* The kernel's word first, the node's where it says nothing. */
 	if (cmabuf_cma_name(cdev->cma))
 		cdev->area_name = cmabuf_cma_name(cdev->cma);
 	if (!cdev->area_name)
@@ -221,10 +186,7 @@ int cmabuf_area_probe(struct cmabuf_dev *cdev, struct device *dev)
 			     cdev->area_name);
 }
 
-/**
- * cmabuf_area_release() - end what cmabuf_area_probe() began
- * @cdev: the instance, at its last reference: no buffer of it is left.
- */
+/* At the instance's last reference: no buffer of it is left. */
 void cmabuf_area_release(struct cmabuf_dev *cdev)
 {
 	if (!cdev->dma_dev)
@@ -237,15 +199,7 @@ void cmabuf_area_release(struct cmabuf_dev *cdev)
 	cdev->dma_dev = NULL;
 }
 
-/**
- * cmabuf_area_holds() - does a range lie inside the instance's area?
- * @cdev: the instance.
- * @phys: the range's first byte.
- * @size: its length, at least one byte.
- *
- * Return: true when it does; false too when where the area lies is not
- * known.
- */
+/* False too when where the area lies is not known. */
 bool cmabuf_area_holds(const struct cmabuf_dev *cdev, phys_addr_t phys,
 		       u64 size)
 {

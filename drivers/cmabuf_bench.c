@@ -3,31 +3,21 @@
  * cmabuf: allocator round trips timed in the kernel, in debugfs
  *
  * /sys/kernel/debug/cmabuf/<name>/bench: write a request, one line of
- * "key=value" words, and the write returns when it has run; a read gives
- * the last run's report. For root only, as all of debugfs: it can take a
- * whole area for as long as it runs, and it hands nothing out.
+ * "key=value" words; the write returns when it has run, and a read gives
+ * the last run's report. Root only: it can take a whole area while it runs.
  *
  *   pages=N        pages per allocation (required)
  *   iterations=N   iterations (required)
  *   blocks=N       allocations held at once in one iteration (default 1)
- *   strategy=S     auto, compound, frozen or legacy (default auto: the
- *                  strategy an allocation would try first, no fallback)
- *   align=N        log2 of the alignment in bytes, as CMABUF_IOC_ALLOC's
- *   zero=1         also time clearing the first range of each iteration,
- *                  on one CPU and then on every CPU of its node, each
- *                  from flushed TLBs
- *   clear=1        clear each range as an ALLOC does right after the
- *                  allocation (cmabuf_range_zero(): nothing where the page
- *                  allocator cleared it already), timed on its own: with
- *                  the allocation, the buffer as a user gets it
+ *   strategy=S     auto, compound, frozen or legacy (default auto, no
+ *                  fallback)
+ *   align=N        log2 of the alignment in bytes
+ *   zero=1         also time clearing the first range, on one CPU and on
+ *                  every CPU of its node
+ *   clear=1        time clearing each range as an ALLOC does
  *
- * Each iteration allocates @blocks ranges, then releases them all; every
- * call is timed on its own with ktime_get_ns(). Nothing is cleared unless
- * timed, nothing is mapped, nothing is counted in the instance statistics.
- * The page allocator clears what it hands out under init_on_alloc, except
- * FROZEN and COMPOUND ranges with the noinit API (CMABUF_CLEARS_FROZEN):
- * "alloc" alone is not the same work for every strategy, "alloc" plus
- * "clear" is.
+ * The allocator clears some strategies' ranges itself (init_on_alloc):
+ * only "alloc" plus "clear" is the same work for every strategy.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -58,7 +48,6 @@
 #define CMABUF_BENCH_MAX_SAMPLES	65536
 #define CMABUF_BENCH_MAX_BYTES		(64ULL * SZ_1G)
 
-/* The longest request line, and the report of one run. */
 #define CMABUF_BENCH_REQUEST_MAX	256
 #define CMABUF_BENCH_REPORT_MAX		1536
 
@@ -89,7 +78,7 @@ struct cmabuf_bench_req {
  * @ranges: the ranges of the current iteration.
  * @alloc_ns: one sample per allocation call.
  * @free_ns: one sample per release call.
- * @clear_ns: with @req.clear, one sample per allocation: its clearing.
+ * @clear_ns: with @req.clear, one sample per allocation.
  * @samples: samples taken so far, in each array.
  * @zero_one_ns: one sample per iteration, clearing on one CPU.
  * @zero_all_ns: one sample per iteration, clearing on all CPUs.
@@ -117,13 +106,7 @@ static int cmabuf_bench_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/**
- * cmabuf_bench_median() - the median of some samples
- * @samples: the samples; sorted in place.
- * @count: how many, at least one.
- *
- * Return: the middle sample, the lower middle one for an even @count.
- */
+/* Sorts in place; an even @count gives the lower middle sample. */
 u64 cmabuf_bench_median(u64 *samples, unsigned int count)
 {
 	sort(samples, count, sizeof(*samples), cmabuf_bench_cmp, NULL);
@@ -131,7 +114,6 @@ u64 cmabuf_bench_median(u64 *samples, unsigned int count)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_bench_median);
 
-/* One line of the report: "<phase> samples=.. min_ns=.. ...". */
 static int cmabuf_bench_summary(char *buf, size_t size, const char *phase,
 				u64 *samples, u32 count)
 {
@@ -149,13 +131,7 @@ static int cmabuf_bench_summary(char *buf, size_t size, const char *phase,
 			 hi, div_u64(total, count), total);
 }
 
-/*
- * Clear @range with one CPU, then with all: one sample of each. Each pass
- * starts from flushed TLBs, as an ALLOC's clearing does (a flush before
- * it did not change its time): under QEMU's TCG the translations a pass
- * left made the next one 14% faster at the median, which no ALLOC is.
- * On hardware the flush costs microseconds, untimed.
- */
+/* Each pass from flushed TLBs, as an ALLOC's clearing starts. */
 static int cmabuf_bench_zero(struct cmabuf_bench_run *run,
 			     const struct cmabuf_range *range)
 {
@@ -179,7 +155,6 @@ static int cmabuf_bench_zero(struct cmabuf_bench_run *run,
 	return 0;
 }
 
-/* One iteration: allocate every block, then release what was allocated. */
 static int cmabuf_bench_iteration(struct cmabuf_dev *cdev,
 				  struct cmabuf_bench_run *run)
 {
@@ -272,14 +247,7 @@ static int cmabuf_bench_report(struct cmabuf_bench_run *run, char *buf,
 	return len;
 }
 
-/*
- * Run @req on @cdev and write its report into @buf. Every range is
- * released before returning, whatever happens.
- *
- * Return: the report's length; -EINVAL, -EOPNOTSUPP (see
- * cmabuf_plan_make()), -ENOMEM (an allocation or the sample arrays),
- * -EINTR, or -ENODEV once the instance is unbound.
- */
+/* Every range is released before returning, whatever happens. */
 static int cmabuf_bench_run(struct cmabuf_dev *cdev,
 			    const struct cmabuf_bench_req *req,
 			    char *buf, size_t size)
@@ -409,7 +377,6 @@ static int cmabuf_bench_word(char *word, struct cmabuf_bench_req *req)
 	}
 }
 
-/* "key=value" words separated by blanks; unknown keys are refused. */
 static int cmabuf_bench_parse(char *line, struct cmabuf_bench_req *req)
 {
 	char *word;
@@ -501,13 +468,7 @@ void cmabuf_debugfs_exit(void)
 	debugfs_remove(cmabuf_debugfs_root);
 }
 
-/**
- * cmabuf_debugfs_add() - /sys/kernel/debug/cmabuf/<name>/ of an instance
- * @cdev: a newly bound instance.
- *
- * Failures are not reported: debugfs is optional, and the instance works
- * without it.
- */
+/* debugfs is optional: failures are not reported. */
 void cmabuf_debugfs_add(struct cmabuf_dev *cdev)
 {
 	struct cmabuf_bench_state *st;
@@ -522,14 +483,7 @@ void cmabuf_debugfs_add(struct cmabuf_dev *cdev)
 			    &cmabuf_bench_fops);
 }
 
-/**
- * cmabuf_debugfs_remove() - remove an instance's directory at unbind
- * @cdev: the instance, marked unbound.
- *
- * debugfs waits for the calls in progress (a run stops at its next
- * iteration once @cdev is unbound) and fails later calls on files still
- * open, so nothing reaches @cdev->bench after this.
- */
+/* debugfs waits for calls in progress and fails later ones. */
 void cmabuf_debugfs_remove(struct cmabuf_dev *cdev)
 {
 	struct cmabuf_bench_state *st = cdev->bench;

@@ -2,29 +2,26 @@
 /*
  * cmabuf: what differs between the kernels cmabuf builds for
  *
- * Kbuild finds what the kernel exports in its Module.symvers and what our
- * 7.2 patches add in its headers, never from the version number:
+ * Kbuild finds what the kernel exports in its Module.symvers and headers,
+ * never from the version number:
  *   CMABUF_HAVE_CMA_ALLOC    cma_alloc(), cma_release(): LEGACY
  *   CMABUF_HAVE_CMA_NAME     cma_get_name()
- *   CMABUF_HAVE_DEFAULT_AREA dev_get_cma_area() (out of line from 6.13),
- *                            or the variable its inline reads before
+ *   CMABUF_HAVE_DEFAULT_AREA dev_get_cma_area() or the variable it reads
  *   CMABUF_HAVE_DMA_PAGES    dma_alloc_pages(), dma_free_pages(): DMA
  *   CMABUF_HAVE_FROZEN       cma_alloc_frozen*(), cma_release_frozen()
- *   CMABUF_HAVE_FROZEN_NOINIT  cma_alloc_frozen*_noinit() (7.2 patch 0004)
+ *   CMABUF_HAVE_FROZEN_NOINIT  cma_alloc_frozen*_noinit()
  *   CMABUF_HAVE_AREA_STATS   cma_get_size(), cma_get_available_pages()
  *   CMABUF_HAVE_HEAP         dma_heap_add()
  *   CMABUF_HAVE_AREA_LIST    dma_contiguous_get_area_by_idx()
  *   CMABUF_HAVE_FD_INSTALL   dma_buf_fd_install()
  *   CMABUF_HAVE_DMABUF_UNMAPPED_AREA  dma_buf_ops.get_unmapped_area
- *   CMABUF_HAVE_PFN_T        the PFN fault helpers take a pfn_t (< 6.17)
- *   CMABUF_HAVE_MEMCG        obj_cgroup_charge() and co (7.2 patch 0005)
- *   CMABUF_HAVE_SHRINKER_ALLOC  shrinker_alloc() and co (6.7)
- *   CMABUF_HAVE_VM_FLAGS_SET vm_flags_set() (6.3)
- *   CMABUF_HAVE_RECLAIMED_PAGES  mm_account_reclaimed_pages() (6.4)
- *   CMABUF_HAVE_IOMMU_DMA_H  linux/iommu-dma.h, use_dma_iommu() (6.12)
- * and kzalloc_obj() and co (7.0, or Debian's backport) by their macros.
- * Every such conditional lives here; the rest of the driver asks the
- * helpers below.
+ *   CMABUF_HAVE_PFN_T        the PFN fault helpers take a pfn_t
+ *   CMABUF_HAVE_MEMCG        obj_cgroup_charge() and co
+ *   CMABUF_HAVE_SHRINKER_ALLOC  shrinker_alloc() and co
+ *   CMABUF_HAVE_VM_FLAGS_SET vm_flags_set()
+ *   CMABUF_HAVE_RECLAIMED_PAGES  mm_account_reclaimed_pages()
+ *   CMABUF_HAVE_IOMMU_DMA_H  linux/iommu-dma.h, use_dma_iommu()
+ * Every such conditional lives here.
  */
 #ifndef _CMABUF_COMPAT_H
 #define _CMABUF_COMPAT_H
@@ -62,11 +59,7 @@ static inline bool use_dma_iommu(struct device *dev)
 }
 #endif
 
-/*
- * kzalloc_obj() and co, where the kernel has none (before 7.0): the same
- * overflow-checked allocations through the older calls, with GFP_KERNEL
- * unless flags are given (the 0 gives ## a comma to take away).
- */
+/* kzalloc_obj() and co before 7.0 (the 0 gives ## a comma to take away). */
 #ifndef kzalloc_obj
 #define __cmabuf_gfp(zero, gfp, ...)	((zero) | (gfp))
 #define cmabuf_gfp(...)		__cmabuf_gfp(0, ##__VA_ARGS__, GFP_KERNEL)
@@ -85,10 +78,6 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
-/*
- * Before 6.4, pages a shrinker frees outside the LRUs are counted where
- * slab's were (mm/vmscan.c adds them to the reclaim's progress).
- */
 #ifndef CMABUF_HAVE_RECLAIMED_PAGES
 static inline void mm_account_reclaimed_pages(unsigned long pages)
 {
@@ -103,11 +92,7 @@ static inline void mm_account_reclaimed_pages(unsigned long pages)
  */
 #define CMABUF_IMPORT_NS(ns)	MODULE_INFO(import_ns, ns)
 
-/*
- * The frozen API: 7.2 declares it without exporting it, 6.12 has none.
- * Without the exports, these find no memory and are never called (the
- * strategies that use them are not offered).
- */
+/* Without the exports the strategies using these are not offered. */
 #ifdef CMABUF_HAVE_FROZEN
 #define CMABUF_FROZEN_API	1
 #define CMABUF_MAX_FOLIO_ORDER	MAX_FOLIO_ORDER
@@ -116,21 +101,14 @@ static inline void mm_account_reclaimed_pages(unsigned long pages)
 #define CMABUF_MAX_FOLIO_ORDER	0
 #endif
 
-/*
- * Where the kernel lets us (CMABUF_HAVE_FROZEN_NOINIT), the page allocator
- * leaves FROZEN and COMPOUND ranges uninitialised and cmabuf clears them,
- * on every CPU and outside the area's lock, whatever init_on_alloc says.
- */
+/* The allocator leaves these ranges uninitialised: cmabuf clears them. */
 #ifdef CMABUF_HAVE_FROZEN_NOINIT
 #define CMABUF_CLEARS_FROZEN	1
 #else
 #define CMABUF_CLEARS_FROZEN	0
 #endif
 
-/*
- * cma_alloc() and cma_release(), which stock kernels before 6.13 do not
- * export: without them LEGACY is not offered and these are never called.
- */
+/* Without the exports LEGACY is not offered and these are never called. */
 #ifdef CMABUF_HAVE_CMA_ALLOC
 #define CMABUF_CMA_API	1
 #else
@@ -169,11 +147,7 @@ static inline const char *cmabuf_cma_name(struct cma *cma)
 #endif
 }
 
-/*
- * The default area, NULL where the kernel exports no way to it: before
- * 6.13, dev_get_cma_area() is an inline that reads
- * dma_contiguous_default_area, which only our 6.12 patch exports.
- */
+/* Before 6.13 only our 6.12 patch exports what dev_get_cma_area() reads. */
 static inline struct cma *cmabuf_default_cma(struct device *dev)
 {
 #ifdef CMABUF_HAVE_DEFAULT_AREA
@@ -184,12 +158,9 @@ static inline struct cma *cmabuf_default_cma(struct device *dev)
 }
 
 /*
- * DMA: dma_alloc_pages() on the instance's device. The DMA API takes CMA's
- * alignment as min(get_order(size), CONFIG_CMA_ALIGNMENT), so no more can
- * be asked. Its fallback to the page allocator when the area has no room
- * is not wanted (cmabuf refuses such pages): it is told not to retry, and
- * not to warn, which also keeps cma_alloc() quiet. The pages come zeroed
- * (kernel/dma/direct.c, dma_direct_alloc_pages(), 6.1 to 7.2).
+ * The DMA API caps CMA's alignment at CONFIG_CMA_ALIGNMENT. Its fallback to
+ * the page allocator is not wanted (cmabuf refuses such pages), hence no
+ * retry and no warning. The pages come zeroed.
  */
 #ifdef CMABUF_HAVE_DMA_PAGES
 #define CMABUF_DMA_API	1
@@ -283,10 +254,7 @@ static inline struct cma *cmabuf_cma_area(unsigned int i)
 #endif
 }
 
-/*
- * Publish a reserved fd. dma_buf_fd_install() also emits the dma-buf fd
- * trace event; kernels that do not export it (6.12) get fd_install().
- */
+/* dma_buf_fd_install() also emits the dma-buf fd trace event. */
 static inline void cmabuf_fd_install(struct dma_buf *dmabuf, int fd)
 {
 #ifdef CMABUF_HAVE_FD_INSTALL
@@ -310,11 +278,7 @@ static inline void cmabuf_fd_install(struct dma_buf *dmabuf, int fd)
 #define CMABUF_PMD_MAPPINGS	0
 #endif
 
-/*
- * Has @mm turned THP off (prctl(PR_SET_THP_DISABLE))? Then no huge_fault
- * reaches us for its mappings; 7.2 also has a mode that keeps it for
- * MADV_HUGEPAGE mappings, counted here as off.
- */
+/* THP off for @mm: no huge_fault reaches its mappings. */
 static inline bool cmabuf_mm_thp_disabled(struct mm_struct *mm)
 {
 #if defined(MMF_DISABLE_THP_COMPLETELY)
@@ -335,11 +299,6 @@ static inline bool cmabuf_mm_thp_disabled(struct mm_struct *mm)
 #define CMABUF_PLACED_MMAP	0
 #endif
 
-/*
- * Clear @count pages from @pfn. clear_pages() came with
- * PROCESS_PAGES_NON_PREEMPT_BATCH (7.2): one call lets the architecture
- * clear the whole run at once.
- */
 static inline void cmabuf_clear_pages(unsigned long pfn, unsigned long count)
 {
 	unsigned long i;
@@ -355,20 +314,9 @@ static inline void cmabuf_clear_pages(unsigned long pfn, unsigned long count)
 }
 
 /*
- * Bytes charged to the memory cgroup of the process that allocates a
- * buffer or prepares buffers (mem_accounting), as kernel memory: the
- * frozen API takes no gfp mask, so __GFP_ACCOUNT cannot do it. Charged
- * before any page moves; past memory.max, -ENOBUFS without the OOM killer.
- *
- * obj_cgroup_charge() and obj_cgroup_uncharge() go through the per-CPU
- * byte stock, whose counts are unsigned int (7.2's mm/memcontrol.c:
- * consume_obj_stock() and refill_obj_stock() take an unsigned int
- * nr_bytes, and __refill_obj_stock() adds it to the stock's bytes, up to
- * U16_MAX, in an unsigned int): a size of 4 GiB or more is cut to its low
- * 32 bits, and an uncharge of a buffer near 4 GiB (4 GiB - 4 KiB, the
- * largest) wraps when the stock holds a page or more, giving back a few
- * bytes instead of 4 GiB. So both go by CMABUF_MEMCG_CHUNK at most, far
- * below that; whole pages, so the stock keeps nothing of ours.
+ * Charged as kernel memory: the frozen API takes no gfp mask for
+ * __GFP_ACCOUNT. The memcg byte stock counts in unsigned int, so a charge
+ * or uncharge of 4 GiB wraps: go by whole-page chunks far below that.
  */
 #define CMABUF_MEMCG_CHUNK	((size_t)SZ_1G)
 static_assert(CMABUF_MEMCG_CHUNK + 2 * SZ_64K + 2 * PAGE_SIZE < U32_MAX);
@@ -443,10 +391,8 @@ static inline void cmabuf_memcg_uncharge(struct obj_cgroup *objcg, u64 bytes)
 #endif
 
 /*
- * A shrinker named "cmabuf-@name" calling @count and @scan, which find
- * @data with cmabuf_shrinker_data(), registered; NULL without memory.
- * From 6.7 the kernel allocates it (shrinker_alloc()) and keeps @data;
- * before, it is ours, beside @data, registered with register_shrinker().
+ * A registered shrinker named "cmabuf-@name"; NULL without memory. Before
+ * 6.7 it is ours, allocated beside @data.
  */
 typedef unsigned long cmabuf_shrink_fn(struct shrinker *shrinker,
 				       struct shrink_control *sc);

@@ -2,17 +2,10 @@
 /*
  * cmabuf: the lifetime of an instance
  *
- * An instance is reference counted. The binding, every open file of its
- * misc device, every buffer and every heap allocation in flight hold a
- * reference; the last one frees it. Its struct cma is never freed by the
- * kernel, so buffers that outlive the binding still release into it; the
- * device's binding to its area, which DMA buffers free through, goes with
- * the last reference.
- *
- * The number in a "cmabuf-<n>" name is the instance's until it is freed,
- * not until its unbind: buffers that outlive the unbind still carry the
- * name (their exporter's, and the instance's shrinker's), and an instance
- * bound meanwhile must not repeat it.
+ * The binding, every open file, every buffer and every heap allocation in
+ * flight hold a reference; the last one frees the instance, the device's
+ * binding to its area and its "cmabuf-<n>" number, which buffers outliving
+ * the unbind still carry in their names.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -50,10 +43,7 @@ struct cmabuf_dev *cmabuf_dev_create(struct device *dev)
  * cmabuf_dev_number() - give an instance the number of a "cmabuf-<n>" name
  * @cdev: an instance without a number (@cdev->id is -1).
  *
- * The lowest number no live instance holds, bound or not; it is freed with
- * the instance.
- *
- * Return: the number, or a negative errno of ida_alloc().
+ * Return: the lowest number no live instance holds, or a negative errno.
  */
 int cmabuf_dev_number(struct cmabuf_dev *cdev)
 {

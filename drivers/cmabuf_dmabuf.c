@@ -2,20 +2,12 @@
 /*
  * cmabuf: the dma-buf exporter
  *
- * A buffer is one physically contiguous range, so every view of it is
- * trivial: one scatterlist entry per mapping unless the importer's limits
- * cut it (cmabuf_sg.c), the linear-map address for vmap, PFN mappings
- * built by faults for mmap. Its metadata is O(1) whatever its size.
- * FROZEN and COMPOUND pages have a zero refcount, which is why no path
- * here takes page references: mmap maps PFNs, vmap uses the linear map
- * (or, for a write-combined buffer, vmap(), which takes none either).
- *
- * CPU access is synced through every importer's mapping, or, while there is
- * none, through the instance's own device (DOC: CPU access in the uapi
- * header): on a non-coherent SoC that is what maintains the CPU caches for
- * a device driven from CMABUF_IOC_PHYS. The instance's device also cleans
- * what an importer's vmap wrote before any invalidate, and (cmabuf_zero.c)
- * every buffer's cleared lines before it is handed out.
+ * A buffer is one contiguous range: one scatterlist entry unless the
+ * importer's limits cut it, the linear map for vmap, PFN mappings for mmap.
+ * FROZEN and COMPOUND pages have a zero refcount, so no path here takes
+ * page references. CPU access is synced through every importer's mapping,
+ * or, while there is none, through the instance's own device (DOC: CPU
+ * access in the uapi header).
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -47,8 +39,8 @@
  * @range: its pages and the strategy that must release them.
  * @wc: CPU mappings are write-combined; set before the buffer is handed
  *	out, never changed after.
- * @vmapped: an importer has the buffer vmapped; set and cleared by the
- *	dma-buf core's first vmap and last vunmap, under the reservation lock.
+ * @vmapped: an importer has the buffer vmapped. Protected by the
+ *	reservation lock.
  * @phys_cleaned: the clearing's lines were cleaned at the first PHYS.
  * @lock: guards the attachment list and each attachment's mappings.
  * @attachments: &struct cmabuf_attachment list. Protected by @lock.
@@ -63,30 +55,16 @@ struct cmabuf_buffer {
 	struct list_head attachments;
 };
 
-/**
- * struct cmabuf_attachment - one importer's view of a buffer
- * @dev: the importing device.
- * @node: entry in &cmabuf_buffer.attachments. Protected by
- *	&cmabuf_buffer.lock.
- * @mappings: its live &struct cmabuf_mapping. Protected by
- *	&cmabuf_buffer.lock.
- */
+/* An importer's view of a buffer; @node and @mappings under buffer->lock. */
 struct cmabuf_attachment {
 	struct device *dev;
 	struct list_head node;
 	struct list_head mappings;
 };
 
-/**
- * struct cmabuf_mapping - one map_dma_buf() of an attachment
- * @table: the buffer, cut to the device's limits, DMA-mapped.
- * @dir: direction of the mapping.
- * @node: entry in &cmabuf_attachment.mappings. Protected by
- *	&cmabuf_buffer.lock.
- *
- * Each call gets a table of its own, so that mapping an attachment twice
- * makes two mappings that are each unmapped, as udmabuf does: reusing one
- * table would overwrite, and so leak, the first mapping's DMA addresses.
+/*
+ * One map_dma_buf(): a table per call, as udmabuf, so that mapping twice
+ * does not leak the first mapping's DMA addresses. @node under buffer->lock.
  */
 struct cmabuf_mapping {
 	struct sg_table table;
@@ -120,10 +98,7 @@ static void cmabuf_mapping_free(struct device *dev, struct cmabuf_mapping *m)
 	kfree(m);
 }
 
-/*
- * An importer that detaches with mappings still live has a bug, but its
- * mappings must not outlive the attachment: they are unmapped here.
- */
+/* An importer's bug, but its mappings must not outlive the attachment. */
 static void cmabuf_dmabuf_detach(struct dma_buf *dmabuf,
 				 struct dma_buf_attachment *attachment)
 {
@@ -155,11 +130,9 @@ static u64 cmabuf_buffer_size(const struct cmabuf_buffer *buffer)
 }
 
 /*
- * The limits are read at every map, not at attach: a driver may set them
- * after attaching, and an importer that never maps needs none. So is the
- * DMA mask: a device whose direct mapping does not reach the buffer is
- * refused (DOC: DMA mask), since swiotlb would bounce, or fail, every
- * mapping of a buffer that its user wanted contiguous.
+ * Limits and DMA mask are read at every map: a driver may set them after
+ * attaching. A device that cannot reach the buffer directly is refused
+ * (DOC: DMA mask): swiotlb would bounce every mapping.
  */
 static struct sg_table *cmabuf_dmabuf_map(struct dma_buf_attachment *attachment,
 					  enum dma_data_direction dir)
@@ -206,11 +179,7 @@ free_mapping:
 	return ERR_PTR(ret);
 }
 
-/*
- * @table must be a live mapping of @attachment: anything else is refused
- * with a message rather than unmapped. The direction is the mapping's own,
- * which the DMA API requires.
- */
+/* Anything but a live mapping of @attachment is refused, not unmapped. */
 static void cmabuf_dmabuf_unmap(struct dma_buf_attachment *attachment,
 				struct sg_table *table,
 				enum dma_data_direction dir)
@@ -236,10 +205,6 @@ static void cmabuf_dmabuf_unmap(struct dma_buf_attachment *attachment,
 	cmabuf_mapping_free(a->dev, found);
 }
 
-/*
- * Sync [@offset, @offset + @length) of @buffer through the instance's own
- * device (cmabuf_own_sync()). Return: true when the device did it.
- */
 static bool cmabuf_buffer_own_sync(struct cmabuf_buffer *buffer, u64 offset,
 				   u64 length, enum dma_data_direction dir,
 				   unsigned int how)
@@ -250,20 +215,10 @@ static bool cmabuf_buffer_own_sync(struct cmabuf_buffer *buffer, u64 offset,
 }
 
 /*
- * CPU access brackets sync every live mapping, or the range of it. They
- * use the direction each was mapped with: that is what the device may
- * have done to the memory, and the DMA API wants syncs to match the
- * mapping. Under swiotlb these are the copies between the buffer and its
- * bounce buffers. With no mapping live, the instance's own device syncs
- * in the direction of the access; a write-combined buffer has no cache
- * lines of the CPU's mappings to maintain.
- *
- * An importer that vmaps the buffer (vb2-vmalloc: a capture driver whose
- * CPU writes the frames) dirties the cacheable linear alias, which no
- * DMA mapping covers: at START, the invalidates (of an importer's
- * mapping for the CPU, such as a DRM PRIME import mapped bidirectionally,
- * or of the instance's own) would throw those writes away. The instance's
- * device cleans them first, whether or not an importer has a mapping.
+ * Each mapping is synced in the direction it was mapped with, as the DMA
+ * API requires. An importer's vmap dirties the cacheable linear alias,
+ * which no DMA mapping covers: the instance's device cleans it before any
+ * invalidate at START could throw those writes away.
  */
 static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, u64 offset,
 			       u64 length, enum dma_data_direction dir,
@@ -317,18 +272,12 @@ static int cmabuf_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
 }
 
 /*
- * CPU mappings are built by faults, not at mmap() time: a mapping costs
- * nothing until it is used, and a PMD-aligned stretch costs one fault.
- * Where the kernel maps PFNs with PMDs (THP on arm64 and x86), a fault
- * whose PMD block lies within the mapping and lines up with the buffer
- * maps the whole block; elsewhere one fault maps the aligned window of
- * %CMABUF_FAULT_AROUND_PAGES pages around it, as the core's fault-around
- * does for files.
+ * CPU mappings are built by faults: a PMD where the block lines up with the
+ * buffer, elsewhere a window of this many pages around the fault.
  */
 #define CMABUF_FAULT_AROUND_PAGES	16
 #define CMABUF_FAULT_AROUND_BYTES	(CMABUF_FAULT_AROUND_PAGES * PAGE_SIZE)
 
-/* The page frame behind user address @addr of @vma; false past the end. */
 static bool cmabuf_vma_pfn(struct vm_area_struct *vma, unsigned long addr,
 			   unsigned long *pfn)
 {
@@ -359,9 +308,8 @@ static vm_fault_t cmabuf_vm_fault(struct vm_fault *vmf)
 		return ret;
 
 	/*
-	 * The rest of the window; mapped entries are left as they are. An
-	 * aligned window never reaches into the next PMD block, which a PMD
-	 * may map already: no PTE may go there (walk_to_pmd() BUGs on it).
+	 * An aligned window never reaches the next PMD block, where a
+	 * PTE would trip walk_to_pmd()'s BUG.
 	 */
 	for (addr = max(vma->vm_start, window); addr < end; addr += PAGE_SIZE) {
 		if (addr == fault)
@@ -375,10 +323,8 @@ static vm_fault_t cmabuf_vm_fault(struct vm_fault *vmf)
 
 #if CMABUF_PMD_MAPPINGS
 /*
- * The whole PMD block, if it lies within the mapping and the buffer's
- * pages there start on a PMD boundary. That is PMD_SIZE worth of pages,
- * not PTRS_PER_PMD, which counts a table's entries and is 1 where the PMD
- * level is folded (64 KiB pages with 42-bit addresses).
+ * PMD_SIZE worth of pages, not PTRS_PER_PMD, which is 1 where the PMD
+ * level is folded.
  */
 static vm_fault_t cmabuf_vm_huge_fault(struct vm_fault *vmf,
 				       unsigned int order)
@@ -400,11 +346,7 @@ static vm_fault_t cmabuf_vm_huge_fault(struct vm_fault *vmf,
 }
 #endif
 
-/*
- * A write-combined mapping of one page, for the kernel to access a
- * write-combined buffer as its CPU mappings do, never through the
- * cacheable alias.
- */
+/* The kernel must not touch a WC buffer through its cacheable alias. */
 static void *cmabuf_wc_map_page(unsigned long pfn)
 {
 	struct page *page = pfn_to_page(pfn);
@@ -413,11 +355,8 @@ static void *cmabuf_wc_map_page(unsigned long pfn)
 }
 
 /*
- * ptrace, gdb and /proc/PID/mem: copy through the linear map (or a
- * temporary mapping of highmem), a page at a time; for a write-combined
- * buffer through a write-combined mapping of the page. No page reference
- * is taken: FROZEN and COMPOUND pages have none to take, and the buffer
- * outlives the VMA.
+ * ptrace and /proc/PID/mem. No page reference: FROZEN and COMPOUND pages
+ * have none to take, and the buffer outlives the VMA.
  */
 static int cmabuf_vm_access(struct vm_area_struct *vma, unsigned long addr,
 			    void *buf, int len, int write)
@@ -458,11 +397,8 @@ static const struct vm_operations_struct cmabuf_vm_ops = {
 };
 
 /*
- * MAP_SHARED always sets VM_MAYSHARE (VM_SHARED only when the fd is
- * writable); MAP_PRIVATE sets neither and is refused, since private
- * copy-on-write pages of device memory make no sense. The flags are those
- * remap_pfn_range() would set: no struct page is ever looked at, which
- * FROZEN and COMPOUND pages, with their zero refcount, rely on.
+ * MAP_PRIVATE is refused: copy-on-write of device memory makes no sense.
+ * PFN mapping flags: no struct page is ever looked at.
  */
 static int cmabuf_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 {
@@ -484,11 +420,8 @@ static int cmabuf_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma
 
 #if CMABUF_PLACED_MMAP
 /*
- * thp_get_unmapped_area() puts the address at the same offset into a PMD
- * as the file offset. Buffers of a PMD or more start on a PMD boundary
- * (cmabuf_plan_pmd()), so that lines their pages up too; the address
- * tells nothing of the physical one, which CMABUF_IOC_PHYS keeps behind
- * CAP_SYS_RAWIO.
+ * Buffers of a PMD or more start on a PMD boundary, so the THP placement
+ * lines their pages up with PMD entries.
  */
 static unsigned long
 cmabuf_dmabuf_get_unmapped_area(struct dma_buf *dmabuf, unsigned long addr,
@@ -499,12 +432,7 @@ cmabuf_dmabuf_get_unmapped_area(struct dma_buf *dmabuf, unsigned long addr,
 }
 #endif
 
-/*
- * A write-combined buffer gets a mapping of its own, write-combined:
- * vmap() of its pages, which takes no reference on them. vmap_pfn() would
- * refuse them (it maps memory without struct pages only). The page array
- * is needed only while the mapping is built.
- */
+/* vmap_pfn() refuses memory with struct pages; vmap() takes no refs. */
 static void *cmabuf_wc_vmap(struct cmabuf_buffer *buffer)
 {
 	unsigned long pfn = page_to_pfn(buffer->range.page);
@@ -522,10 +450,7 @@ static void *cmabuf_wc_vmap(struct cmabuf_buffer *buffer)
 	return vaddr;
 }
 
-/*
- * Otherwise the linear map already covers the range: nothing to build or
- * undo. The dma-buf core counts vmaps and calls these once per first user.
- */
+/* Otherwise the linear map already covers the range. */
 static int cmabuf_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct cmabuf_buffer *buffer = dmabuf->priv;
@@ -587,10 +512,8 @@ static struct dma_buf *cmabuf_dmabuf_export(struct cmabuf_buffer *buffer,
 	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
 
 	/*
-	 * exp_info.owner is THIS_MODULE: every buffer pins the module. The
-	 * exporter is named after the instance ("cmabuf-general"), so that
-	 * bufinfo and fdinfo tell instances apart; the name lives as long as
-	 * the instance, which the buffer holds until its release.
+	 * Named after the instance, so that bufinfo tells instances apart;
+	 * the buffer holds the instance and so the name.
 	 */
 	exp_info.exp_name = buffer->cdev->name;
 	exp_info.ops = &cmabuf_dmabuf_ops;
@@ -609,14 +532,11 @@ static struct dma_buf *cmabuf_dmabuf_export(struct cmabuf_buffer *buffer,
  * @strategy: a %CMABUF_STRATEGY_* value.
  * @fd_flags: flags of the dma-buf file (validated by the caller).
  * @owner: the file asking, or NULL (see cmabuf_pages_get()).
- * @privileged: the caller has CAP_SYS_ADMIN: the buffer is not held to the
- *	instance's cap (see cmabuf_pages_get()).
+ * @privileged: the caller has CAP_SYS_ADMIN (see cmabuf_pages_get()).
  * @strategy_used: out, may be NULL: the strategy that allocated.
  *
- * No file descriptor is created: the caller installs one.
- *
- * Return: the dma-buf, or ERR_PTR() of an error of cmabuf_pages_get() or
- * -ENOMEM.
+ * Return: the dma-buf, without an fd; ERR_PTR() of cmabuf_pages_get()'s
+ * errors or -ENOMEM.
  */
 struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 				    u32 align, u32 strategy, u32 fd_flags,
@@ -666,16 +586,7 @@ free_buffer:
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_alloc);
 
-/**
- * cmabuf_dmabuf_mmap_flags() - how CPU mappings of the caller are built
- *
- * PFN mappings with a huge_fault handler get it whatever the THP sysfs
- * policy says (mm/huge_memory.c: "Huge PFN mappings are uncompactable"),
- * but not in a process that turned THP off.
- *
- * Return: %CMABUF_INFO_MMAP_PMD and %CMABUF_INFO_MMAP_PLACED, as this
- * kernel, this build and the calling process allow.
- */
+/* Huge PFN mappings ignore the THP sysfs policy, not a process's THP off. */
 u32 cmabuf_dmabuf_mmap_flags(void)
 {
 	u32 flags = 0;
@@ -688,18 +599,9 @@ u32 cmabuf_dmabuf_mmap_flags(void)
 	return flags;
 }
 
-/**
- * cmabuf_dmabuf_phys() - physical address of a buffer
- * @dmabuf: any dma-buf.
- * @phys: out: address of its first byte.
- *
- * A buffer is cleared through the CPU's cacheable linear map, and an
- * importer's mapping cleans those lines; a device driven through the
- * address has no mapping, so the first PHYS of a buffer cleans them
- * through the instance's device where it is not coherent. Later CPU
- * writes are the caller's to bracket (DMA_BUF_IOCTL_SYNC).
- *
- * Return: 0, or -EINVAL when @dmabuf was not exported by cmabuf.
+/*
+ * A device driven through the physical address has no mapping to clean the
+ * lines the clearing left: the first PHYS cleans them. -EINVAL if not ours.
  */
 int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys)
 {
@@ -709,7 +611,6 @@ int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys)
 		return -EINVAL;
 
 	buffer = dmabuf->priv;
-	/* A write-combined buffer was cleaned before it was handed out. */
 	if (!buffer->wc && !READ_ONCE(buffer->phys_cleaned)) {
 		cmabuf_buffer_own_sync(buffer, 0, dmabuf->size, DMA_TO_DEVICE,
 				       CMABUF_OWN_FOR_DEVICE);
@@ -720,21 +621,10 @@ int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_phys);
 
-/**
- * cmabuf_dmabuf_writecombine() - make a new buffer's CPU mappings WC
- * @dmabuf: a buffer of cmabuf_dmabuf_alloc() not handed out yet: no file
- *	descriptor, no importer, no mapping.
- *
- * As the DMA API does for memory it remaps for a non-coherent device, the
- * buffer's cacheable alias in the linear map is cleaned (the zeros the
- * clearing left in the caches reach memory) and invalidated (no line is
- * left to be written back over what the write-combined mappings write),
- * here through the instance's own device. Where that device is coherent,
- * the DMA API gives cacheable mappings and does no maintenance, and so
- * does cmabuf: the buffer stays cacheable. Where its mapping would bounce,
- * nothing can be maintained, and the buffer stays cacheable too.
- *
- * Return: true when the buffer's CPU mappings are write-combined.
+/*
+ * Before any fd, importer or mapping: clean and invalidate the linear
+ * alias, as the DMA API does when it remaps. Where the instance's device is
+ * coherent or would bounce, the buffer stays cacheable (returns false).
  */
 bool cmabuf_dmabuf_writecombine(struct dma_buf *dmabuf)
 {
@@ -748,14 +638,6 @@ bool cmabuf_dmabuf_writecombine(struct dma_buf *dmabuf)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_writecombine);
 
-/**
- * cmabuf_dmabuf_cache_flags() - what an instance does for the CPU caches
- * @cdev: the instance.
- *
- * Return: %CMABUF_INFO_CACHE_SYNC and %CMABUF_INFO_WRITECOMBINE where its
- * device maintains the caches of its area's buffers (of any buffer, where
- * the area's place is not known), else 0.
- */
 u32 cmabuf_dmabuf_cache_flags(struct cmabuf_dev *cdev)
 {
 	phys_addr_t base = 0, end = 0;
@@ -772,22 +654,12 @@ u32 cmabuf_dmabuf_cache_flags(struct cmabuf_dev *cdev)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_cache_flags);
 
-/* DMA_BUF_SYNC_* are what &cmabuf_sync.flags takes. */
 static_assert(CMABUF_SYNC_VALID_FLAGS ==
 	      (DMA_BUF_SYNC_RW | DMA_BUF_SYNC_END));
 
-/**
- * cmabuf_dmabuf_sync_range() - sync part of a buffer (CMABUF_IOC_SYNC)
- * @dmabuf: any dma-buf.
- * @flags: DMA_BUF_SYNC_* as DMA_BUF_IOCTL_SYNC takes them.
- * @offset: first byte of the range.
- * @length: bytes in the range.
- *
- * As DMA_BUF_IOCTL_SYNC does for the whole buffer, waiting first, at
- * DMA_BUF_SYNC_START, for the fences the CPU's access conflicts with.
- *
- * Return: 0; -EINVAL when @dmabuf is not cmabuf's, for bad @flags or a
- * range not within the buffer; -EINTR or -ERESTARTSYS from the wait.
+/*
+ * CMABUF_IOC_SYNC: as DMA_BUF_IOCTL_SYNC on a range, waiting at START for
+ * conflicting fences. -EINVAL when not ours, bad @flags or range.
  */
 int cmabuf_dmabuf_sync_range(struct dma_buf *dmabuf, u32 flags, u64 offset,
 			     u64 length)

@@ -2,27 +2,14 @@
 /*
  * cmabuf: dma-heap front end
  *
- * Each instance with a stable name (the default instance, "cmabuf", and
- * labelled ones, "cmabuf-<label>") also appears as /dev/dma_heap/<name>,
- * allocating through the same path as CMABUF_IOC_ALLOC with the AUTO
- * strategy. The dma-heap core checks the heap ABI (heap flags 0, fd flags,
- * structure sizes) before calling us, in the allocating task, whose
- * privilege is asked as ALLOC asks it (cmabuf_caller_privileged()): a
- * caller without CAP_SYS_ADMIN is held to its user's cap on the instance
- * (unprivileged_max_bytes) as on the misc device, -EDQUOT past it, and
- * with mem_accounting its memory cgroup is charged, -ENOBUFS past its
- * memory.max.
+ * Instances with a stable name also appear as /dev/dma_heap/<name>,
+ * allocating as CMABUF_IOC_ALLOC does with AUTO.
  *
- * A dma-heap can never be removed, and the core calls its ops without any
- * reference on the module that provided them. Hence:
- *  - heap objects are module-global, keyed by name, never freed; a heap is
- *    created once and reattached when an instance of the same name binds
- *    again, so no name is ever registered twice;
- *  - while no instance is attached, allocations fail with -ENODEV;
- *  - before the first heap is added, the module takes a reference on
- *    itself that it never drops: rmmod is refused rather than leaving the
- *    core with ops pointing into freed module text. Load with heap=0 to
- *    keep the module unloadable.
+ * A dma-heap can never be removed, and the core calls its ops without a
+ * reference on the module. So heap objects are global, never freed, and
+ * reattached when an instance of the same name binds again; allocations
+ * fail with -ENODEV while none is attached; and the module pins itself
+ * before adding its first heap (heap=0 keeps it unloadable).
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -105,11 +92,8 @@ static struct cmabuf_heap *cmabuf_heap_find(const char *name)
 }
 
 /*
- * The kernel's CMA heap (CONFIG_DMABUF_HEAPS_CMA) names a heap after every
- * CMA area, and "default_cma_region" after the default one; a
- * reserved-memory node called "cmabuf-<label>" takes our name that way.
- * dma_heap_add() would notice only after sysfs had complained loudly about
- * the duplicate device, so look first.
+ * The kernel's CMA heap names a heap after every area; dma_heap_add() would
+ * notice the duplicate only after sysfs complained loudly.
  */
 static bool cmabuf_heap_name_taken(const char *name)
 {
@@ -147,11 +131,7 @@ static struct cmabuf_heap *cmabuf_heap_create(const char *name)
 		goto free_heap;
 	}
 
-	/*
-	 * The heap's ops must never point into unloaded text: pin the module
-	 * before the heap exists. try_module_get() fails once rmmod has
-	 * begun, and a probe then racing it gets no heap.
-	 */
+	/* try_module_get() fails once rmmod has begun: then no heap. */
 	pin = !cmabuf_heap_pinned;
 	if (pin && !try_module_get(THIS_MODULE)) {
 		ret = -ENODEV;
@@ -182,13 +162,7 @@ free_heap:
 	return ERR_PTR(ret);
 }
 
-/**
- * cmabuf_heap_attach() - serve the heap of an instance's name
- * @cdev: a newly bound instance with a stable name.
- *
- * Creates the heap the first time a name is seen. A failure only costs
- * the heap; the instance works without it.
- */
+/* Creates the heap the first time; a failure costs only the heap. */
 void cmabuf_heap_attach(struct cmabuf_dev *cdev)
 {
 	struct cmabuf_heap *h;
@@ -212,12 +186,7 @@ void cmabuf_heap_attach(struct cmabuf_dev *cdev)
 		dev_warn(cdev->dev, "no dma-heap %s: %pe\n", cdev->name, h);
 }
 
-/**
- * cmabuf_heap_detach() - stop serving an instance's heap
- * @cdev: an instance being unbound.
- *
- * Allocations already running keep their own reference on @cdev.
- */
+/* Allocations already running keep their own reference on @cdev. */
 void cmabuf_heap_detach(struct cmabuf_dev *cdev)
 {
 	struct cmabuf_heap *h;

@@ -2,10 +2,9 @@
 /*
  * cmabuf: the misc device and its ioctls
  *
- * Argument structures may be shorter (older) or longer (newer) than the
- * kernel's, as in dma-heap.c: what the caller gave is copied in, the rest
- * reads as zero, trailing bytes the kernel does not know must be zero, and
- * only what fits in the caller's structure is copied back.
+ * Argument structures may be shorter or longer than the kernel's, as in
+ * dma-heap.c: missing bytes read as zero, unknown trailing bytes must be
+ * zero, and only what fits the caller's structure is copied back.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -28,10 +27,7 @@
 
 static unsigned short cmabuf_mode = 0600;
 module_param_named(mode, cmabuf_mode, ushort, 0444);
-/*
- * Only the misc devices: the dma-heap core creates /dev/dma_heap/<name>
- * itself, 0600 root, and a udev rule (config/udev/60-cmabuf.rules) sets both.
- */
+/* The dma-heap nodes are the udev rule's: the core creates them itself. */
 MODULE_PARM_DESC(mode,
 		 "Permissions of /dev/cmabuf* (default: 0600; not the /dev/dma_heap nodes, see the udev rule)");
 
@@ -88,10 +84,7 @@ static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
 
 /*
  * CMABUF_IOC_ALLOC: allocate, clear and export a buffer. The fd is reserved
- * first, so that a caller out of descriptors learns it before any memory
- * is moved or cleared, and goes live only once the caller's structure
- * holds it. A write-combined buffer is made so before that, while nothing
- * can map it.
+ * before any memory moves and goes live only once copied out.
  *
  * Errors: -EINVAL (bad size, flags, fd_flags, strategy, alignment, non-zero
  * output field or pad, structure too short for @fd, COMPOUND rules),
@@ -180,7 +173,6 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 	cmabuf_dev_limits(cdev, &lim);
 
 	info->area_name_len = strlen(cdev->area_name) + 1;
-	/* Where the kernel does not tell, the size is the node's. */
 	info->total_bytes = (u64)cdev->area_pages << PAGE_SHIFT;
 	if (area) {
 		info->total_bytes = (u64)area << PAGE_SHIFT;
@@ -271,9 +263,7 @@ static long cmabuf_ioctl_phys(struct cmabuf_dev *cdev, unsigned int cmd,
 
 /*
  * CMABUF_IOC_PREPARE: set how many buffers of a kind this file wants
- * ready; see the uapi header for the contract. The buffers are charged to
- * the caller as its live buffers are (cmabuf_pool_want()), and its
- * privilege is asked as ALLOC asks it (cmabuf_caller_privileged()).
+ * ready; the contract is in the uapi header.
  *
  * Errors: -EINVAL (as ALLOC's request; @count; flags; non-zero @ready or
  * pad), -EOPNOTSUPP, -EPERM (@timeout_ms above prepare_max_timeout_ms
@@ -383,10 +373,7 @@ static int cmabuf_open(struct inode *inode, struct file *file)
 	struct miscdevice *misc = file->private_data;
 	struct cmabuf_dev *cdev = container_of(misc, struct cmabuf_dev, misc);
 
-	/*
-	 * misc_open() calls us under misc_mtx, which misc_deregister() takes
-	 * too, so @cdev is alive until this reference is taken.
-	 */
+	/* Under misc_mtx, which misc_deregister() takes too: @cdev lives. */
 	cmabuf_dev_get(cdev);
 	file->private_data = cdev;
 	return nonseekable_open(inode, file);
@@ -410,7 +397,6 @@ static const struct file_operations cmabuf_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-/* The instance's sysfs directory: its area, its cap, its pool, counters. */
 static const struct attribute_group *cmabuf_misc_groups[] = {
 	&cmabuf_area_group,
 	&cmabuf_cap_group,

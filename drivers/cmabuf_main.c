@@ -2,20 +2,11 @@
 /*
  * cmabuf: physically contiguous dma-bufs from CMA
  *
- * The module, its platform driver and its instances. An instance is one
- * misc device allocating from one CMA area:
- *  - a "linux,cmabuf" device tree node gets the area its memory-region
- *    names, and /dev/cmabuf-<label> (or /dev/cmabuf-<n> without a label);
- *  - unless default_instance=0, the module registers a platform device of
- *    its own, "cmabuf-default", which becomes /dev/cmabuf on the default
- *    CMA area;
- *  - any other "cmabuf" platform device without a node gets the default
- *    area too, as /dev/cmabuf-<n>.
- *
- * Unbinding removes the misc device and the sysfs counters at once;
- * buffers still alive keep the instance (cmabuf_dev.c), its device's
- * binding to its area (cmabuf_area.c) and the module (they are dma-bufs
- * it owns) until they are freed.
+ * An instance is one misc device allocating from one CMA area: a
+ * "linux,cmabuf" node's memory-region, or the default area for the
+ * module's own "cmabuf-default" device (/dev/cmabuf) and for other
+ * "cmabuf" devices without a node. Buffers alive at unbind keep the
+ * instance, its area binding and the module until they are freed.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -42,13 +33,9 @@ MODULE_PARM_DESC(default_instance,
 static struct platform_device *cmabuf_default_pdev;
 
 /*
- * The instance's device maps buffers only to maintain the CPU caches for
- * CPU access no importer's mapping covers (cmabuf_dmabuf.c): it does no
- * DMA itself and must reach every buffer. A device-tree node's device has
- * the DMA configuration of its node (dma-coherent, dma-ranges, iommus); the
- * default instance's has none, and gets the architecture's default
- * coherency (not coherent on arm64) and the direct mapping. Without a
- * mask, CPU access simply gets no maintenance.
+ * The instance's device does no DMA: it maps buffers only for the CPU's
+ * cache maintenance, so it must reach every buffer. Without a mask, CPU
+ * access simply gets no maintenance.
  */
 static void cmabuf_probe_dma(struct cmabuf_dev *cdev, struct device *dev)
 {
@@ -76,11 +63,7 @@ static void cmabuf_remove_dma(struct cmabuf_dev *cdev)
 	up_write(&cdev->dma_lock);
 }
 
-/*
- * "cmabuf-<label>" and the default instance's "cmabuf" are stable names;
- * other instances get the lowest number no instance holds, freed with the
- * instance (cmabuf_dev_number()): on a failure here, by the caller's put.
- */
+/* A number is freed with the instance: on failure, by the caller's put. */
 static int cmabuf_probe_name(struct cmabuf_dev *cdev,
 			     struct platform_device *pdev)
 {
@@ -102,14 +85,7 @@ static int cmabuf_probe_name(struct cmabuf_dev *cdev,
 	return cdev->name ? 0 : -ENOMEM;
 }
 
-/*
- * The administrator's limits and standing reserve from the device tree:
- * pairs of <size count> in "cmabuf,reserve", capped by
- * "cmabuf,reserve-max-bytes" (default: half the area), and the cap on
- * the live buffers of callers without CAP_SYS_ADMIN,
- * "cmabuf,unprivileged-max-bytes" (default: none). A reserve that does not
- * fit is reported and left out; the instance works without it.
- */
+/* A reserve that does not fit is reported and left out. */
 static void cmabuf_probe_limits(struct cmabuf_dev *cdev, struct device *dev)
 {
 	u64 sizes[CMABUF_RESERVE_MAX], max;
@@ -187,7 +163,6 @@ stop_pool:
 release_area:
 	cmabuf_remove_dma(cdev);
 put_cdev:
-	/* The last reference: releases the area too (cmabuf_area.c). */
 	cmabuf_dev_put(cdev);
 	return ret;
 }
@@ -204,15 +179,12 @@ static void cmabuf_remove(struct platform_device *pdev)
 	/* No new allocation can start: drop the prepared ones, finish frees. */
 	cmabuf_pool_stop(cdev);
 	cmabuf_remove_dma(cdev);
-	/*
-	 * Buffers still alive hold their own references, the name and the
-	 * device's binding to its area with them (cmabuf_area.c).
-	 */
+	/* Buffers still alive hold their own references. */
 	cmabuf_dev_put(cdev);
 }
 
 #ifdef CMABUF_HAVE_INT_REMOVE
-/* Kernels before 6.11 (Debian's 6.1) want an int from remove(). */
+/* Before 6.11, remove() returns an int. */
 static int cmabuf_remove_int(struct platform_device *pdev)
 {
 	cmabuf_remove(pdev);
@@ -226,11 +198,7 @@ static const struct of_device_id cmabuf_of_match[] = {
 };
 MODULE_DEVICE_TABLE(of, cmabuf_of_match);
 
-/*
- * The default instance's device is not called "cmabuf": a device tree node
- * of that name would become a platform device "cmabuf" and make ours
- * impossible to register.
- */
+/* Not "cmabuf": a DT node of that name would take the platform device name. */
 static const struct platform_device_id cmabuf_ids[] = {
 	{ .name = "cmabuf" },
 	{ .name = "cmabuf-default" },
@@ -264,7 +232,6 @@ static int __init cmabuf_init(void)
 	cmabuf_debugfs_init();
 	cmabuf_stats_init();
 
-	/* Registered first, so that it is known when the driver probes it. */
 	if (cmabuf_default_instance) {
 		cmabuf_default_pdev =
 			platform_device_register_simple("cmabuf-default",

@@ -2,10 +2,8 @@
 /*
  * cmabuf: turning a request into a plan
  *
- * Size, alignment and strategy become the pages to allocate, the strategy
- * to try first and its fallback. Nothing here touches memory; the helpers
- * take the kernel's limits as an argument, so KUnit checks the rules with
- * limits of its own.
+ * Pure: the kernel's limits are an argument, so KUnit checks the rules
+ * with limits of its own.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -19,14 +17,7 @@
 
 #include "cmabuf.h"
 
-/**
- * cmabuf_size_to_pages() - validate a buffer size and count its pages
- * @size: bytes asked for.
- * @pages: out: pages needed.
- *
- * Return: 0, or -EINVAL for zero or for more than one scatterlist entry
- * can describe (which also catches sizes that overflow when rounded up).
- */
+/* -EINVAL for zero or more than one scatterlist entry holds. */
 VISIBLE_IF_KUNIT int cmabuf_size_to_pages(u64 size, unsigned long *pages)
 {
 	if (!size || size > CMABUF_MAX_BYTES)
@@ -37,13 +28,7 @@ VISIBLE_IF_KUNIT int cmabuf_size_to_pages(u64 size, unsigned long *pages)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_size_to_pages);
 
-/**
- * cmabuf_align_to_order() - turn a log2 byte alignment into a page order
- * @align: log2 of the alignment in bytes; at most %CMABUF_ALIGN_MAX.
- * @order: out: the page order; alignments below a page give 0.
- *
- * Return: 0, or -EINVAL for an absurd alignment.
- */
+/* Alignments below a page give 0; -EINVAL above %CMABUF_ALIGN_MAX. */
 int cmabuf_align_to_order(u32 align, unsigned int *order)
 {
 	if (align > CMABUF_ALIGN_MAX)
@@ -54,15 +39,7 @@ int cmabuf_align_to_order(u32 align, unsigned int *order)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_align_to_order);
 
-/**
- * cmabuf_compound_order() - page order of a COMPOUND buffer
- * @lim: what the kernel allows.
- * @pages: pages of the buffer.
- * @order: out: the folio order.
- *
- * Return: 0; -EOPNOTSUPP without COMPOUND; -EINVAL when @pages is not a
- * power of two or its order is outside the limits.
- */
+/* -EOPNOTSUPP without COMPOUND; -EINVAL for a size it cannot take. */
 VISIBLE_IF_KUNIT int cmabuf_compound_order(const struct cmabuf_limits *lim,
 					   unsigned long pages,
 					   unsigned int *order)
@@ -83,13 +60,6 @@ VISIBLE_IF_KUNIT int cmabuf_compound_order(const struct cmabuf_limits *lim,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_compound_order);
 
-/**
- * cmabuf_strategy_name() - the name of a strategy, as cmabufctl spells it
- * @strategy: a %CMABUF_STRATEGY_* value.
- *
- * Return: "auto", "compound", "frozen", "legacy", "dma", or "?" for
- * anything else.
- */
 const char *cmabuf_strategy_name(u32 strategy)
 {
 	static const char * const names[CMABUF_STRATEGY_COUNT] = {
@@ -103,10 +73,7 @@ const char *cmabuf_strategy_name(u32 strategy)
 	return strategy < CMABUF_STRATEGY_COUNT ? names[strategy] : "?";
 }
 
-/*
- * The largest alignment DMA gives @pages, as a page order: the DMA API
- * asks CMA for min(get_order(size), CONFIG_CMA_ALIGNMENT).
- */
+/* The DMA API asks CMA for min(get_order(size), CONFIG_CMA_ALIGNMENT). */
 static unsigned int cmabuf_dma_order(const struct cmabuf_limits *lim,
 				     unsigned long pages)
 {
@@ -138,11 +105,8 @@ static void cmabuf_plan_auto(const struct cmabuf_limits *lim,
 }
 
 /*
- * A buffer that one PMD entry could map is placed on a PMD boundary unless
- * it asked for more, so that its CPU mappings get PMD entries without the
- * mapping's address telling anything of the physical one: mmap() then
- * lines the address up with the file offset alone. Where no such range is
- * free, the alignment asked for is the fallback.
+ * PMD-sized buffers go on a PMD boundary so that CPU mappings get PMD
+ * entries, mmap() lining up the address with the file offset alone.
  */
 static void cmabuf_plan_pmd(const struct cmabuf_limits *lim,
 			    struct cmabuf_plan *plan)
@@ -167,13 +131,9 @@ static void cmabuf_plan_pmd(const struct cmabuf_limits *lim,
  * @strategy: a %CMABUF_STRATEGY_* value.
  * @plan: out: pages, strategy and alignment to try, and the fallback.
  *
- * AUTO picks COMPOUND when the page count and alignment allow it, with
- * FROZEN (or LEGACY) as the fallback should the area have no aligned range
- * free; otherwise FROZEN, otherwise LEGACY, otherwise DMA. An explicit
- * strategy never falls back to another; FROZEN and LEGACY buffers of a PMD
- * or more first try a PMD boundary (cmabuf_plan_pmd()). DMA cannot ask for
- * an alignment: the DMA API gives what it gives (cmabuf_dma_order()),
- * which is a PMD boundary where CONFIG_CMA_ALIGNMENT reaches it.
+ * AUTO picks COMPOUND where allowed, falling back to FROZEN (or LEGACY);
+ * otherwise FROZEN, LEGACY, DMA in that order. An explicit strategy never
+ * falls back to another. DMA cannot ask for an alignment.
  *
  * Return: 0; -EINVAL for a bad size, alignment or strategy, a COMPOUND
  * request its rules refuse, or a DMA one for more alignment than the DMA
@@ -232,20 +192,10 @@ int cmabuf_plan_make(const struct cmabuf_limits *lim, u64 size, u32 align,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_plan_make);
 
-/**
- * cmabuf_aligned_order() - largest naturally aligned block within a range
- * @base_pfn: first page frame of the range, or %CMABUF_PFN_UNKNOWN.
- * @pages: pages in the range, at least one.
- *
- * A folio of order k must start on a multiple of 2^k pages. With an unknown
- * base, the range is a CMA area's, which starts on a pageblock boundary
- * (mm/cma.c, CMA_MIN_ALIGNMENT_BYTES), and the answer is the order that
- * fits wherever such a range starts: any block up to a pageblock, and
- * above one a block of 2^k when 2^(k+1) less a pageblock pages fit. (Not
- * counting that, an area of one 512 MiB pageblock, the default area with
- * 64 KiB pages, could hold no folio of a pageblock.)
- *
- * Return: the largest such order.
+/*
+ * Largest order of a naturally aligned block within the range. An unknown
+ * base is a CMA area's, on a pageblock boundary: then the order that fits
+ * wherever such a range starts.
  */
 unsigned int cmabuf_aligned_order(unsigned long base_pfn, unsigned long pages)
 {
@@ -268,14 +218,7 @@ unsigned int cmabuf_aligned_order(unsigned long base_pfn, unsigned long pages)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_aligned_order);
 
-/**
- * cmabuf_area_max_order() - largest COMPOUND order an area can hold
- * @lim: what the kernel allows.
- * @base_pfn: first page frame of the area, or %CMABUF_PFN_UNKNOWN.
- * @area_pages: size of the area in pages, 0 when unknown.
- *
- * Return: the order, or 0 when COMPOUND cannot allocate from the area.
- */
+/* 0 when COMPOUND cannot allocate from the area. */
 unsigned int cmabuf_area_max_order(const struct cmabuf_limits *lim,
 				   unsigned long base_pfn,
 				   unsigned long area_pages)
@@ -291,13 +234,9 @@ unsigned int cmabuf_area_max_order(const struct cmabuf_limits *lim,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_area_max_order);
 
-/**
- * cmabuf_limits_get() - what the running kernel allows
- * @lim: out: strategies and COMPOUND orders.
- *
- * COMPOUND starts at the pageblock order: alloc_contig_frozen_range()
- * cannot carve a compound range out of a larger free buddy, and CMA
- * isolates whole pageblocks, so smaller folios would fail noisily.
+/*
+ * COMPOUND starts at the pageblock order: CMA isolates whole pageblocks
+ * and cannot carve a compound range out of a larger free buddy.
  */
 void cmabuf_limits_get(struct cmabuf_limits *lim)
 {
@@ -320,17 +259,9 @@ void cmabuf_limits_get(struct cmabuf_limits *lim)
 					ilog2(CMABUF_MAX_BYTES >> PAGE_SHIFT));
 }
 
-/**
- * cmabuf_dev_limits() - what an instance allows
- * @cdev: the instance.
- * @lim: out: the kernel's limits, cut to the strategies the instance
- *	offers (cmabuf_area_probe()), with COMPOUND's largest order cut to
- *	what the instance's area can hold.
- *
- * These are the bounds CMABUF_IOC_INFO reports in min_compound_order and
- * max_compound_order, so requests are judged against them: a COMPOUND
- * order the area cannot hold is -EINVAL as the uapi promises, not a
- * doomed allocation, and AUTO does not try COMPOUND there.
+/*
+ * The bounds CMABUF_IOC_INFO reports: a COMPOUND order the area cannot
+ * hold is -EINVAL, not a doomed allocation.
  */
 void cmabuf_dev_limits(struct cmabuf_dev *cdev, struct cmabuf_limits *lim)
 {

@@ -2,28 +2,12 @@
 /*
  * cmabuf: buffers ready before they are asked for, frees nobody waits for
  *
- * A want is a kind of buffer (what an allocation of some size, alignment
- * and strategy gets) that a file asked to have ready (CMABUF_IOC_PREPARE)
- * or that the administrator reserves (sysfs "reserve"). A worker keeps
- * each want stocked: buffers allocated, their pages moved out and cleared
- * in the background. An allocation that matches a ready buffer takes it
- * (cmabuf_pool_take()), and nothing is allocated or cleared while it waits.
- *
- * Freed buffers are released by a worker too (cmabuf_pool_put()), so the
- * last close() returns at once; one whose kind a want lacks is cleared and
- * kept for it instead. Ready buffers go back to CMA when their want is
- * dropped, goes unused for its time-out, or its file is closed, and when
- * memory is short (the shrinker).
- *
- * Two classes of ready buffers: what a file prepared is soft, given back
- * to reclaim that can use CMA's pages (movable allocations, kswapd), in
- * proportion to what reclaim asks, and not made again until reclaim has
- * left the instance alone for CMABUF_POOL_SHRUNK_PAUSE; the
- * administrator's reserve is kept through reclaim, up to
- * reserve_max_bytes, and refilled whatever the pressure.
- *
- * Every buffer on a want's list is all zero: it is cleared before it goes
- * there, and taken off before it is handed out.
+ * A want is a kind of buffer a file prepared (CMABUF_IOC_PREPARE) or the
+ * administrator reserves (sysfs "reserve"); a worker keeps each stocked,
+ * and a matching allocation takes a ready buffer (cmabuf_pool_take()).
+ * Freed buffers are released, or recycled for a want, by a worker. Files'
+ * ready buffers are soft: given back to reclaim and allocations; the
+ * reserve is kept. Every ready buffer is all zero. See docs/prepared.md.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -66,45 +50,25 @@ module_param_named(prepare_file_percent, cmabuf_prepare_file_percent, uint,
 MODULE_PARM_DESC(prepare_file_percent,
 		 "Share of an area one user (all its files) may have prepared, without CAP_SYS_ADMIN (default: 25)");
 
-/*
- * Other drivers' dma_alloc_coherent() and cma_alloc() take from the
- * kernel's default area, and never wait for or take back what a pool
- * holds there: on that area, prepared buffers take a smaller share.
- */
+/* Other drivers never wait for what a pool holds on the default area. */
 static unsigned int cmabuf_prepare_default_percent = 10;
 module_param_named(prepare_default_percent, cmabuf_prepare_default_percent,
 		   uint, 0644);
 MODULE_PARM_DESC(prepare_default_percent,
 		 "Share of the kernel's default CMA area, where other drivers allocate, that prepared buffers may take, all files together; at most prepare_max_percent (default: 10)");
 
-/*
- * Soft wants are not refilled until reclaim that could use CMA's pages has
- * not asked the shrinker anything for this long (the back-off).
- */
 #define CMABUF_POOL_SHRUNK_PAUSE	(5 * HZ)
 
-/*
- * A take refills its want this much later: the taker's first use of the
- * buffer and the rest of its stream's ALLOCs come first, since the refill
- * clears on every CPU and would stall them.
- */
+/* A refill clears on every CPU: let the taker's stream go first. */
 #define CMABUF_POOL_REFILL_DELAY	msecs_to_jiffies(20)
 
-/*
- * A free is released a jiffy later, so that the caller's close() arms a
- * timer instead of waking a worker. Whoever waits for the pages
- * (cmabuf_pool_wait_released(), unbind) has the work run at once.
- */
+/* close() arms a timer rather than waking a worker. */
 #define CMABUF_POOL_RELEASE_DELAY	1
 
 /* Where the area's size is unknown, the limits apply to this many pages. */
 #define CMABUF_POOL_UNKNOWN_AREA_PAGES	(SZ_1G >> PAGE_SHIFT)
 
-/**
- * struct cmabuf_pool_buf - a buffer's pages on one of the pool's lists
- * @node: entry in &cmabuf_want.bufs or &cmabuf_pool.releasing.
- * @range: the pages.
- */
+/* A buffer's pages on a want's @bufs or the pool's @releasing. */
 struct cmabuf_pool_buf {
 	struct list_head node;
 	struct cmabuf_range range;
@@ -125,17 +89,15 @@ struct cmabuf_pool_buf {
  * @shrunk: buffers the shrinker took from it and not yet made again.
  * @error: the worker's last failure for it; no more tries until it is
  *	asked again or memory is freed, or until @retry if @retrying.
- * @retrying: @error came from a try nobody waited for: tried again at
- *	@retry, since memory may have come back meanwhile.
+ * @retrying: @error came from a try nobody waited for.
  * @retry: when (jiffies).
  * @timeout: how long it may go untaken before it is dropped; 0: never.
  * @used: when it was last asked for or taken from (jiffies).
  * @dead: dropped while a buffer was made or recycled for it; the worker
  *	frees it.
  * @bufs: the ready buffers, all zero.
- * @charge: to whom its bytes (cmabuf_want_bytes()) are charged: the user
- *	and memory cgroup of the last caller that set it, as if they were
- *	live buffers; nothing for the reserve. Taken back when it is dropped.
+ * @charge: the last setter's user and memory cgroup, charged for the
+ *	stocked bytes and referenced; nothing for the reserve.
  *
  * All fields are protected by &cmabuf_pool.lock.
  */
@@ -171,19 +133,17 @@ struct cmabuf_want {
  * @releasing_pages: their pages, and those of dropped ready buffers until
  *	they are back.
  * @unwanted_pages: those of the buffer being made for a dropped want.
- * @shrunk_until: the back-off: no soft want is refilled before this
- *	(jiffies); every call of the shrinker by reclaim that could use the
- *	pages moves it to CMABUF_POOL_SHRUNK_PAUSE from then.
- * @credit: pages reclaim asked of the shrinker and not yet given back,
- *	since the back-off began; a ready buffer goes once it covers it.
+ * @shrunk_until: no soft want is refilled before this (jiffies).
+ * @credit: pages reclaim asked and not yet given back, since the back-off
+ *	began.
  * @reclaimed_buffers: ready buffers the shrinker gave back, since bind.
  * @reclaimed_pages: their pages.
  * @refilled_buffers: buffers made again for wants the shrinker took from.
  * @refilled_pages: their pages.
  * @stopped: the instance is unbound: nothing is made or kept any more.
  * @default_area: the instance's area is the kernel's default one.
- * @fill_work: makes the buffers wants lack (cmabuf_pool_kick()).
- * @release_work: releases or recycles freed buffers (cmabuf_pool_put()).
+ * @fill_work: makes the buffers wants lack.
+ * @release_work: releases or recycles freed buffers.
  * @expire_work: drops wants past their time-out.
  * @wq: woken when a buffer gets ready, a try fails, or frees are done.
  * @shrinker: gives ready buffers back under memory pressure.
@@ -217,15 +177,10 @@ static struct workqueue_struct *cmabuf_pool_wq;
 static DEFINE_MUTEX(cmabuf_reserve_lock);
 
 /*
- * Does @range serve an allocation planned as @plan, asked with
- * @align_order? It must be what the plan's first try makes: its strategy
- * (the one asked for, or AUTO's choice) at its alignment (a COMPOUND
- * folio's, a PMD's), so that an AUTO allocation that gets a folio when it
- * allocates does not get a freed FROZEN buffer that is not one, nor a
- * buffer of a PMD or more one that is not on a PMD boundary. With
- * @fallback, what the plan's fallback makes will do too: for the buffers
- * a want of this very kind made through this plan when the area had no
- * aligned range, which the allocation would have got then as well.
+ * A ready buffer serves an allocation only if its plan's first try would
+ * make it (strategy and alignment: an AUTO allocation expecting a folio,
+ * a PMD-aligned range). With @fallback, what the fallback makes will do
+ * too, for a want of this very kind.
  */
 static bool cmabuf_range_fits(const struct cmabuf_range *range,
 			      const struct cmabuf_plan *plan,
@@ -244,7 +199,6 @@ static bool cmabuf_range_fits(const struct cmabuf_range *range,
 	       IS_ALIGNED(pfn, 1UL << plan->fallback_align_order);
 }
 
-/* Is @w the want of what an allocation planned as @plan asks? */
 static bool cmabuf_want_is(const struct cmabuf_want *w,
 			   const struct cmabuf_plan *plan, u32 strategy,
 			   unsigned int align_order)
@@ -253,17 +207,12 @@ static bool cmabuf_want_is(const struct cmabuf_want *w,
 	       w->align_order == align_order;
 }
 
-/* Bytes a want holds when stocked. */
 static u64 cmabuf_want_bytes(const struct cmabuf_want *w)
 {
 	return ((u64)w->plan.pages << PAGE_SHIFT) * w->count;
 }
 
-/*
- * Ready buffers of @pages in all leave their want for CMA: they count as
- * releasing until cmabuf_pool_release_list() gave them back, so that an
- * allocation waits for them rather than fail, and sysfs says where they are.
- */
+/* Counted as releasing until back: an allocation waits rather than fail. */
 static void cmabuf_pool_unready(struct cmabuf_pool *pool, unsigned long pages)
 {
 	lockdep_assert_held(&pool->lock);
@@ -271,7 +220,6 @@ static void cmabuf_pool_unready(struct cmabuf_pool *pool, unsigned long pages)
 	pool->releasing_pages += pages;
 }
 
-/* @pages of @count are back in CMA: wake whoever waits for them. */
 static void cmabuf_pool_released(struct cmabuf_pool *pool,
 				 unsigned long *count, unsigned long pages)
 {
@@ -297,7 +245,6 @@ static void cmabuf_pool_release_list(struct cmabuf_dev *cdev,
 				     pages);
 }
 
-/* Take @w off the pool; its buffers go to @out. */
 static void cmabuf_want_drop(struct cmabuf_pool *pool, struct cmabuf_want *w,
 			     struct list_head *out)
 {
@@ -309,10 +256,6 @@ static void cmabuf_want_drop(struct cmabuf_pool *pool, struct cmabuf_want *w,
 	w->ready = 0;
 	w->count = 0;
 	list_del(&w->node);
-	/*
-	 * The buffer being made for it is on its way back too: an ALLOC that
-	 * needs its pages waits for it, and sysfs counts it as releasing.
-	 */
 	if (w->making)
 		pool->unwanted_pages += w->plan.pages;
 	if (w->filling)
@@ -321,7 +264,6 @@ static void cmabuf_want_drop(struct cmabuf_pool *pool, struct cmabuf_want *w,
 		kfree(w);
 }
 
-/* Jiffies until the back-off ends; 0 when the pool does not back off. */
 static unsigned long cmabuf_pool_backoff_left(struct cmabuf_pool *pool)
 {
 	unsigned long now = jiffies, until = READ_ONCE(pool->shrunk_until);
@@ -329,27 +271,19 @@ static unsigned long cmabuf_pool_backoff_left(struct cmabuf_pool *pool)
 	return time_before(now, until) ? until - now : 0;
 }
 
-/* Has reclaim that could use the pool's pages asked lately? */
 static bool cmabuf_pool_backing_off(struct cmabuf_pool *pool)
 {
 	return cmabuf_pool_backoff_left(pool) > 0;
 }
 
-/*
- * May the worker make or recycle a buffer for @w now? While the pool backs
- * off, only the reserve and a want a PREPARE waits for.
- */
+/* While backing off, only the reserve and a want a PREPARE waits for. */
 static bool cmabuf_want_short_now(const struct cmabuf_want *w, bool backoff)
 {
 	return w->ready + w->filling < w->count &&
 	       (!backoff || !w->owner || w->urgent);
 }
 
-/*
- * The next want short of buffers that the worker may make one for now.
- * @later: out: jiffies until one of the others may be (the back-off's
- * end, a failed try's retry), 0 when none waits.
- */
+/* @later: jiffies until another want may be made, 0 when none waits. */
 static struct cmabuf_want *cmabuf_pool_short(struct cmabuf_pool *pool,
 					     unsigned long *later)
 {
@@ -378,10 +312,6 @@ static struct cmabuf_want *cmabuf_pool_short(struct cmabuf_pool *pool,
 	return NULL;
 }
 
-/*
- * Have the worker make what wants lack now; what must wait for the end of
- * the back-off, it puts off itself.
- */
 static void cmabuf_pool_kick(struct cmabuf_pool *pool)
 {
 	lockdep_assert_held(&pool->lock);
@@ -389,11 +319,9 @@ static void cmabuf_pool_kick(struct cmabuf_pool *pool)
 		mod_delayed_work(cmabuf_pool_wq, &pool->fill_work, 0);
 }
 
-/* After a take: refill, but not before CMABUF_POOL_REFILL_DELAY. */
 static void cmabuf_pool_kick_later(struct cmabuf_pool *pool)
 {
 	lockdep_assert_held(&pool->lock);
-	/* A refill already queued sooner stays as it is. */
 	if (!pool->stopped)
 		queue_delayed_work(cmabuf_pool_wq, &pool->fill_work,
 				   CMABUF_POOL_REFILL_DELAY);
@@ -405,12 +333,8 @@ static int cmabuf_pool_alloc_wait(struct cmabuf_dev *cdev,
 				  struct cmabuf_range *range, bool give_back);
 
 /*
- * Cleared pages for a buffer nobody waits for: nothing is counted until an
- * allocation takes it, and no signal stops it. As for an ALLOC, memory on
- * its way back to CMA is waited for, not failed on (a PREPARE right after
- * closes); unlike an ALLOC, it takes no other want's ready buffer back:
- * that would only move the shortage from one want to the other.
- * Return: 0, -ENOMEM or -EBUSY.
+ * Memory on its way back is waited for, as for an ALLOC; no other want's
+ * ready buffer is taken back: that would only move the shortage.
  */
 static int cmabuf_pool_make(struct cmabuf_dev *cdev,
 			    const struct cmabuf_plan *plan,
@@ -443,7 +367,6 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 		b = kzalloc_obj(*b, GFP_KERNEL | __GFP_NOWARN);
 		spin_lock(&pool->lock);
 		w = cmabuf_pool_short(pool, &later);
-		/* Memory is short: the rest once reclaim has left us alone. */
 		if (!w && later)
 			queue_delayed_work(cmabuf_pool_wq, &pool->fill_work,
 					   later);
@@ -452,7 +375,6 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 				w->error = -ENOMEM;
 			spin_unlock(&pool->lock);
 			kfree(b);
-			/* A PREPARE waiting for @w must learn that it failed. */
 			if (w)
 				wake_up_all(&pool->wq);
 			return;
@@ -467,15 +389,10 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 		spin_lock(&pool->lock);
 		w->filling--;
 		w->making = false;
-		/* Dead now: cmabuf_want_drop() counted the buffer as unwanted. */
 		dropped = w->dead;
 		if (ret) {
 			w->error = ret;
-			/*
-			 * Nobody waits for a refill: it is tried again after
-			 * a pause (a back-off may have ended while memory was
-			 * still short), not only once a buffer is freed.
-			 */
+			/* Nobody waits: retried after a pause. */
 			w->retrying = !w->urgent;
 			w->retry = jiffies + CMABUF_POOL_SHRUNK_PAUSE;
 			w->urgent = false;
@@ -511,10 +428,8 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 }
 
 /*
- * A freed buffer: kept, cleared, for a want that lacks one and whose plan
- * would make that very buffer first (cmabuf_range_fits(), no fallback:
- * a buffer of the fallback's kind goes back, and the want gets the one
- * its plan makes); else released. Return: true when kept.
+ * Kept only for a want whose plan would make this very buffer first (no
+ * fallback): else released.
  */
 static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 				struct cmabuf_pool_buf *b)
@@ -523,7 +438,6 @@ static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 	bool found = false, backoff;
 
 	spin_lock(&pool->lock);
-	/* Not kept for a soft want while reclaim wants CMA's pages. */
 	backoff = cmabuf_pool_backing_off(pool);
 	list_for_each_entry(w, &pool->wants, node) {
 		if (!pool->stopped && cmabuf_want_short_now(w, backoff) &&
@@ -561,7 +475,6 @@ static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 	return found;
 }
 
-/* Memory was freed: wants that failed may try again. */
 static void cmabuf_pool_retry(struct cmabuf_pool *pool)
 {
 	struct cmabuf_want *w;
@@ -595,7 +508,6 @@ static void cmabuf_pool_release_work(struct work_struct *work)
 		if (!b)
 			return;
 
-		/* Once recycled, @b is a ready buffer anyone may take. */
 		pages = b->range.count;
 		if (!cmabuf_pool_recycle(pool, b)) {
 			cmabuf_range_release(pool->cdev, &b->range);
@@ -607,10 +519,7 @@ static void cmabuf_pool_release_work(struct work_struct *work)
 	}
 }
 
-/*
- * The nearest time-out among the wants, from @now; drops those past it
- * onto @out. Return: jiffies to wait, or 0 when no want has a time-out.
- */
+/* Return: jiffies to the nearest time-out, 0 when none. */
 static unsigned long cmabuf_pool_expire(struct cmabuf_pool *pool,
 					unsigned long now, struct list_head *out)
 {
@@ -648,27 +557,17 @@ static void cmabuf_pool_expire_work(struct work_struct *work)
 }
 
 /*
- * Can reclaim in this context use what the shrinker gives back? CMA's
- * pages serve only allocations that may use CMA: movable ones
- * (gfp_to_alloc_flags_cma() in mm/page_alloc.c). kswapd reclaims with
- * GFP_KERNEL whatever woke it (balance_pgdat() in mm/vmscan.c), so it
- * cannot tell; what it frees up for is mostly movable, and movable
- * allocations that find CMA's pages free leave the rest to the others: it
- * may have them. drop_caches and proactive reclaim (GFP_KERNEL, not
- * kswapd) and reclaim for unmovable allocations get nothing.
+ * Only reclaim for movable allocations, and kswapd, can use CMA's pages;
+ * drop_caches and proactive reclaim get nothing (docs/prepared.md).
  */
 static bool cmabuf_pool_reclaim_helps(const struct shrink_control *sc)
 {
-	/*
-	 * gfp_migratetype() without its page_group_by_mobility_disabled,
-	 * which is not exported (set on machines with very little memory).
-	 */
+	/* gfp_migratetype() less the unexported mobility switch. */
 	return current_is_kswapd() ||
 	       (sc->gfp_mask & (__GFP_MOVABLE | __GFP_RECLAIMABLE)) ==
 	       __GFP_MOVABLE;
 }
 
-/* Pages of the reserve's ready buffers. */
 static unsigned long cmabuf_pool_reserve_pages(struct cmabuf_pool *pool)
 {
 	struct cmabuf_want *w;
@@ -682,11 +581,7 @@ static unsigned long cmabuf_pool_reserve_pages(struct cmabuf_pool *pool)
 	return pages;
 }
 
-/*
- * Pages reclaim may have: every file's ready buffers, and the reserve's
- * beyond reserve_max_bytes (a cap lowered after the reserve was set).
- * @reserve_over: out: whether the reserve's count.
- */
+/* Files' ready buffers, and the reserve's beyond a lowered cap. */
 static unsigned long cmabuf_pool_soft_pages(struct cmabuf_pool *pool,
 					    bool *reserve_over)
 {
@@ -697,10 +592,7 @@ static unsigned long cmabuf_pool_soft_pages(struct cmabuf_pool *pool,
 	return pool->ready_pages - (unsigned long)min_t(u64, reserve, max);
 }
 
-/*
- * Reclaim that could use the pages asked: the back-off starts or goes on.
- * One that starts after a quiet pause starts without credit.
- */
+/* One that starts after a quiet pause starts without credit. */
 static void cmabuf_pool_pressed(struct cmabuf_pool *pool)
 {
 	lockdep_assert_held(&pool->lock);
@@ -725,11 +617,6 @@ static unsigned long cmabuf_pool_count(struct shrinker *shrinker,
 	return pages ?: SHRINK_EMPTY;
 }
 
-/*
- * The want whose ready buffer goes next: the least recently used of those
- * with buffers of at most @most pages, files' wants and, with @reserve,
- * the reserve's; NULL when none.
- */
 static struct cmabuf_want *cmabuf_pool_victim(struct cmabuf_pool *pool,
 					      unsigned long most, bool reserve)
 {
@@ -746,7 +633,6 @@ static struct cmabuf_want *cmabuf_pool_victim(struct cmabuf_pool *pool,
 	return lru;
 }
 
-/* @w's first ready buffer leaves it for @out, on its way to CMA. */
 static struct cmabuf_pool_buf *cmabuf_want_unready(struct cmabuf_pool *pool,
 						   struct cmabuf_want *w,
 						   struct list_head *out)
@@ -761,13 +647,8 @@ static struct cmabuf_pool_buf *cmabuf_want_unready(struct cmabuf_pool *pool,
 }
 
 /*
- * What reclaim asks (@sc->nr_to_scan pages) adds to the credit; ready
- * buffers go back to CMA as the credit covers them, so that reclaim gets
- * what it asks for in proportion: a call for 128 pages takes no 1 GiB
- * buffer, a run of calls that adds up to one does. The whole request is
- * scanned (@sc->nr_scanned as set), what went back is reclaimed
- * (mm_account_reclaimed_pages()): a direct reclaim stops once it has
- * enough. The wants stand: they are refilled once the back-off is over.
+ * Ready buffers go back as reclaim's requests add up to cover them: a call
+ * for 128 pages takes no 1 GiB buffer. The wants stand.
  */
 static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 				      struct shrink_control *sc)
@@ -799,7 +680,6 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 		if (!w->owner)
 			cmabuf_pool_soft_pages(pool, &over);
 	}
-	/* The wants stand: the worker refills them when the back-off ends. */
 	if (freed)
 		cmabuf_pool_kick(pool);
 	spin_unlock(&pool->lock);
@@ -808,22 +688,9 @@ static unsigned long cmabuf_pool_scan(struct shrinker *shrinker,
 	return freed;
 }
 
-/**
- * cmabuf_pool_take() - an allocation served by a ready buffer
- * @cdev: the instance.
- * @plan: what the allocation planned.
- * @strategy: the strategy it asked for.
- * @align_order: the alignment it asked for, as a page order.
- * @owner: the file it comes from, whose own wants are looked at first;
- *	NULL for the dma-heap.
- * @range: out: the pages, all zero.
- *
- * A ready buffer serves the allocation when it is what the allocation's
- * plan would make first (strategy and alignment: cmabuf_range_fits()), or,
- * from a want of the very kind asked for, what its fallback makes.
- *
- * Return: true when a ready buffer was taken; the want that held it is
- * refilled in the background, CMABUF_POOL_REFILL_DELAY later.
+/*
+ * An allocation served by a ready buffer, @owner's own wants first (NULL:
+ * the heap). Return: true when one was taken; its want is refilled later.
  */
 bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
 		      u32 strategy, unsigned int align_order,
@@ -872,14 +739,7 @@ bool cmabuf_pool_take(struct cmabuf_dev *cdev, const struct cmabuf_plan *plan,
 	return true;
 }
 
-/**
- * cmabuf_pool_put() - release a freed buffer's pages in the background
- * @cdev: the instance.
- * @range: the pages; the caller no longer uses them.
- *
- * Once the instance is unbound (cmabuf_pool_stop()), or without memory
- * for the pool's note of them, they are released right here.
- */
+/* Released in the background, or here once unbound or without memory. */
 void cmabuf_pool_put(struct cmabuf_dev *cdev, const struct cmabuf_range *range)
 {
 	struct cmabuf_pool *pool = cdev->pool;
@@ -904,28 +764,22 @@ void cmabuf_pool_put(struct cmabuf_dev *cdev, const struct cmabuf_range *range)
 	cmabuf_range_release(cdev, range);
 }
 
-/* Pages on their way back to CMA that the caller may wait for. */
 static unsigned long cmabuf_pool_coming_back(struct cmabuf_pool *pool)
 {
 	unsigned long pages = READ_ONCE(pool->releasing_pages);
 
-	/* Not the fill worker: the unwanted buffer is the one it is making. */
 	if (current_work() != &pool->fill_work.work)
 		pages += READ_ONCE(pool->unwanted_pages);
 	return pages;
 }
 
-/*
- * Is the fill worker of a stopped pool asking? What it makes is released
- * anyway, and cmabuf_pool_stop() waits for it: it must wait for nothing.
- */
+/* What a stopped pool's worker makes is released, and stop waits for it. */
 static bool cmabuf_pool_worker_stopped(struct cmabuf_pool *pool)
 {
 	return READ_ONCE(pool->stopped) &&
 	       current_work() == &pool->fill_work.work;
 }
 
-/* Nothing more to wait for: the frees are done, or the worker must go. */
 static bool cmabuf_pool_waited(struct cmabuf_pool *pool)
 {
 	return !cmabuf_pool_coming_back(pool) ||
@@ -933,11 +787,8 @@ static bool cmabuf_pool_waited(struct cmabuf_pool *pool)
 }
 
 /*
- * Wait for the frees in flight. The fill worker of a stopped pool does not
- * wait: cmabuf_pool_stop() waits for it.
- *
- * Return: true when there were some and they are done, false when there
- * were none or the caller is that worker; -EINTR on a fatal signal.
+ * Return: true when frees were in flight and are done, false when none
+ * or the caller is a stopped pool's worker; -EINTR on a fatal signal.
  */
 static int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
 {
@@ -955,13 +806,9 @@ static int cmabuf_pool_wait_released(struct cmabuf_dev *cdev)
 	return !cmabuf_pool_worker_stopped(pool);
 }
 
-/*
- * Rounds of cmabuf_pool_give_back() an allocation may ask for: some
- * buffers, then all, then all again (those made meanwhile).
- */
+/* Some buffers, then all, then all again (those made meanwhile). */
 #define CMABUF_POOL_GIVE_BACK_ROUNDS	3
 
-/* Pages of the ready buffers files prepared (the reserve's not counted). */
 static unsigned long cmabuf_pool_files_ready(struct cmabuf_pool *pool)
 {
 	struct cmabuf_want *w;
@@ -976,14 +823,9 @@ static unsigned long cmabuf_pool_files_ready(struct cmabuf_pool *pool)
 }
 
 /*
- * For an allocation of @pages that found no range: ready buffers of files
- * go back to CMA, the least recently used want's first, until @pages went
- * (or @all of them); none where the area would not have @pages free even
- * then. Their wants are not refilled before memory is freed or they are
- * asked again, as after a failed try: the refill would take the room
- * back. The reserve's buffers stay: the administrator set them aside,
- * within reserve_max_bytes, for the allocations of their sizes, which
- * take them. Return: pages given back.
+ * Files' ready buffers go back, least recently used first, and their wants
+ * wait for freed memory, or the refill would take the room back. The
+ * reserve stays. Return: pages given back.
  */
 static unsigned long cmabuf_pool_give_back(struct cmabuf_pool *pool,
 					   unsigned long pages, bool all)
@@ -994,7 +836,6 @@ static unsigned long cmabuf_pool_give_back(struct cmabuf_pool *pool,
 	LIST_HEAD(out);
 
 	spin_lock(&pool->lock);
-	/* Where the kernel tells the free pages: only what can make room. */
 	if (cmabuf_area_pages(cma) &&
 	    free + cmabuf_pool_files_ready(pool) < pages) {
 		spin_unlock(&pool->lock);
@@ -1010,10 +851,6 @@ static unsigned long cmabuf_pool_give_back(struct cmabuf_pool *pool,
 	return freed;
 }
 
-/*
- * cmabuf_range_alloc_plan(), waiting for frees in flight, and with
- * @give_back, taking back files' ready buffers before it fails.
- */
 static int cmabuf_pool_alloc_wait(struct cmabuf_dev *cdev,
 				  const struct cmabuf_plan *plan,
 				  struct cmabuf_tries *t,
@@ -1037,24 +874,9 @@ static int cmabuf_pool_alloc_wait(struct cmabuf_dev *cdev,
 	}
 }
 
-/**
- * cmabuf_pool_alloc_plan() - cmabuf_range_alloc_plan() for an allocation
- * @cdev: the instance.
- * @plan: from cmabuf_plan_make().
- * @t: out: how the last try went.
- * @range: out: the pages, not cleared.
- *
- * An allocation that found no range while freed buffers are still being
- * released waits for them and tries again: memory on its way back to CMA
- * must not make an ALLOC fail. Nor must memory the pool holds for later:
- * files' ready buffers that no allocation took go back to CMA, the least
- * recently used first, and it tries again (cmabuf_pool_give_back()); the
- * administrator's reserve stays. A file that prepared them finds fewer
- * ready, or none (PREPARE with %CMABUF_PREPARE_WAIT fails with -ENOMEM),
- * and its want is made again once memory is freed. The pool's own worker
- * never takes one want's buffers for another's.
- *
- * Return: as cmabuf_range_alloc_plan(); -EINTR on a fatal signal.
+/*
+ * Neither memory on its way back to CMA nor files' ready buffers may make
+ * an allocation fail: wait for the first, take back the second.
  */
 int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
 			   const struct cmabuf_plan *plan,
@@ -1063,10 +885,7 @@ int cmabuf_pool_alloc_plan(struct cmabuf_dev *cdev,
 	return cmabuf_pool_alloc_wait(cdev, plan, t, range, true);
 }
 
-/*
- * Pages the wants of files hold stocked (not the reserve's): those charged
- * to @user, or every file's for NULL.
- */
+/* Pages files' wants hold stocked: @user's, or every file's for NULL. */
 static unsigned long cmabuf_pool_wanted(struct cmabuf_pool *pool,
 					const struct cmabuf_user *user)
 {
@@ -1081,16 +900,11 @@ static unsigned long cmabuf_pool_wanted(struct cmabuf_pool *pool,
 	return bytes >> PAGE_SHIFT;
 }
 
-/* Pages the limits are shares of. */
 static unsigned long cmabuf_pool_area(const struct cmabuf_pool *pool)
 {
 	return pool->cdev->area_pages ?: CMABUF_POOL_UNKNOWN_AREA_PAGES;
 }
 
-/*
- * The most pages all files' wants may hold: prepare_max_percent of the
- * area, and no more than prepare_default_percent of the default one.
- */
 static unsigned long cmabuf_pool_max_pages(const struct cmabuf_pool *pool)
 {
 	unsigned int percent = READ_ONCE(cmabuf_prepare_max_percent);
@@ -1100,11 +914,7 @@ static unsigned long cmabuf_pool_max_pages(const struct cmabuf_pool *pool)
 	return mult_frac(cmabuf_pool_area(pool), percent, 100);
 }
 
-/*
- * Would the files' wants, grown by @more pages, break the instance's
- * limit, or @user's, grown by @user_more, break the share of one user?
- * @user is NULL for a caller with CAP_SYS_ADMIN, held to no share.
- */
+/* @user is NULL for a caller with CAP_SYS_ADMIN, held to no share. */
 static bool cmabuf_pool_over(struct cmabuf_pool *pool, unsigned long more,
 			     const struct cmabuf_user *user,
 			     unsigned long user_more)
@@ -1136,12 +946,7 @@ static struct cmabuf_want *cmabuf_pool_find(struct cmabuf_pool *pool,
 	return NULL;
 }
 
-/**
- * struct cmabuf_want_seen - a want as cmabuf_pool_want() last saw it
- * @w: the want, or NULL for none.
- * @count: its count.
- * @charge: to whom it was charged.
- */
+/* A want as cmabuf_pool_want() last saw it: @w NULL for none. */
 struct cmabuf_want_seen {
 	struct cmabuf_want *w;
 	unsigned int count;
@@ -1165,11 +970,7 @@ static bool cmabuf_want_seen_same(struct cmabuf_want *w,
 	       cmabuf_charge_same(&now.charge, &s->charge);
 }
 
-/*
- * Bytes to charge before @count buffers of @plan.pages are wanted where @s
- * was: what they add when @s was charged to the same (@same), else all of
- * them (@s gives its own back).
- */
+/* What @count adds when @s was charged to the same, else all of it. */
 static u64 cmabuf_want_more(const struct cmabuf_want_seen *s, bool same,
 			    const struct cmabuf_plan *plan, unsigned int count)
 {
@@ -1180,11 +981,7 @@ static u64 cmabuf_want_more(const struct cmabuf_want_seen *s, bool same,
 	return bytes * count;
 }
 
-/*
- * Charge @c for @count buffers where @s was seen, its user and its memory
- * cgroup each by what it adds: @more[0] and @more[1]. Return: as
- * cmabuf_charge_add(), nothing charged on failure.
- */
+/* Nothing charged on failure. */
 static int cmabuf_want_charge(struct cmabuf_dev *cdev,
 			      const struct cmabuf_want_seen *s,
 			      const struct cmabuf_charge *c,
@@ -1207,7 +1004,6 @@ static int cmabuf_want_charge(struct cmabuf_dev *cdev,
 	return ret;
 }
 
-/* Take back @bytes[0] of @c's user and @bytes[1] of its memory cgroup. */
 static void cmabuf_want_uncharge(struct cmabuf_dev *cdev,
 				 const struct cmabuf_charge *c, const u64 *bytes)
 {
@@ -1217,10 +1013,6 @@ static void cmabuf_want_uncharge(struct cmabuf_dev *cdev,
 	cmabuf_charge_sub(cdev, &m, bytes[1]);
 }
 
-/*
- * A want of @had pages set to @pages charged to @c: what it no longer
- * holds goes to @old (@old_bytes), and so do references it does not keep.
- */
 static void cmabuf_want_recharge(struct cmabuf_want *w, unsigned long had,
 				 unsigned long pages, struct cmabuf_charge *c,
 				 struct cmabuf_charge *old, u64 *old_bytes)
@@ -1247,9 +1039,7 @@ static void cmabuf_want_recharge(struct cmabuf_want *w, unsigned long had,
 }
 
 /*
- * Set the want @s of @owner to @count buffers charged to @c, if nothing
- * changed since @s was seen; what it holds beyond @count goes to @out,
- * and what is no longer charged to @old. Called under the pool's lock.
+ * Only if nothing changed since @s was seen. Under the pool's lock.
  * Return: the buffers ready, -EAGAIN when it changed, -ENOSPC past a
  * limit (nothing changed then).
  */
@@ -1316,22 +1106,16 @@ static int cmabuf_want_set(struct cmabuf_pool *pool, const void *owner,
  * @align_order: the alignment asked for, as a page order.
  * @count: buffers wanted ready; 0 drops the want and its buffers.
  * @timeout_ms: 0 for the default; ignored for the reserve (no time-out).
- * @privileged: the caller may go past the share of one user, and is not
- *	held to the cap on each user's bytes.
+ * @privileged: the caller is held to no share nor cap.
  *
- * A file's want is charged, as live buffers are, to the calling task: the
- * bytes of @count buffers to its user's count under the instance's cap
- * (unprivileged_max_bytes) without @privileged, and to its memory cgroup
- * with mem_accounting on; before anything changes, the want keeping the
- * references. Raising the count charges the difference, lowering or
- * dropping it (also by time-out, close or unbind) takes it back. A want
- * set by another user or cgroup than the one charged moves its whole
- * charge to the caller. The reserve is charged to nobody.
+ * A file's want is charged to the calling task as live buffers are, before
+ * anything changes; the want keeps the references. Setting it from another
+ * user or cgroup moves the whole charge. The reserve is charged to nobody.
  *
  * Return: the buffers of the kind ready now; -ENOSPC past a limit of the
- * share of the area (then nothing changed); -EDQUOT past the cap and
- * -ENOBUFS past the memory cgroup's limit (nothing changed either);
- * -ENOMEM, -ENODEV once unbound.
+ * share of the area, -EDQUOT past the cap, -ENOBUFS past the memory
+ * cgroup's limit (nothing changed in these three cases); -ENOMEM; -ENODEV
+ * once unbound.
  */
 int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 		     const struct cmabuf_plan *plan, u32 strategy,
@@ -1364,7 +1148,6 @@ int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 						 align_order), &seen);
 		spin_unlock(&pool->lock);
 
-		/* Charged before anything changes; may sleep. */
 		ret = cmabuf_want_charge(cdev, &seen, &c, plan, count, more);
 		if (ret)
 			break;
@@ -1374,7 +1157,6 @@ int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 		      cmabuf_want_set(pool, owner, plan, strategy, align_order,
 				      count, timeout, &c, &fresh, &seen, &old,
 				      old_bytes, &out);
-		/* Made now, or once reclaim has left the pool alone for a while. */
 		if (ret >= 0)
 			cmabuf_pool_kick(pool);
 		spin_unlock(&pool->lock);
@@ -1382,7 +1164,6 @@ int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 			cmabuf_want_uncharge(cdev, &c, more);
 	} while (ret == -EAGAIN);
 
-	/* What the want no longer holds, and the references it does not keep. */
 	cmabuf_want_uncharge(cdev, &old, old_bytes);
 	cmabuf_charge_put(&old);
 	cmabuf_charge_put(&c);
@@ -1393,7 +1174,6 @@ free_fresh:
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_pool_want);
 
-/* Is the want stocked, failed or gone? @ret: what waiting for it returns. */
 static bool cmabuf_pool_settled(struct cmabuf_pool *pool, const void *owner,
 				const struct cmabuf_plan *plan, u32 strategy,
 				unsigned int align_order, int *ret)
@@ -1412,14 +1192,7 @@ static bool cmabuf_pool_settled(struct cmabuf_pool *pool, const void *owner,
 	return *ret != -EAGAIN;
 }
 
-/**
- * cmabuf_pool_wait_ready() - wait until an owner's want of a kind is stocked
- * @cdev: the instance.
- * @owner: the file.
- * @plan: the kind, as for cmabuf_pool_want().
- * @strategy: the strategy asked for.
- * @align_order: the alignment asked for.
- *
+/*
  * Return: the buffers ready; the error of the worker's last try when it
  * failed (-ENOMEM, -EBUSY); -EINTR on a fatal signal; 0 when the want is
  * gone.
@@ -1432,7 +1205,6 @@ int cmabuf_pool_wait_ready(struct cmabuf_dev *cdev, const void *owner,
 	struct cmabuf_want *w;
 	int ret = 0;
 
-	/* Someone waits: made now, even while the pool backs off. */
 	spin_lock(&pool->lock);
 	w = cmabuf_pool_find(pool, owner, plan, strategy, align_order);
 	if (w && w->ready < w->count && !w->urgent) {
@@ -1448,11 +1220,6 @@ int cmabuf_pool_wait_ready(struct cmabuf_dev *cdev, const void *owner,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_pool_wait_ready);
 
-/**
- * cmabuf_pool_drop_owner() - drop every want of a file being closed
- * @cdev: the instance.
- * @owner: the file.
- */
 void cmabuf_pool_drop_owner(struct cmabuf_dev *cdev, const void *owner)
 {
 	struct cmabuf_pool *pool = cdev->pool;
@@ -1468,17 +1235,8 @@ void cmabuf_pool_drop_owner(struct cmabuf_dev *cdev, const void *owner)
 	cmabuf_pool_release_list(cdev, &out);
 }
 
-/**
- * cmabuf_pool_reserve_set() - the administrator's standing reserve
- * @cdev: the instance.
- * @sizes: bytes of each kind, allocated as AUTO allocations of that size.
- * @counts: buffers of each kind to keep ready.
- * @n: kinds, at most %CMABUF_RESERVE_MAX; 0 drops the reserve.
- *
- * Replaces the reserve there was. It has no time-out and no file; it is
- * refilled as allocations take from it, and given back only under memory
- * pressure (and refilled later) or at unbind.
- *
+/*
+ * Replaces the reserve: no time-out, no file, kept through reclaim.
  * Return: 0; -EINVAL for a size an allocation would refuse or a repeated
  * one; -EOPNOTSUPP; -ENOSPC above @cdev->reserve_max_bytes (nothing
  * changed then); -ENOMEM; -ENODEV once unbound.
@@ -1533,14 +1291,6 @@ int cmabuf_pool_reserve_set(struct cmabuf_dev *cdev, const u64 *sizes,
 	return ret < 0 ? ret : 0;
 }
 
-/**
- * cmabuf_pool_reserve_show() - the reserve, as sysfs shows it
- * @cdev: the instance.
- * @buf: "SIZExCOUNT ..." and a newline, or just a newline.
- * @len: size of @buf.
- *
- * Return: bytes written.
- */
 static int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t len)
 {
 	struct cmabuf_pool *pool = cdev->pool;
@@ -1559,14 +1309,6 @@ static int cmabuf_pool_reserve_show(struct cmabuf_dev *cdev, char *buf, size_t l
 	return n + scnprintf(buf + n, len - n, "\n");
 }
 
-/**
- * cmabuf_pool_stats() - what the pool holds now
- * @cdev: the instance.
- * @ready_bytes: out: bytes of ready buffers.
- * @ready_buffers: out: how many.
- * @releasing_bytes: out: bytes freed and not yet released, and those of a
- *	buffer being made for a dropped want.
- */
 static void cmabuf_pool_stats(struct cmabuf_dev *cdev, u64 *ready_bytes,
 			      u64 *ready_buffers, u64 *releasing_bytes)
 {
@@ -1591,7 +1333,6 @@ static struct cmabuf_dev *cmabuf_pool_dev(struct device *dev)
 	return container_of(misc, struct cmabuf_dev, misc);
 }
 
-/* What the pool holds now: one number a file. */
 static ssize_t cmabuf_pool_show(struct device *dev, char *buf,
 				unsigned int which)
 {
@@ -1630,7 +1371,6 @@ enum cmabuf_pool_reclaim_stat {
 	CMABUF_BACKOFF_MS,
 };
 
-/* What reclaim took from the pool, and what was made again. */
 static ssize_t cmabuf_pool_reclaim_show(struct device *dev, char *buf,
 					enum cmabuf_pool_reclaim_stat which)
 {
@@ -1694,7 +1434,6 @@ static ssize_t reclaim_backoff_ms_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(reclaim_backoff_ms);
 
-/* The most bytes all files' prepared buffers may hold on the instance. */
 static ssize_t prepare_max_bytes_show(struct device *dev,
 				      struct device_attribute *attr, char *buf)
 {
@@ -1711,7 +1450,7 @@ static ssize_t reserve_show(struct device *dev, struct device_attribute *attr,
 	return cmabuf_pool_reserve_show(cmabuf_pool_dev(dev), buf, PAGE_SIZE);
 }
 
-/* "SIZExCOUNT ..." (SIZE as memparse() reads it: 12M, 64M, 1G); "" drops it. */
+/* "SIZExCOUNT ..." with memparse() sizes; "" drops the reserve. */
 static ssize_t reserve_store(struct device *dev, struct device_attribute *attr,
 			     const char *buf, size_t len)
 {
@@ -1777,17 +1516,10 @@ static struct attribute *cmabuf_pool_attrs[] = {
 	NULL,
 };
 
-/* The pool's files in the instance's sysfs directory. */
 const struct attribute_group cmabuf_pool_group = {
 	.attrs = cmabuf_pool_attrs,
 };
 
-/**
- * cmabuf_pool_create() - the pool of a newly bound instance
- * @cdev: the instance; @cdev->name is set.
- *
- * Return: 0 or -ENOMEM.
- */
 int cmabuf_pool_create(struct cmabuf_dev *cdev)
 {
 	struct cmabuf_pool *pool;
@@ -1796,7 +1528,6 @@ int cmabuf_pool_create(struct cmabuf_dev *cdev)
 	if (!pool)
 		return -ENOMEM;
 	pool->cdev = cdev;
-	/* The default instance, or a node on the default area. */
 	pool->default_area = !cdev->dev->of_node ||
 			     (cdev->cma && cdev->cma == cmabuf_default_cma(NULL));
 	spin_lock_init(&pool->lock);
@@ -1818,16 +1549,10 @@ int cmabuf_pool_create(struct cmabuf_dev *cdev)
 	return 0;
 }
 
-/**
- * cmabuf_pool_stop() - unbind: drop every want, finish every free
- * @cdev: the instance, marked unbound.
- *
- * The pool is idle afterwards: no work runs or is queued, buffers freed
- * later are released at once, and the instance's release frees it. The
- * dropped ready buffers go back before the workers are waited for, and
- * the fill worker of a stopped pool waits for no free
- * (cmabuf_pool_wait_released()): an unbind never waits for a worker that
- * waits for pages the unbind holds.
+/*
+ * Idle afterwards: buffers freed later are released at once. The dropped
+ * ready buffers go back before the workers are waited for, so an unbind
+ * never waits for a worker that waits for pages the unbind holds.
  */
 void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 {
@@ -1846,9 +1571,8 @@ void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 	spin_unlock(&pool->lock);
 
 	/*
-	 * Released before any worker is waited for: the fill worker may be
-	 * in cmabuf_pool_wait_released(), counting these very pages, and
-	 * the wake-up tells it the pool is stopped.
+	 * The fill worker may be in cmabuf_pool_wait_released() counting
+	 * these very pages; the wake-up tells it the pool is stopped.
 	 */
 	cmabuf_pool_release_list(cdev, &out);
 	wake_up_all(&pool->wq);
@@ -1857,13 +1581,7 @@ void cmabuf_pool_stop(struct cmabuf_dev *cdev)
 	flush_delayed_work(&pool->release_work);
 }
 
-/**
- * cmabuf_pool_shrinker() - an instance's shrinker, for KUnit to call as
- *	reclaim does
- * @cdev: the instance, bound.
- *
- * Return: its shrinker.
- */
+/* For KUnit to call the shrinker as reclaim does. */
 struct shrinker *cmabuf_pool_shrinker(struct cmabuf_dev *cdev)
 {
 	return cdev->pool->shrinker;
@@ -1872,7 +1590,6 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_pool_shrinker);
 
 int cmabuf_pool_init(void)
 {
-	/* Unbound: making buffers moves pages and clears on any CPU. */
 	cmabuf_pool_wq = alloc_workqueue("cmabuf_pool", WQ_UNBOUND, 0);
 	return cmabuf_pool_wq ? 0 : -ENOMEM;
 }

@@ -2,17 +2,9 @@
 /*
  * cmabuf: what an importer can take
  *
- * A buffer is one physically contiguous range, but importers have limits:
- * a segment no longer than dma_get_max_seg_size() (64 KiB for a PCI device
- * that never set it), none across dma_get_seg_boundary(), and none longer
- * than dma_max_mapping_size(), which is what swiotlb can bounce at once
- * (256 KiB). Every mapping gets a table cut to its device's limits: one
- * entry for a device without any, whatever the buffer's size, so that
- * importers without limits keep a table of constant size.
- *
- * And a device without an IOMMU must reach the buffer with its DMA mask:
- * cmabuf_dev_reaches() says whether it does, and cmabuf_reach_warn() tells
- * the user which instance's area it would reach.
+ * Every mapping gets a table cut to its device's segment limits (one entry
+ * for a device without any), and a device without an IOMMU must reach the
+ * buffer with its DMA mask.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -34,20 +26,12 @@
 
 #include "cmabuf.h"
 
-/* The shortest segment cmabuf cuts a buffer into: a disk sector. */
 #define CMABUF_SG_MIN_LEN	512
 
-/**
- * cmabuf_sg_max_len() - the longest segment cmabuf cuts for a device
- * @max: the longest segment the device takes, in bytes.
- *
- * Segments need not be whole pages: a scatterlist entry has an offset,
- * and a device whose max_seg_size is 0xffff (common, and shorter than a
- * 64 KiB page) takes segments of 60 KiB. Each one is cut to a multiple of
- * 4 KiB (the smallest page size) where the device takes that much, else
- * to a power of two, so that every segment starts as aligned as the
- * device could want it.
- *
+/*
+ * Segments need not be whole pages (max_seg_size 0xffff is common): cut to
+ * a multiple of 4 KiB where the device takes that much, else to a power of
+ * two, so that every segment starts as aligned as the device could want.
  * Return: the length, or 0 when @max is below %CMABUF_SG_MIN_LEN.
  */
 VISIBLE_IF_KUNIT unsigned int cmabuf_sg_max_len(size_t max)
@@ -61,15 +45,7 @@ VISIBLE_IF_KUNIT unsigned int cmabuf_sg_max_len(size_t max)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_max_len);
 
-/**
- * cmabuf_sg_limits_get() - the segments a device can take
- * @dev: the importing device.
- * @lim: out: its limits.
- *
- * Return: 0, or -EINVAL for a device that has no DMA mask, takes no
- * segment of %CMABUF_SG_MIN_LEN bytes or has a boundary shorter than
- * that: nothing can be mapped for it.
- */
+/* -EINVAL when nothing can be mapped for @dev. */
 int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim)
 {
 	size_t max;
@@ -86,12 +62,7 @@ int cmabuf_sg_limits_get(struct device *dev, struct cmabuf_sg_limits *lim)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_limits_get);
 
-/*
- * Bytes of the entry that starts at @phys with @left bytes of the buffer to
- * go. The boundary is applied to physical addresses: the direct mapping
- * keeps them, an IOMMU and swiotlb place each segment themselves within
- * the boundary.
- */
+/* The boundary applies to physical addresses: the direct mapping keeps them. */
 static u64 cmabuf_sg_entry_len(const struct cmabuf_sg_limits *lim,
 			       phys_addr_t phys, u64 left)
 {
@@ -104,14 +75,7 @@ static u64 cmabuf_sg_entry_len(const struct cmabuf_sg_limits *lim,
 	return len;
 }
 
-/**
- * cmabuf_sg_count() - entries of the table for a range
- * @lim: the importer's limits, from cmabuf_sg_limits_get().
- * @phys: first byte of the range, page aligned.
- * @size: its length in bytes, a multiple of the page size.
- *
- * Return: the number of entries; 1 when @lim does not cut the range.
- */
+/* Return: entries of the table for a range; 1 when @lim does not cut it. */
 unsigned int cmabuf_sg_count(const struct cmabuf_sg_limits *lim,
 			     phys_addr_t phys, u64 size)
 {
@@ -128,19 +92,7 @@ unsigned int cmabuf_sg_count(const struct cmabuf_sg_limits *lim,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_count);
 
-/**
- * cmabuf_sg_build() - a table of a range, cut to an importer's limits
- * @table: out: the table; free it with sg_free_table().
- * @page: first page of the range.
- * @size: its length in bytes, a multiple of the page size.
- * @lim: the importer's limits, from cmabuf_sg_limits_get().
- *
- * Every entry is no longer than @lim->max_len and lies within one
- * @lim->boundary window; together they cover the range in order. Where
- * those limits are shorter than a page, entries start inside pages.
- *
- * Return: 0 or -ENOMEM.
- */
+/* Free the table with sg_free_table(). Return: 0 or -ENOMEM. */
 int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 		    const struct cmabuf_sg_limits *lim)
 {
@@ -166,22 +118,10 @@ int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_build);
 
-/**
- * cmabuf_sg_sync_range() - sync part of a mapped table
- * @dev: the device @table is mapped for.
- * @table: the mapping; its DMA segments cover the buffer in order.
- * @dir: the direction @table was mapped with.
- * @size: bytes of the buffer, which @table covers.
- * @offset: first byte of the range in the buffer.
- * @length: bytes in the range.
- * @for_cpu: sync for the CPU, else for the device.
- *
- * A range that covers the table is synced as the table, as it was mapped:
- * the DMA API debugging tells apart two mappings of one buffer for one
- * device (same address) only by an exact fit. Otherwise each DMA segment
- * that overlaps the range is synced for the overlap only. Segments are
- * walked by their DMA lengths, so that an IOMMU that merged entries is
- * followed too.
+/*
+ * A range covering the table is synced as the table: DMA API debugging
+ * tells two mappings of one buffer apart only by an exact fit. Segments
+ * are walked by DMA length, to follow an IOMMU that merged entries.
  */
 void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
 			  enum dma_data_direction dir, u64 size, u64 offset,
@@ -217,17 +157,10 @@ void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
 	}
 }
 
-/**
- * cmabuf_dev_syncs() - can the instance's device maintain the CPU caches
- * @cdev: the instance; the caller holds @cdev->dma_lock.
- * @phys: first byte of the range.
- * @size: its length in bytes.
- *
- * It can when it is bound, not coherent (else there is nothing to do), and
- * maps the range where it lies (else its mapping would bounce, which would
- * copy the range instead and maintain nothing of it).
- *
- * Return: true when cmabuf_own_sync() maintains the caches of the range.
+/*
+ * Only when bound, not coherent, and mapping the range where it lies (a
+ * bounce would copy the range and maintain nothing). Caller holds
+ * @cdev->dma_lock.
  */
 bool cmabuf_dev_syncs(struct cmabuf_dev *cdev, phys_addr_t phys, u64 size)
 {
@@ -242,23 +175,10 @@ bool cmabuf_dev_syncs(struct cmabuf_dev *cdev, phys_addr_t phys, u64 size)
 	       dma_capable(dev, phys_to_dma(dev, phys), size, true);
 }
 
-/**
- * cmabuf_own_sync() - maintain the CPU caches through the instance's device
- * @cdev: the instance.
- * @page: first page of a buffer.
- * @size: the buffer's length in bytes.
- * @offset: first byte of the range to sync, in the buffer.
- * @length: bytes in the range.
- * @dir: direction of the mapping and of the syncs.
+/*
  * @how: %CMABUF_OWN_FOR_DEVICE (clean), %CMABUF_OWN_FOR_CPU (invalidate),
- *	or both, done in that order.
- *
- * The buffer is mapped for the instance's device for the call only, with
- * the CPU syncs of map and unmap skipped: nothing is left mapped, so
- * nothing outlives an unbind, and only the syncs @how asks for are done.
- *
- * Return: true when the device did it, false when it cannot
- * (cmabuf_dev_syncs()).
+ * or both, in that order. Mapped for the call only, so nothing outlives
+ * an unbind. Return: false when the device cannot (cmabuf_dev_syncs()).
  */
 bool cmabuf_own_sync(struct cmabuf_dev *cdev, struct page *page, u64 size,
 		     u64 offset, u64 length, enum dma_data_direction dir,
@@ -289,33 +209,16 @@ unlock:
 	return done;
 }
 
-/**
- * cmabuf_dev_direct() - does a device map through the direct mapping
- * @dev: a device.
- *
- * Return: true when neither an IOMMU nor other DMA ops translate its
- * addresses: its DMA addresses are where the memory is (possibly in a
- * swiotlb bounce buffer).
- */
+/* No IOMMU nor other DMA ops translate @dev's addresses. */
 bool cmabuf_dev_direct(struct device *dev)
 {
 	return !use_dma_iommu(dev) && !get_dma_ops(dev);
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_direct);
 
-/**
- * cmabuf_dev_reaches() - can a device map a range where it lies
- * @dev: the importing device.
- * @phys: first byte of the range.
- * @size: its length in bytes.
- *
- * Only the direct mapping has to reach memory with the device's mask; an
- * IOMMU (or whatever other DMA ops the device has) gives it addresses
- * within the mask, and is not judged here.
- *
- * Return: false when @dev uses the direct mapping and its DMA mask (or its
- * bus's limit) does not reach the whole range, which the DMA API would
- * then bounce through swiotlb, or refuse.
+/*
+ * Only the direct mapping must reach memory with the mask; an IOMMU gives
+ * addresses within it.
  */
 bool cmabuf_dev_reaches(struct device *dev, phys_addr_t phys, u64 size)
 {
@@ -325,17 +228,10 @@ bool cmabuf_dev_reaches(struct device *dev, phys_addr_t phys, u64 size)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_reaches);
 
-/*
- * The bound instances whose area is known, for cmabuf_reach_warn() to
- * name one an importer reaches.
- */
+/* Bound instances whose area is known, to name one an importer reaches. */
 static LIST_HEAD(cmabuf_reach_list);
 static DEFINE_MUTEX(cmabuf_reach_lock);	/* protects cmabuf_reach_list */
 
-/**
- * cmabuf_reach_add() - let warnings point importers at an instance
- * @cdev: a bound instance; its @base_pfn and @area_end are set.
- */
 void cmabuf_reach_add(struct cmabuf_dev *cdev)
 {
 	if (!cdev->area_end)
@@ -345,10 +241,6 @@ void cmabuf_reach_add(struct cmabuf_dev *cdev)
 	mutex_unlock(&cmabuf_reach_lock);
 }
 
-/**
- * cmabuf_reach_remove() - stop pointing importers at an instance
- * @cdev: an instance being unbound.
- */
 void cmabuf_reach_remove(struct cmabuf_dev *cdev)
 {
 	if (!cdev->area_end)
@@ -358,7 +250,6 @@ void cmabuf_reach_remove(struct cmabuf_dev *cdev)
 	mutex_unlock(&cmabuf_reach_lock);
 }
 
-/* Copy into @name the node of an instance @dev reaches all of, or "". */
 static void cmabuf_reach_find(struct device *dev, char *name, size_t len)
 {
 	struct cmabuf_dev *c;
@@ -376,25 +267,11 @@ static void cmabuf_reach_find(struct device *dev, char *name, size_t len)
 	mutex_unlock(&cmabuf_reach_lock);
 }
 
-/*
- * One line per rate-limit interval (5 s) for all instances and importers:
- * an importer that retries, such as a V4L2 queue at every QBUF, would
- * otherwise fill the log; the interval's end says how many were not told,
- * and sysfs counts them all.
- */
+/* An importer may retry at every QBUF: sysfs counts them all. */
 static DEFINE_RATELIMIT_STATE(cmabuf_reach_ratelimit,
 			      DEFAULT_RATELIMIT_INTERVAL, 1);
 
-/**
- * cmabuf_reach_warn() - tell the user why a mapping was refused
- * @cdev: the instance of the buffer.
- * @dev: the importer, whose DMA mask does not reach it.
- * @phys: first byte of the buffer.
- * @size: its length in bytes.
- *
- * The kernel log is privileged: the physical address goes there and
- * nowhere else.
- */
+/* The physical address goes to the privileged kernel log only. */
 void cmabuf_reach_warn(struct cmabuf_dev *cdev, struct device *dev,
 		       phys_addr_t phys, u64 size)
 {

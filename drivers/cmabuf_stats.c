@@ -2,13 +2,8 @@
 /*
  * cmabuf: per-instance counters and their sysfs files
  *
- * /sys/class/misc/<name>/area, each counter of struct cmabuf_counters in
- * stats/ (all strategies) and in stats_<strategy>/ (one), and the cap on
- * what each user without CAP_SYS_ADMIN holds (unprivileged_max_bytes; all
- * such users' bytes together in unprivileged_bytes): see
- * Documentation/ABI/testing/sysfs-class-misc-cmabuf. World-readable, so
- * that anyone can see what an instance holds without opening its node;
- * only root writes the cap.
+ * See Documentation/ABI/testing/sysfs-class-misc-cmabuf. World-readable,
+ * so that anyone can see what an instance holds; only root writes the cap.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -70,7 +65,6 @@ static ssize_t cmabuf_stat_show(struct device *dev,
 			  cmabuf_stat_read(cdev, sa->strategy, sa->offset));
 }
 
-/* The bits a DMA mask needs to reach the area; 0 when its place is unknown. */
 static ssize_t dma_bits_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
@@ -81,7 +75,6 @@ static ssize_t dma_bits_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(dma_bits);
 
-/* The files of each directory: every counter of struct cmabuf_counters. */
 static const struct {
 	const char *name;
 	size_t offset;
@@ -117,7 +110,6 @@ static const struct {
 
 static_assert(ARRAY_SIZE(cmabuf_stat_dirs) == CMABUF_STAT_DIRS);
 
-/* Filled once by cmabuf_stats_init(), from the two tables above. */
 static struct cmabuf_stat_attr cmabuf_stat_attrs[CMABUF_STAT_DIRS][CMABUF_STAT_FILES];
 static struct attribute *cmabuf_stat_ptrs[CMABUF_STAT_DIRS][CMABUF_STAT_FILES + 1];
 struct attribute_group cmabuf_stat_groups[CMABUF_STAT_DIRS];
@@ -154,26 +146,12 @@ static ssize_t unprivileged_bytes_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(unprivileged_bytes);
 
-/**
- * cmabuf_stats_limit_show() - a limit of the instance, in its sysfs file
- * @limit: the limit, in bytes.
- * @buf: the file's buffer.
- *
- * Return: bytes written.
- */
 ssize_t cmabuf_stats_limit_show(const u64 *limit, char *buf)
 {
 	return sysfs_emit(buf, "%llu\n", READ_ONCE(*limit));
 }
 
-/**
- * cmabuf_stats_limit_store() - a limit of the instance written by root
- * @limit: the limit, in bytes.
- * @buf: what was written: a number as kstrtou64() reads it (0x for hex).
- * @len: its length.
- *
- * Return: @len; -EINVAL or -ERANGE for anything else, @limit unchanged.
- */
+/* Return: @len; -EINVAL or -ERANGE, @limit unchanged. */
 ssize_t cmabuf_stats_limit_store(u64 *limit, const char *buf, size_t len)
 {
 	u64 v;
@@ -210,12 +188,11 @@ static struct attribute *cmabuf_cap_attrs[] = {
 	NULL,
 };
 
-/* The cap on callers without CAP_SYS_ADMIN, beside the area's files. */
 const struct attribute_group cmabuf_cap_group = {
 	.attrs = cmabuf_cap_attrs,
 };
 
-/* Build the counter files; before the first instance registers. */
+/* Before the first instance registers. */
 void cmabuf_stats_init(void)
 {
 	struct cmabuf_stat_attr *sa;
@@ -245,7 +222,6 @@ static struct cmabuf_counters *cmabuf_counters(struct cmabuf_dev *cdev,
 	return &cdev->counters[strategy];
 }
 
-/* A buffer of @bytes came to life. */
 void cmabuf_stats_alloc(struct cmabuf_dev *cdev, u32 strategy, u64 bytes)
 {
 	struct cmabuf_counters *c = cmabuf_counters(cdev, strategy);
@@ -255,7 +231,6 @@ void cmabuf_stats_alloc(struct cmabuf_dev *cdev, u32 strategy, u64 bytes)
 	atomic64_add(bytes, &c->live_bytes);
 }
 
-/* A buffer of @bytes was released. */
 void cmabuf_stats_free(struct cmabuf_dev *cdev, u32 strategy, u64 bytes)
 {
 	struct cmabuf_counters *c = cmabuf_counters(cdev, strategy);
@@ -271,37 +246,31 @@ void cmabuf_stats_fail(struct cmabuf_dev *cdev, u32 strategy)
 	atomic64_inc(&cmabuf_counters(cdev, strategy)->failures);
 }
 
-/* A fatal signal stopped an allocation by @strategy. */
 void cmabuf_stats_interrupted(struct cmabuf_dev *cdev, u32 strategy)
 {
 	atomic64_inc(&cmabuf_counters(cdev, strategy)->interrupted);
 }
 
-/* @strategy found its area busy and was tried again @n times. */
 void cmabuf_stats_retry(struct cmabuf_dev *cdev, u32 strategy, unsigned int n)
 {
 	atomic64_add(n, &cmabuf_counters(cdev, strategy)->busy_retries);
 }
 
-/* A buffer was made ready ahead of an allocation. */
 void cmabuf_stats_prepared(struct cmabuf_dev *cdev, u32 strategy)
 {
 	atomic64_inc(&cmabuf_counters(cdev, strategy)->prepared);
 }
 
-/* An allocation took a ready buffer. */
 void cmabuf_stats_hit(struct cmabuf_dev *cdev, u32 strategy)
 {
 	atomic64_inc(&cmabuf_counters(cdev, strategy)->prepare_hits);
 }
 
-/* An importer's DMA mask did not reach a buffer of @strategy. */
 void cmabuf_stats_unreachable(struct cmabuf_dev *cdev, u32 strategy)
 {
 	atomic64_inc(&cmabuf_counters(cdev, strategy)->unreachable_maps);
 }
 
-/* Live buffers and bytes of the instance, all strategies. */
 void cmabuf_stats_live(struct cmabuf_dev *cdev, u64 *buffers, u64 *bytes)
 {
 	*buffers = cmabuf_stat_read(cdev, CMABUF_STRATEGY_COUNT,
@@ -312,19 +281,11 @@ void cmabuf_stats_live(struct cmabuf_dev *cdev, u64 *buffers, u64 *bytes)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_stats_live);
 
-/**
- * cmabuf_charge() - add to a count held under a cap, if it stays within
- * @held: the count.
- * @cap: its most; 0 for no cap (the count is kept all the same).
- * @bytes: what to add.
- *
- * Checked and added in one step: of two charges that fit alone but not
- * together one fails, and none fails for another that went past the cap
- * and was taken back, as adding first and subtracting on failure would
- * make it. A cap lowered below @held refuses every charge but takes
- * nothing back.
- *
- * Return: true when @bytes was added; false, @held unchanged, past @cap.
+/*
+ * Checked and added in one step: adding first and subtracting on failure
+ * would fail a charge that fits for another that did not. A cap lowered
+ * below @held refuses every charge but takes nothing back; 0: no cap.
+ * Return: false, @held unchanged, past @cap.
  */
 VISIBLE_IF_KUNIT bool cmabuf_charge(atomic64_t *held, u64 cap, u64 bytes)
 {
@@ -343,8 +304,7 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_charge);
  *	instance
  * @node: entry in cmabuf_users. Protected by cmabuf_users_lock.
  * @cdev: the instance (a key only: every reference comes with one on it).
- * @uid: the user, the real uid of the callers charged (as RLIMIT_MEMLOCK
- *	counts locked memory against current_user()).
+ * @uid: the real uid of the callers charged, as RLIMIT_MEMLOCK counts.
  * @ref: a reference per charged buffer and want, one per lookup in
  *	progress. Dropped to 0 under cmabuf_users_lock only.
  * @bytes: bytes of its live buffers and wants, held to the instance's cap.
@@ -379,12 +339,7 @@ static struct cmabuf_user *cmabuf_user_find(const struct cmabuf_dev *cdev,
 	return NULL;
 }
 
-/**
- * cmabuf_user_get() - the calling task's user on an instance
- * @cdev: the instance; the caller holds a reference.
- *
- * Return: the user, with a reference for cmabuf_user_put(); ERR_PTR(-ENOMEM).
- */
+/* Return: the user, referenced; ERR_PTR(-ENOMEM). */
 struct cmabuf_user *cmabuf_user_get(struct cmabuf_dev *cdev)
 {
 	kuid_t uid = current_uid();
@@ -417,10 +372,7 @@ struct cmabuf_user *cmabuf_user_get(struct cmabuf_dev *cdev)
 	return user;
 }
 
-/**
- * cmabuf_user_put() - drop a reference of cmabuf_user_get()
- * @user: the user; freed with its last reference, when it holds nothing.
- */
+/* Freed with its last reference, when it holds nothing. */
 void cmabuf_user_put(struct cmabuf_user *user)
 {
 	if (!refcount_dec_and_lock(&user->ref, &cmabuf_users_lock))
@@ -431,11 +383,7 @@ void cmabuf_user_put(struct cmabuf_user *user)
 	kfree(user);
 }
 
-/*
- * @bytes for @user, before the pages of a buffer are allocated or a want
- * is set: held to the instance's cap, counted in the instance's sum.
- * Return: 0, or -EDQUOT past the cap (nothing added then).
- */
+/* Return: 0, or -EDQUOT past the cap (nothing added then). */
 int cmabuf_stats_charge(struct cmabuf_dev *cdev, struct cmabuf_user *user,
 			u64 bytes)
 {
@@ -446,7 +394,6 @@ int cmabuf_stats_charge(struct cmabuf_dev *cdev, struct cmabuf_user *user,
 	return 0;
 }
 
-/* @bytes charged to @user were released, never handed out, or unwanted. */
 void cmabuf_stats_uncharge(struct cmabuf_dev *cdev, struct cmabuf_user *user,
 			   u64 bytes)
 {

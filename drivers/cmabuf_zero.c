@@ -2,19 +2,10 @@
 /*
  * cmabuf: clearing buffers, once
  *
- * Where the page allocator clears every allocation itself (init_on_alloc,
- * Debian's default) and cmabuf could not ask it not to, the pages of a new
- * range are already zero and cmabuf does not clear them again. Otherwise
- * large ranges are cleared by every online CPU of their node at once: the
- * caller and one work item per other CPU take 2 MiB chunks from a shared
- * cursor until none are left, so a CPU that falls behind holds nobody up,
- * and a fatal signal to the caller stops the work within one chunk per CPU.
- * The work items' CPU time is nobody's cgroup's: each may run only a few
- * chunks ahead of the caller, whose own time is charged as usual, so that
- * a caller the scheduler holds back holds its helpers back too. (7.2's
- * CFS bandwidth control throttles a task only on its way back to user
- * space, 6.12's at once: on 7.2 cpu.max charges the caller's share
- * afterwards and does not slow the call.)
+ * Pages the allocator already cleared are not cleared again. Large ranges
+ * are cleared by every online CPU of their node, taking chunks from a
+ * shared cursor. Helpers may run only a few chunks ahead of the caller, so
+ * that a caller its cgroup throttles holds its helpers back too.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -35,7 +26,6 @@
 
 #include "cmabuf.h"
 
-/* Pages cleared between two looks at the stop flag and the scheduler. */
 #define CMABUF_ZERO_CHUNK_PAGES		(SZ_2M >> PAGE_SHIFT)
 
 /* Below this size, waking other CPUs costs more than they save. */
@@ -56,8 +46,7 @@ static struct workqueue_struct *cmabuf_zero_wq;
  * @by_caller: chunks the caller took.
  * @helpers: work items queued beside the caller.
  * @stop: set by the caller on a fatal signal; nobody takes a chunk then.
- * @pause: NULL, or called by the caller after each of its chunks (KUnit's
- *	stand-in for a caller the scheduler holds back).
+ * @pause: NULL, or called by the caller after each of its chunks (KUnit).
  */
 struct cmabuf_zero_job {
 	unsigned long pfn;
@@ -75,15 +64,7 @@ struct cmabuf_zero_worker {
 	struct cmabuf_zero_job *job;
 };
 
-/**
- * cmabuf_zero_helper_may_take() - may a helper take another chunk?
- * @taken: chunks taken so far, by everyone.
- * @by_caller: chunks the caller took.
- * @helpers: helpers beside the caller.
- *
- * Return: true while the helpers together have taken at most
- * %CMABUF_ZERO_LEAD chunks each beyond @by_caller.
- */
+/* At most %CMABUF_ZERO_LEAD chunks per helper beyond the caller's. */
 VISIBLE_IF_KUNIT bool cmabuf_zero_helper_may_take(unsigned long taken,
 						  unsigned long by_caller,
 						  unsigned int helpers)
@@ -93,10 +74,7 @@ VISIBLE_IF_KUNIT bool cmabuf_zero_helper_may_take(unsigned long taken,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_helper_may_take);
 
-/*
- * Whether a helper should look again: a chunk it may take, or the end.
- * The caller's count first: @next, read after it, is never below it.
- */
+/* The caller's count first: @next, read after it, is never below it. */
 static bool cmabuf_zero_helper_go(struct cmabuf_zero_job *job)
 {
 	unsigned long by_caller = atomic_long_read_acquire(&job->by_caller);
@@ -106,7 +84,6 @@ static bool cmabuf_zero_helper_go(struct cmabuf_zero_job *job)
 	       cmabuf_zero_helper_may_take(taken, by_caller, job->helpers);
 }
 
-/* Take and clear chunks until none are left or the job is stopped. */
 static void cmabuf_zero_chunks(struct cmabuf_zero_job *job, bool caller)
 {
 	unsigned long chunk, first;
@@ -145,7 +122,6 @@ static void cmabuf_zero_work(struct work_struct *work)
 	cmabuf_zero_chunks(w->job, false);
 }
 
-/* Helpers to queue: the other online CPUs of @nid, or of the machine. */
 static unsigned int cmabuf_zero_helpers(int nid, unsigned int max_cpus)
 {
 	unsigned int cpus = cpumask_weight_and(cpumask_of_node(nid),
@@ -156,16 +132,7 @@ static unsigned int cmabuf_zero_helpers(int nid, unsigned int max_cpus)
 	return min(cpus, max_cpus) - 1;
 }
 
-/**
- * cmabuf_zero_pages_paced() - cmabuf_zero_pages(), the caller held back
- * @page: first page.
- * @count: pages.
- * @max_cpus: CPUs that may take part, the caller's included; 1 or more.
- * @pause: NULL, or called by the caller after each chunk it cleared.
- * @by_caller: out, may be NULL: the chunks the caller cleared.
- *
- * Return: as cmabuf_zero_pages().
- */
+/* cmabuf_zero_pages() with a @pause after each of the caller's chunks. */
 VISIBLE_IF_KUNIT int cmabuf_zero_pages_paced(struct page *page,
 					     unsigned long count,
 					     unsigned int max_cpus,
@@ -216,18 +183,9 @@ VISIBLE_IF_KUNIT int cmabuf_zero_pages_paced(struct page *page,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_pages_paced);
 
-/**
- * cmabuf_zero_pages() - clear a range of pages
- * @page: first page.
- * @count: pages.
- * @max_cpus: CPUs that may take part, the caller's included; 1 or more.
- *
- * Ranges below the clear_parallel_min_mb parameter, and every range when the
- * helpers cannot be allocated, are cleared by the caller alone. On a
- * fatal signal, chunks being cleared are finished, the rest are left, and
- * the range must not be handed out.
- *
- * Return: the CPUs that took part, 1 or more, or -EINTR on a fatal signal.
+/*
+ * @max_cpus counts the caller. On a fatal signal the rest is left and the
+ * range must not be handed out. Return: the CPUs that took part, or -EINTR.
  */
 int cmabuf_zero_pages(struct page *page, unsigned long count,
 		      unsigned int max_cpus)
@@ -236,19 +194,10 @@ int cmabuf_zero_pages(struct page *page, unsigned long count,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_pages);
 
-/**
- * cmabuf_zeroed_by_allocator() - does the page allocator clear our pages?
- * @strategy: the strategy that allocates them.
- *
- * With init_on_alloc, post_alloc_hook() clears every page that
- * alloc_contig_range() and alloc_contig_frozen_range() hand out, unless
- * init_on_free is also on (it then trusts the pages to have been cleared
- * when they were freed). cmabuf relies only on the first, and only where
- * it did not ask for uninitialised pages (CMABUF_CLEARS_FROZEN). The DMA
- * API clears what dma_alloc_pages() gives, whatever init_on_alloc says
- * (dma_direct_alloc_pages(), 6.1 to 7.2; dma_common_alloc_pages()).
- *
- * Return: true when every range @strategy allocates arrives cleared.
+/*
+ * init_on_alloc clears what the page allocator hands out, unless
+ * init_on_free is on too; the DMA API always clears. Never where cmabuf
+ * asked for uninitialised pages.
  */
 bool cmabuf_zeroed_by_allocator(u32 strategy)
 {
@@ -259,12 +208,7 @@ bool cmabuf_zeroed_by_allocator(u32 strategy)
 	return want_init_on_alloc(GFP_KERNEL) && !want_init_on_free();
 }
 
-/**
- * cmabuf_range_zero() - make sure every byte of a new range is zero
- * @range: the pages, fresh from cmabuf_range_alloc().
- *
- * Return: 0, or -EINTR on a fatal signal; the caller frees the range then.
- */
+/* -EINTR on a fatal signal; the caller frees the range then. */
 int cmabuf_range_zero(const struct cmabuf_range *range)
 {
 	int ret;
@@ -277,7 +221,6 @@ int cmabuf_range_zero(const struct cmabuf_range *range)
 
 int cmabuf_zero_init(void)
 {
-	/* Unbound: helpers go to idle CPUs of the node they are queued on. */
 	cmabuf_zero_wq = alloc_workqueue("cmabuf_zero", WQ_UNBOUND, 0);
 	return cmabuf_zero_wq ? 0 : -ENOMEM;
 }
