@@ -16,7 +16,7 @@
 # The test bed (QEMU arm64, kernels built here):
 #   make module KERNEL=7.2   build the modules for a test-bed kernel
 #   make kernels             fetch, patch and build the test-bed kernels
-#   make userspace           cmabufctl and the test programs, host and arm64
+#   make userspace           cmabufctl (host and arm64) and the test programs
 #   make check               build everything, boot every kernel, run every test
 #   make check-stock         the same on Debian's own kernels, as Debian ships
 #                            them (kernel/stock-images): downloads, no kernel build
@@ -118,9 +118,10 @@ module:
 		>$(BUILD)/module-nocma-$(KERNEL).log 2>&1 || test $$? -eq 2 || \
 		{ cat $(BUILD)/module-nocma-$(KERNEL).log; exit 1; }
 
+# The test bed's builds stop at a warning (a user's compiler may warn more).
 userspace:
-	$(MAKE) -C userspace TESTS=1
-	$(MAKE) -C userspace TESTS=1 ARCH=arm64
+	$(MAKE) -C userspace WERROR=1
+	$(MAKE) -C userspace WERROR=1 ARCH=arm64
 	$(MAKE) -C tests ARCH=arm64
 
 check:

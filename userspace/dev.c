@@ -330,27 +330,6 @@ int dev_area_sysfs_read(const char *area, const char *file, __u64 *val)
 }
 
 /*
- * The pages of @area in use: debugfs "used" (root's), or where the kernel
- * has no CMA debugfs (Debian's kernels) its world-readable CMA sysfs
- * counters, pages allocated minus pages released. Return: 0 or the -errno
- * of the debugfs read when neither is there.
- */
-int dev_area_used(const char *area, __u64 *val)
-{
-	__u64 allocated, released;
-	int ret;
-
-	ret = dev_area_read(area, "used", val);
-	if (ret != -ENOENT)
-		return ret;
-	if (dev_area_sysfs_read(area, "alloc_pages_success", &allocated) ||
-	    dev_area_sysfs_read(area, "release_pages_success", &released))
-		return ret;
-	*val = allocated - released;
-	return 0;
-}
-
-/*
  * The largest free range of the area in bytes, from CMA debugfs "maxchunk":
  * 0 where only root may read it, %DEV_UNTOLD where the kernel has no CMA
  * debugfs (Debian's kernels).

@@ -238,17 +238,17 @@ cma_used=1
 cma_lacks="this kernel tells no CMA area's used pages (no CMA debugfs, no CMA sysfs)"
 skip_used="^  skip CMA used pages: "
 
-run cmabufctl share --device $def
+run cmabuf_testctl share --device $def
 [ $rc -eq 0 ] && has "^vgem: [0-9]* checks passed, 0 failed" && ! has "FAIL" &&
 	has "^  skip $imp_missing" && has "^importer: skipped, not available"
 r=$?; ok $r "share without the importer module: every vgem check passed, importer skipped"
 diag $r
 
-run cmabufctl share --importer importer --device $def
+run cmabuf_testctl share --importer importer --device $def
 [ $rc -eq 1 ] && has "share: importer: $imp_missing" && ! has "^vgem:"
 r=$?; ok $r "share --importer importer without the module: an error, exit 1"; diag $r
 
-run cmabufctl share --json --device $def
+run cmabuf_testctl share --json --device $def
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has "^{\"format\": 1, \"device\": \"$def\", \"size_bytes\": 1048576, " &&
 	has '{"name": "vgem", "status": "passed", "passed": [1-9][0-9]*, "failed": 0, "why": null, "checks": \[{"ok": true, "what": ' &&
@@ -261,7 +261,7 @@ r=$?; ok $r "insmod cmabuf_importer.ko"
 
 # The whole output of this run goes into the TAP as diagnostics. v4l2 and
 # kms go first, skipped here (no capture or modesetting driver).
-run cmabufctl share --device $def
+run cmabuf_testctl share --device $def
 echo "$out" | sed 's/^/# /'
 [ $rc -eq 0 ] && has "^vgem: [0-9]* checks passed, 0 failed" &&
 	has "^importer: [0-9]* checks passed, 0 failed" && ! has "FAIL" &&
@@ -299,7 +299,7 @@ else
 	skip "$held: $cma_lacks"
 fi
 
-run cmabufctl share 3M --device general --importer importer
+run cmabuf_testctl share 3M --device general --importer importer
 [ $rc -eq 0 ] && ! has "^vgem:" && has "^importer: [0-9]* checks passed, 0 failed" &&
 	! has "FAIL" && has "^  ok   1 DMA segment covering 3145728 bytes" &&
 	{ has "start [0-9]* + $((3 * SZ_1M / page))$" ||
@@ -310,7 +310,7 @@ diag $r
 rmmod cmabuf_importer
 r=$?; ok $r "rmmod cmabuf_importer: nothing left attached"
 
-run cmabufctl bench contig-64m --iterations 2 --json --strategy $strat,cma-debugfs
+run cmabuf_testctl bench contig-64m --iterations 2 --json --strategy $strat,cma-debugfs
 if [ -d /sys/kernel/debug/cma ]; then
 	[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 		has '^{"format": 1, "kernel": "[^"]*", "workload": "contig-64m", ' &&
@@ -326,46 +326,46 @@ else
 	r=$?; ok $r "bench cma-debugfs without CMA debugfs: refused, naming CONFIG_CMA_DEBUGFS"; diag $r
 fi
 
-run cmabufctl bench e2e-64m --iterations 1 --strategy $strat --json
+run cmabuf_testctl bench e2e-64m --iterations 1 --strategy $strat --json
 [ $rc -eq 0 ] && [ "$(count "\"path\": \"cmabuf-$strat\"")" -eq 7 ] &&
 	has '"phase": "sync"' && has '"phase": "touch"' &&
 	has '"phase": "munmap"' && has '"phase": "cycle"'
 r=$?; ok $r "bench e2e-64m: six phases (sync apart from touch) and the whole cycle"; diag $r
 
 # The same buffers mapped with 4 KiB entries only, beside the usual path.
-run cmabufctl bench e2e-64m --iterations 1 --strategy $strat,$strat-4k --json
+run cmabuf_testctl bench e2e-64m --iterations 1 --strategy $strat,$strat-4k --json
 [ $rc -eq 0 ] && [ "$(count "\"path\": \"cmabuf-$strat\"")" -eq 7 ] &&
 	[ "$(count "\"path\": \"cmabuf-$strat-4k\"")" -eq 7 ]
 r=$?; ok $r "bench e2e-64m $strat and $strat-4k: seven results each"; diag $r
 
 # Every path: as root, the parts of the ALLOC's limit timed beside them.
-run cmabufctl bench e2e-64m --iterations 1 --strategy all --json
+run cmabuf_testctl bench e2e-64m --iterations 1 --strategy all --json
 [ $rc -eq 0 ] && [ "$(count '"path": "cmabuf-limit"')" -eq 4 ] &&
 	has '"path": "cmabuf-limit", "phase": "zero-all"'
 r=$?; ok $r "bench e2e-64m all: the limit's allocation and clearings beside the paths"; diag $r
 
 # The same user-space work on any kernel, to compare two boots' runs.
-run cmabufctl bench e2e-64m --iterations 2 --strategy $strat,cpu-ref --json
+run cmabuf_testctl bench e2e-64m --iterations 2 --strategy $strat,cpu-ref --json
 [ $rc -eq 0 ] && [ "$(count '"path": "cpu-ref"')" -eq 1 ] &&
 	has '{"path": "cpu-ref", "phase": "ref", "strategy": "none", ' &&
 	has '"phase": "ref", [^}]*"n": 2[,}]' && ! has '"median_ns": 0,'
 r=$?; ok $r "bench e2e-64m cpu-ref: one result, phase ref, n=2, beside $strat's"; diag $r
 
-run cmabufctl bench concurrent --iterations 1 --strategy cpu-ref
+run cmabuf_testctl bench concurrent --iterations 1 --strategy cpu-ref
 [ $rc -eq 2 ] && has "path cpu-ref is timed beside iterations: not in workload concurrent"
 r=$?; ok $r "bench concurrent cpu-ref: refused, it has no iterations to be beside"; diag $r
 
-run cmabufctl bench contig-64m --iterations 1 --strategy $strat-4k
+run cmabuf_testctl bench contig-64m --iterations 1 --strategy $strat-4k
 [ $rc -eq 2 ] && has "path $strat-4k maps the buffer: e2e-\* workloads only"
 r=$?; ok $r "bench contig-64m $strat-4k: refused, nothing is mapped in the kernel"; diag $r
 
-run cmabufctl bench blocks-2m --iterations 1 --strategy $strat
+run cmabuf_testctl bench blocks-2m --iterations 1 --strategy $strat
 [ $rc -eq 0 ] && has "^cmabuf-$strat *alloc *512 " && has "^cmabuf-$strat *free *512 "
 r=$?; ok $r "bench blocks-2m: per-block table of 512 blocks"; diag $r
 
 # An in-kernel allocation with the clearing ALLOC adds to it, and what
 # "alloc" holds on this kernel (INFO's flags), under the table.
-run cmabufctl bench contig-64m --iterations 1 --strategy $strat
+run cmabuf_testctl bench contig-64m --iterations 1 --strategy $strat
 [ $rc -eq 0 ] && has "^cmabuf-$strat *alloc *1 " &&
 	has "^cmabuf-$strat *alloc+clear *1 " &&
 	has "^alloc: the allocator's call; " &&
@@ -376,7 +376,7 @@ r=$?; ok $r "bench contig-64m: alloc and alloc+clear, and what each holds under 
 # MiB with 64 KiB pages).
 contig=$((pmd > 67108864 ? pmd : 67108864))
 for s in frozen compound; do
-	run cmabufctl bench contig-64m --iterations 1 --strategy $s --size $((contig >> 20))MiB
+	run cmabuf_testctl bench contig-64m --iterations 1 --strategy $s --size $((contig >> 20))MiB
 	case " $strategies " in
 	*" $s "*)
 		[ $rc -eq 0 ] && has "^cmabuf-$s *free *1 "
@@ -391,19 +391,19 @@ done
 # A COMPOUND size the instance has not: why, not the driver's EINVAL.
 case " $strategies " in
 *" compound "*)
-	run cmabufctl bench contig-64m --iterations 1 --strategy compound --size 3MiB
+	run cmabuf_testctl bench contig-64m --iterations 1 --strategy compound --size 3MiB
 	[ $rc -eq 1 ] && has "bench: path compound: 3 MiB is not a COMPOUND size of /dev/cmabuf-general (a power of two from $(mib $pmd) to $(mib $general) here; --size to choose)$" ;;
 *)
-	run cmabufctl bench contig-64m --iterations 1 --strategy compound --size 3MiB
+	run cmabuf_testctl bench contig-64m --iterations 1 --strategy compound --size 3MiB
 	[ $rc -eq 1 ] && has "strategy compound is not supported by this kernel" ;;
 esac
 r=$?; ok $r "bench --strategy compound at a size COMPOUND has not here: refused, saying why"; diag $r
 
-run cmabufctl bench contig-64m --strategy nosuch
+run cmabuf_testctl bench contig-64m --strategy nosuch
 [ $rc -eq 2 ] && has "unknown path 'nosuch'"
 r=$?; ok $r "bench with an unknown path: exit 2"; diag $r
 
-run cmabufctl bench contig-64m --iterations 1 --strategy $strat --size 2MiB --json
+run cmabuf_testctl bench contig-64m --iterations 1 --strategy $strat --size 2MiB --json
 [ $rc -eq 0 ] && [ "$(count '"size_bytes": 2097152')" -eq 1 ] &&
 	[ "$(echo "$out" | wc -l)" -eq 1 ] && has '^{"format": 1, ' &&
 	[ "$(count '"phase": ')" -eq 3 ]
@@ -414,7 +414,7 @@ r=$?; ok $r "bench --size 2MiB: the workload at that size, one document of forma
 # area's free bytes are known (INFO, or CMA sysfs: not Debian's 6.x).
 small="bench blocks-2m on a small area: shrunk to fit, said, and run"
 if cmabufctl info --device $def --json | grep -q '"free_bytes": [0-9]'; then
-	run cmabufctl bench blocks-2m --iterations 1 --strategy $strat --device $def
+	run cmabuf_testctl bench blocks-2m --iterations 1 --strategy $strat --device $def
 	[ $rc -eq 0 ] && has "warning: bench: .* free on $def: [0-9]* KiB per allocation instead of 2 MiB (--size to choose)" &&
 		has "^cmabuf-$strat *alloc *512 "
 	r=$?; ok $r "$small"; diag $r
@@ -425,7 +425,7 @@ fi
 # The loaded workloads, idle and briefly: each runs and reports every
 # sample it took (make check loads memory in the "load" suite; "make
 # bench-load" measures them).
-run cmabufctl bench camera --iterations 2 --strategy $strat --json
+run cmabuf_testctl bench camera --iterations 2 --strategy $strat --json
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has '"workload": "camera"' && has '"failures": 0' &&
 	! has '"failures": [1-9]'
@@ -436,7 +436,7 @@ r=$?; ok $r "bench camera: 8 frames of 3840x2160 NV12 twice, every allocation su
 # left prepared after.
 stats=/sys/class/misc/cmabuf-general/stats
 hits=$(cat $stats/prepare_hits)
-run cmabufctl bench camera --iterations 2 --strategy auto-prepared --json
+run cmabuf_testctl bench camera --iterations 2 --strategy auto-prepared --json
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has '{"path": "cmabuf-auto-prepared", "phase": "alloc", ' &&
 	has '"prepared": true, "prepare_hits": 16, ' &&
@@ -446,25 +446,25 @@ run cmabufctl bench camera --iterations 2 --strategy auto-prepared --json
 	[ "$(cat /sys/class/misc/cmabuf-general/prepared_bytes)" = 0 ]
 r=$?; ok $r "bench camera auto-prepared: 2 x 8 buffers prepared ahead, every ALLOC took one, given back"; diag $r
 
-run cmabufctl bench load-blocks-2m --iterations 1 --strategy auto-prepared
+run cmabuf_testctl bench load-blocks-2m --iterations 1 --strategy auto-prepared
 [ $rc -eq 2 ] && has "prepares the 512 buffers of load-blocks-2m at once: at most 256"
 r=$?
-run cmabufctl bench contig-64m --iterations 1 --strategy cmabuf-$strat-prepared
+run cmabuf_testctl bench contig-64m --iterations 1 --strategy cmabuf-$strat-prepared
 [ $r -eq 0 ] && [ $rc -eq 2 ] &&
 	has "path cmabuf-$strat-prepared prepares every sample's buffers: e2e-\*, load-\* and camera workloads only"
 r=$?; ok $r "bench prepared paths: refused past 256 buffers and in the kernel's workloads"; diag $r
 
-run cmabufctl bench load-blocks-2m --iterations 1 --strategy $strat --json
+run cmabuf_testctl bench load-blocks-2m --iterations 1 --strategy $strat --json
 [ $rc -eq 0 ] && has '"workload": "load-blocks-2m"' && has '"failures": 0' &&
 	! has '"failures": [1-9]'
 r=$?; ok $r "bench load-blocks-2m: 512 x 2 MiB, every allocation succeeded"; diag $r
 
-run cmabufctl bench concurrent --procs 1,2 --iterations 1 --strategy $strat --json
+run cmabuf_testctl bench concurrent --procs 1,2 --iterations 1 --strategy $strat --json
 [ $rc -eq 0 ] && has '"workload": "concurrent"' && ! has '"failures": [1-9]' &&
 	has '"path": "cmabuf-auto", "phase": "zero-all"'
 r=$?; ok $r "bench concurrent: 1 and 2 processes at once, nothing failed, the limit beside"; diag $r
 
-run cmabufctl bench fragment --steps 20 --strategy $strat --json
+run cmabuf_testctl bench fragment --steps 20 --strategy $strat --json
 [ $rc -eq 0 ] && has '"workload": "fragment"'
 r=$?; ok $r "bench fragment: 20 steps of a random mix"; diag $r
 
@@ -481,11 +481,11 @@ if [ "$def" = /dev/cmabuf ]; then
 		pdevs="$pdevs $(basename "$(readlink /sys/class/misc/$m/device)")"
 		echo "${pdevs##* }" >$driver/unbind
 	done
-	run cmabufctl bench contig-64m --iterations 1 --strategy legacy
+	run cmabuf_testctl bench contig-64m --iterations 1 --strategy legacy
 	[ $rc -eq 0 ] && has "warning: bench: no /dev/cmabuf-general here, using /dev/cmabuf (--device to choose)" &&
 		has "^cmabuf-legacy *free *1 "
 	r=$?; ok $r "$unbound_general"; diag $r
-	run cmabufctl bench gigantic-1g --iterations 1 --strategy legacy
+	run cmabuf_testctl bench gigantic-1g --iterations 1 --strategy legacy
 	[ $rc -eq 0 ] && has "using /dev/cmabuf " &&
 		has "free on /dev/cmabuf: [0-9]* MiB per allocation instead of 1 GiB" &&
 		has "^cmabuf-legacy *free *1 "

@@ -34,7 +34,7 @@ step() {
 step "instances and their areas" cmabufctl info
 step "64 MiB buffer zeroed, filled and read back" \
 	cmabufctl alloc 64M --device general --fill 0x5a --verify
-step "shared with vgem" cmabufctl share
+step "shared with vgem" cmabuf_testctl share
 paths=legacy
 have_frozen && paths=compound,frozen,legacy
 bench "e2e-64m, short" e2e-64m --strategy "$paths" --iterations 10

@@ -8,8 +8,9 @@
 # root's); then those nodes get what the rule gives them (group video,
 # 0660), and cmabufctl runs as a member of video (allocates from a named
 # instance, and is told of its cap for users past it; is refused the
-# default one with the reason; bench says the
-# debugfs file is root's and fails, having measured nothing) and as a user
+# default one with the reason; the test bed's in-kernel bench,
+# cmabuf_testctl, says the debugfs file is root's and fails, having
+# measured nothing) and as a user
 # outside it (told which group to join; info still describes every
 # instance from sysfs). The nodes are given back to root, 0600, at the end. Runs after heap-defaults,
 # so that the heaps exist where the kernel allows them.
@@ -110,7 +111,7 @@ r=$?; ok $r "a member of video is refused the default instance, told it is root'
 diag $r
 
 # 4. ... but cannot time the allocator: told why, and bench fails.
-run runas $cam $video cmabufctl bench contig-64m --iterations 1
+run runas $cam $video cmabuf_testctl bench contig-64m --iterations 1
 [ $rc -eq 1 ] && echo "$out" | grep -q "the bench file in /sys/kernel/debug/cmabuf is root's (run as root)" &&
 	echo "$out" | grep -q "bench: measured nothing"
 r=$?; ok $r "bench without root says the bench file is root's and exits 1"

@@ -11,7 +11,6 @@
 
 #include <linux/cmabuf.h>
 #include "alloc.h"
-#include "bench.h"
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
@@ -147,60 +146,6 @@ static void test_strategies(void)
 	ksft_test_result(parse_strategy("", &s) == -EINVAL, "empty strategy rejected\n");
 	ksft_test_result(!strcmp(strategy_name(CMABUF_STRATEGY_COUNT), "unknown"),
 			 "strategy_name of an unknown value\n");
-}
-
-struct bench_path_case {
-	const char *text;
-	int ret;
-	int strategy;
-	enum bench_variant variant;
-	const char *name;
-};
-
-static const struct bench_path_case bench_path_cases[] = {
-	{ "compound", 0, CMABUF_STRATEGY_COMPOUND, BENCH_COLD, "cmabuf-compound" },
-	{ "cmabuf-frozen", 0, CMABUF_STRATEGY_FROZEN, BENCH_COLD, "cmabuf-frozen" },
-	{ "legacy-4k", 0, CMABUF_STRATEGY_LEGACY, BENCH_SMALL_PAGES,
-	  "cmabuf-legacy-4k" },
-	{ "auto-prepared", 0, CMABUF_STRATEGY_AUTO, BENCH_PREPARED,
-	  "cmabuf-auto-prepared" },
-	{ "cmabuf-compound-prepared", 0, CMABUF_STRATEGY_COMPOUND, BENCH_PREPARED,
-	  "cmabuf-compound-prepared" },
-	{ "all", 0, PARSE_STRATEGY_ALL, BENCH_COLD, NULL },
-	{ "all-prepared", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "all-4k", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "prepared", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "-prepared", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "legacy-4k-prepared", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "legacy-prepared-4k", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "auto-Prepared", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "cmabuf-", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "cma-heap-prepared", -EINVAL, 0, BENCH_COLD, NULL },
-};
-
-/* --strategy of bench: a strategy, its variants, and their names. */
-static void test_bench_paths(void)
-{
-	const struct bench_path_case *c;
-	enum bench_variant v;
-	char name[32];
-	size_t i;
-	int s, ret;
-
-	for (i = 0; i < ARRAY_SIZE(bench_path_cases); i++) {
-		c = &bench_path_cases[i];
-		s = -2;
-		v = BENCH_PREPARED + 1;
-		ret = bench_path_parse(c->text, &s, &v);
-		name[0] = '\0';
-		if (!ret && s >= 0)
-			bench_path_name(name, sizeof(name), s, v);
-		ksft_test_result(ret == c->ret &&
-				 (ret || (s == c->strategy && v == c->variant)) &&
-				 (!c->name || !strcmp(name, c->name)),
-				 "bench path '%s': %d, %s\n", c->text, ret,
-				 name[0] ? name : "no name");
-	}
 }
 
 static void test_stats(void)
@@ -822,7 +767,7 @@ static void test_share_why(void)
 
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 10 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 7 + 5 + 7 + 4 + \
-		 ARRAY_SIZE(prepare_cases) + 6 + 4 + ARRAY_SIZE(bench_path_cases) + \
+		 ARRAY_SIZE(prepare_cases) + 6 + 4 + \
 		 ARRAY_SIZE(share_cases) + 3 + 8 + 7)
 
 int main(void)
@@ -842,7 +787,6 @@ int main(void)
 	test_devices();
 	test_prepare();
 	test_alloc();
-	test_bench_paths();
 	test_share_parse();
 	test_share_fb();
 	test_share_why();

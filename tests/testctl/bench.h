@@ -7,8 +7,8 @@
  * machine touch all paths alike. Each path records one sample per phase
  * per iteration; blocks workloads also keep per-block statistics.
  */
-#ifndef CMABUFCTL_BENCH_H
-#define CMABUFCTL_BENCH_H
+#ifndef TESTCTL_BENCH_H
+#define TESTCTL_BENCH_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -259,11 +259,9 @@ extern const struct bench_path_ops bench_cmabuf_kernel_ops;
 extern const struct bench_path_ops bench_cmabuf_e2e_ops;
 extern const struct bench_path_ops bench_cmabuf_limit_ops;
 extern const struct bench_path_ops bench_cpu_ref_ops;
-#ifdef CMABUFCTL_TESTS
 /* The peers cmabuf is compared with: test-bed machinery (make TESTS=1). */
 extern const struct bench_path_ops bench_cma_debugfs_ops;
 extern const struct bench_path_ops bench_cma_heap_ops;
-#endif
 
 int bench_path_parse(const char *tok, int *strategy,
 		     enum bench_variant *variant);
@@ -320,4 +318,4 @@ void bench_json_counters(struct json *j, const struct bench_samples *r);
 void bench_json_prepare_errors(struct json *j, const struct bench_samples *r);
 void bench_samples_warn(const struct bench_path *p, const struct bench_samples *r);
 
-#endif /* CMABUFCTL_BENCH_H */
+#endif /* TESTCTL_BENCH_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabufctl bench: time a workload through every path it can take, with
- * the iterations of the paths interleaved.
+ * cmabuf_testctl bench: time one of the test bed's workloads through every
+ * path it can take, with the iterations of the paths interleaved: what
+ * "make bench", "make check"'s speedup checks and the load suites measure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +13,10 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "cmd.h"
 #include "fmt.h"
 #include "msg.h"
 #include "parse.h"
+#include "testctl.h"
 
 #define BENCH_MAX_PATHS		12
 #define BENCH_MAX_ITERATIONS	100000
@@ -32,16 +33,6 @@
 
 /* A 3840x2160 NV12 frame; ALLOC rounds it up to whole pages. */
 #define BENCH_CAMERA_FRAME	(3840ULL * 2160 * 3 / 2)
-
-/*
- * The peers cmabuf is compared with (the CMA heap, CMA's debugfs files)
- * are test-bed machinery: only the cmabufctl built with TESTS=1 has them.
- */
-#ifdef CMABUFCTL_TESTS
-#define BENCH_PEERS		1
-#else
-#define BENCH_PEERS		0
-#endif
 
 static const struct bench_workload workloads[] = {
 	{ "contig-64m", "general", 64ULL << 20, 1, 20, false, false,
@@ -98,36 +89,19 @@ struct bench_opts {
 	struct bench_workload picked;
 };
 
-/* The peers and --heap: the test bed's build only (see BENCH_PEERS). */
-static void bench_usage_peers(FILE *fp, const char *what)
-{
-	if (!BENCH_PEERS)
-		return;
-	if (!strcmp(what, "paths"))
-		fprintf(fp,
-			"  cma-debugfs   in-kernel workloads: /sys/kernel/debug/cma/<area>/{alloc,free}\n"
-			"  cma-heap      end-to-end workloads: the upstream CMA dma-heap\n");
-	else if (!strcmp(what, "all"))
-		fprintf(fp, "                and the peer of the workload when it is there;\n");
-	else
-		fprintf(fp,
-			"      --heap NAME      the CMA heap to use (default: the heap of the\n"
-			"                       device's area, else of the default area)\n");
-}
-
 static void bench_usage(FILE *fp)
 {
 	size_t i;
 
 	fprintf(fp,
-		"usage: cmabufctl bench WORKLOAD [--strategy S[,S...]|all] [--iterations N]\n"
-		"                       [--json] [--device DEV] [--size SIZE]%s\n"
+		"usage: cmabuf_testctl bench WORKLOAD [--strategy S[,S...]|all]\n"
+		"                            [--iterations N] [--json] [--device DEV]\n"
+		"                            [--size SIZE] [--heap NAME]\n"
 		"\n"
 		"Time WORKLOAD through several paths, iteration i of every path before\n"
 		"iteration i + 1 of any. Reports median, min, max, mean, n and spread\n"
 		"((max - min) / median) of every phase.\n"
-		"\nworkloads (preferred instance, iterations):\n",
-		BENCH_PEERS ? " [--heap NAME]" : "");
+		"\nworkloads (preferred instance, iterations):\n");
 	for (i = 0; i < ARRAY_SIZE(workloads); i++)
 		fprintf(fp, "  %-14s %s (%s, %u)\n", workloads[i].name, workloads[i].help,
 			workloads[i].device, workloads[i].iterations);
@@ -143,14 +117,13 @@ static void bench_usage(FILE *fp)
 		"                ALLOC's cold time; skipped where the driver cannot\n"
 		"  cpu-ref       workloads timed iteration by iteration: the same\n"
 		"                user-space memory work on any kernel (phase ref),\n"
-		"                to take each boot's speed out of a comparison of two\n");
-	bench_usage_peers(fp, "paths");
-	fprintf(fp,
+		"                to take each boot's speed out of a comparison of two\n"
+		"  cma-debugfs   in-kernel workloads: /sys/kernel/debug/cma/<area>/{alloc,free}\n"
+		"  cma-heap      end-to-end workloads: the upstream CMA dma-heap\n"
 		"  all           (default) every strategy the device supports\n"
 		"                (end to end, with THP, compound-4k too; never a\n"
-		"                prepared path: name them beside it, all,auto-prepared);\n");
-	bench_usage_peers(fp, "all");
-	fprintf(fp,
+		"                prepared path: name them beside it, all,auto-prepared);\n"
+		"                and the peer of the workload when it is there;\n"
 		"                for the zero workloads, cmabuf-auto alone: clearing\n"
 		"                is the same whichever strategy allocated\n"
 		"\n"
@@ -175,9 +148,9 @@ static void bench_usage(FILE *fp)
 		"                       else the instance with the largest area)\n"
 		"      --size SIZE      bytes per allocation (default: the workload's, or\n"
 		"                       the largest power of two that fits the area's\n"
-		"                       free bytes when it does not)\n");
-	bench_usage_peers(fp, "options");
-	fprintf(fp,
+		"                       free bytes when it does not)\n"
+		"      --heap NAME      the CMA heap to use (default: the heap of the\n"
+		"                       device's area, else of the default area)\n"
 		"\nPhases: in-kernel alloc (the allocator's call: it clears the pages for\n"
 		"some strategies and not others), alloc+clear (with the clearing ALLOC\n"
 		"adds: compare strategies on it), free (and zero-1cpu, zero-all for the\n"
@@ -250,7 +223,6 @@ static bool thp_present(void)
 	return !access("/sys/kernel/mm/transparent_hugepage", F_OK);
 }
 
-#ifdef CMABUFCTL_TESTS
 static void path_add_peer(struct bench_path *paths, int *n,
 			  const struct bench_ctx *c, bool implied)
 {
@@ -265,7 +237,6 @@ static void path_add_peer(struct bench_path *paths, int *n,
 	if (p)
 		p->implied = implied;
 }
-#endif
 
 /* Would a COMPOUND allocation of the workload's size fit a folio here? */
 static bool compound_fits(const struct bench_ctx *c)
@@ -302,9 +273,7 @@ static void paths_all(struct bench_path *paths, int *n, const struct bench_ctx *
 		    thp_present())
 			path_add_cmabuf(paths, n, c, s, BENCH_SMALL_PAGES, true);
 	}
-#ifdef CMABUFCTL_TESTS
 	path_add_peer(paths, n, c, true);
-#endif
 	/* The ALLOC's limit, timed beside the cycles (root's). */
 	if (c->wl->e2e && !c->wl->loop) {
 		struct bench_path *p = path_add(paths, n, "cmabuf-limit",
@@ -346,7 +315,6 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 	enum bench_variant v;
 	int s, ret;
 
-#ifdef CMABUFCTL_TESTS
 	if (!strcmp(tok, "cma-heap") || !strcmp(tok, "cma-debugfs")) {
 		const char *peer = c->wl->e2e ? "cma-heap" : "cma-debugfs";
 
@@ -363,7 +331,6 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 		path_add_peer(paths, n, c, false);
 		return 0;
 	}
-#endif
 	if (!strcmp(tok, BENCH_CPU_REF)) {
 		if (c->wl->loop) {
 			msg_err("bench: path %s is timed beside iterations: not in workload %s",
@@ -374,7 +341,7 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 		return 0;
 	}
 	if (bench_path_parse(tok, &s, &v)) {
-		msg_err("bench: unknown path '%s' (try 'cmabufctl bench --help')", tok);
+		msg_err("bench: unknown path '%s' (try 'cmabuf_testctl bench --help')", tok);
 		return EXIT_USAGE;
 	}
 	if (v == BENCH_SMALL_PAGES && (!c->wl->e2e || c->wl->loop)) {
@@ -459,7 +426,6 @@ static void paths_free(struct bench_path *paths, int n)
 	}
 }
 
-#ifdef CMABUFCTL_TESTS
 /*
  * A loop workload compares paths on one area: the CMA heap must be the
  * device's area's (6.12 has only the default area's).
@@ -477,12 +443,6 @@ static int path_same_area(const struct bench_path *p, const struct bench_ctx *c)
 		 p->target, c->dev_path, c->dev.area);
 	return -EXDEV;
 }
-#else
-static int path_same_area(const struct bench_path *p, const struct bench_ctx *c)
-{
-	return 0;
-}
-#endif
 
 /*
  * A path that cannot run here, yet is no error when named: a prepared one
@@ -720,9 +680,7 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 		{ "json", no_argument, NULL, 'j' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "size", required_argument, NULL, BENCH_OPT_SIZE },
-#ifdef CMABUFCTL_TESTS
 		{ "heap", required_argument, NULL, BENCH_OPT_HEAP },
-#endif
 		{ "prepare", required_argument, NULL, BENCH_OPT_PREPARE },
 		{ "conclude", required_argument, NULL, BENCH_OPT_CONCLUDE },
 		{ "procs", required_argument, NULL, BENCH_OPT_PROCS },
@@ -762,11 +720,9 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 				return EXIT_USAGE;
 			}
 			break;
-#ifdef CMABUFCTL_TESTS
 		case BENCH_OPT_HEAP:
 			c->heap = optarg;
 			break;
-#endif
 		case BENCH_OPT_PREPARE:
 			c->prepare = optarg;
 			break;
@@ -797,19 +753,19 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 		}
 	}
 	if (optind != argc - 1) {
-		msg_err("bench: expected exactly one WORKLOAD (try 'cmabufctl bench --help')");
+		msg_err("bench: expected exactly one WORKLOAD (try 'cmabuf_testctl bench --help')");
 		return EXIT_USAGE;
 	}
 	o->wl = workload_find(argv[optind]);
 	if (!o->wl) {
-		msg_err("bench: unknown workload '%s' (try 'cmabufctl bench --help')",
+		msg_err("bench: unknown workload '%s' (try 'cmabuf_testctl bench --help')",
 			argv[optind]);
 		return EXIT_USAGE;
 	}
 	return 0;
 }
 
-int cmd_bench(int argc, char **argv)
+int testctl_bench(int argc, char **argv)
 {
 	struct bench_opts o = { .paths = "all" };
 	struct bench_ctx c = { .dev_fd = -1, .steps = 400, .seed = 1 };

@@ -151,7 +151,6 @@ const struct bench_path_ops bench_cmabuf_limit_ops = {
 	.run = cmabuf_limit_run,
 };
 
-#ifdef CMABUFCTL_TESTS
 /* The peer: CMA's own debugfs files, the test bed's build only. */
 static int debugfs_open(struct bench_path *p, const char *file)
 {
@@ -273,4 +272,3 @@ const struct bench_path_ops bench_cma_debugfs_ops = {
 	.run = cma_debugfs_run,
 	.teardown = cma_debugfs_teardown,
 };
-#endif

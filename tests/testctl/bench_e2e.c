@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * End-to-end paths: a buffer's whole cycle (cycle_run(), cycle.c), its
- * dma-buf from cmabuf's ALLOC ioctl or the CMA heap. A "-4k" path maps the same buffer with 4 KiB page
- * table entries only, so the two show what 2 MiB entries are worth: with
+ * dma-buf from cmabuf's ALLOC ioctl or the CMA heap. A "-4k" path maps
+ * the same buffer with 4 KiB page table entries only, so the two show
+ * what 2 MiB entries are worth: with
  * THP disabled for the process (PR_SET_THP_DISABLE, for that path's cycle
  * alone) the kernel never calls cmabuf's huge_fault. MADV_NOHUGEPAGE would
  * do it per mapping, but kernels without CONFIG_ADVISE_SYSCALLS (the test
@@ -18,9 +19,7 @@
 
 #include "bench.h"
 #include "cycle.h"
-#ifdef CMABUFCTL_TESTS
 #include "heap.h"
-#endif
 #include "msg.h"
 #include "parse.h"
 
@@ -168,7 +167,6 @@ const struct bench_path_ops bench_cmabuf_e2e_ops = {
 	.alloc = cmabuf_e2e_alloc,
 };
 
-#ifdef CMABUFCTL_TESTS
 /* The peer: the upstream CMA dma-heap, the test bed's build only. */
 static int cma_heap_setup(struct bench_path *p, struct bench_ctx *c)
 {
@@ -202,4 +200,3 @@ const struct bench_path_ops bench_cma_heap_ops = {
 	.teardown = cma_heap_teardown,
 	.alloc = cma_heap_alloc,
 };
-#endif
