@@ -8,6 +8,7 @@
 
 int cmd_info(int argc, char **argv);
 int cmd_alloc(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_share(int argc, char **argv);
 int cmd_prepare(int argc, char **argv);
 

@@ -238,6 +238,22 @@ int dev_alloc(int fd, struct cmabuf_alloc_data *data)
 	return dev_ioctl(fd, CMABUF_IOC_ALLOC, data);
 }
 
+/* A read-write dma-buf of @size bytes with @strategy into *@buf_fd. */
+int dev_alloc_fd(int fd, __u64 size, unsigned int strategy, int *buf_fd)
+{
+	struct cmabuf_alloc_data d = {
+		.size = size,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+		.flags = strategy,
+	};
+	int ret;
+
+	ret = dev_alloc(fd, &d);
+	if (!ret)
+		*buf_fd = d.fd;
+	return ret;
+}
+
 int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys)
 {
 	memset(phys, 0, sizeof(*phys));

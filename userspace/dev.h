@@ -47,6 +47,7 @@ int dev_info(int fd, struct dev_info *di);
 void dev_area_stats(struct dev_info *di);
 const char *dev_strerror(int err);
 int dev_alloc(int fd, struct cmabuf_alloc_data *data);
+int dev_alloc_fd(int fd, __u64 size, unsigned int strategy, int *buf_fd);
 int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys);
 int dev_list(char paths[][PATH_MAX], int max);
 int dev_read_line(const char *path, char *buf, size_t len);

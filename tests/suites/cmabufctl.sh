@@ -39,7 +39,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..58"
+echo "1..62"
 
 devices=0
 list=
@@ -309,6 +309,55 @@ diag $r
 
 rmmod cmabuf_importer
 r=$?; ok $r "rmmod cmabuf_importer: nothing left attached"
+
+# bench: a buffer's whole cycle, each strategy in turn, with percentiles.
+phases="alloc mmap sync touch munmap close cycle"
+out=$(cmabufctl bench 4M -n 2 -s $strat --device $def --json)
+rc=$?
+r=0
+for p in $phases; do
+	has "{\"strategy\": \"$strat\", \"phase\": \"$p\", \"n\": 2, \"median_ns\": [1-9][0-9]*, \"p90_ns\": [0-9]*, \"p99_ns\": [0-9]*, \"min_ns\": [0-9]*, \"max_ns\": [0-9]*, \"mean_ns\": [0-9]*}" ||
+		{ r=1; echo "# no result for phase $p"; }
+done
+[ $rc -eq 0 ] && [ $r -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "^{\"format\": 1, \"kernel\": \"[^\"]*\", \"device\": \"$def\", \"area\": \"[^\"]*\", \"size_bytes\": 4194304, \"iterations\": 2, \"page_size\": $page, \"results\": \[" &&
+	[ "$(count '"phase": ')" -eq 7 ]
+r=$?; ok $r "bench 4M -n 2 -s $strat --json: one document, the 7 phases with n, median, p90, p99"; diag $r
+
+# Every strategy the instance has but auto, COMPOUND where 4 MiB is one
+# of its sizes (else left out, said).
+run cmabufctl bench 4M -n 1 --device $def
+r=0
+for s in $strategies; do
+	[ "$s" = auto ] && continue
+	if [ $s = compound ] && [ $((4 * SZ_1M)) -lt $pmd ]; then
+		has "warning: bench: compound left out: 4 MiB is not a COMPOUND size of $def" || r=1
+		continue
+	fi
+	for p in $phases; do
+		has "^$s  *$p  *1 " || { r=1; echo "# no row for $s $p"; }
+	done
+done
+[ $rc -eq 0 ] && [ $r -eq 0 ] && has "^bench: 4 MiB, 1 iterations, $def (area .*), kernel " &&
+	has "^strategy  *phase  *n  *median  *p90  *p99  *min  *max$" && ! has "^auto "
+r=$?; ok $r "bench 4M on $def: every strategy but auto ($strategies), each phase a row"; diag $r
+
+case " $strategies " in
+*" compound "*)
+	run cmabufctl bench 3M -n 1 -s compound --device general
+	[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+		has "bench: compound: 3 MiB is not a COMPOUND size of /dev/cmabuf-general (a power of two from $(mib $pmd) to $(mib $general) here)$" ;;
+*)
+	run cmabufctl bench 3M -n 1 -s compound --device general
+	[ $rc -eq 1 ] && has "bench: strategy compound is not supported by this kernel" ;;
+esac
+r=$?; ok $r "bench 3M -s compound: refused before any cycle, saying why"; diag $r
+
+# What is wrong with the command line is said before the device is looked at.
+run cmabufctl bench -s bogus --device nosuch
+[ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "bench: bad strategy 'bogus'" && ! has "no such device"
+r=$?; ok $r "bench -s bogus on a missing device: the strategy is wrong, exit 2"; diag $r
 
 run cmabuf_testctl bench contig-64m --iterations 2 --json --strategy $strat,cma-debugfs
 if [ -d /sys/kernel/debug/cma ]; then

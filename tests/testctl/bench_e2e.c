@@ -11,13 +11,12 @@
  * before each cycle (CMABUF_IOC_PREPARE, untimed): its ALLOC takes it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "cycle.h"
 #include "heap.h"
 #include "msg.h"
@@ -141,17 +140,7 @@ static int e2e_cycle(struct bench_path *p, struct bench_ctx *c,
 static int cmabuf_e2e_alloc(struct bench_path *p, struct bench_ctx *c,
 			    __u64 size, int *fd)
 {
-	struct cmabuf_alloc_data d = {
-		.size = size,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-		.flags = p->strategy,
-	};
-	int ret;
-
-	ret = dev_alloc(c->dev_fd, &d);
-	if (!ret)
-		*fd = d.fd;
-	return ret;
+	return dev_alloc_fd(c->dev_fd, size, p->strategy, fd);
 }
 
 /* A prepared path has a file of its own to prepare on. */

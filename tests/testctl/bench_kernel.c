@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "clock.h"
 #include "kbench.h"
 #include "msg.h"

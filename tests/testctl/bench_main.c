@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "fmt.h"
 #include "msg.h"
 #include "parse.h"

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "fmt.h"
 #include "json.h"
 #include "parse.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include <linux/cmabuf.h>
-#include "bench.h"
+#include "testbench.h"
 #include "parse.h"
 #include "kselftest.h"
 #include "util.h"

@@ -11,6 +11,7 @@
 
 #include <linux/cmabuf.h>
 #include "alloc.h"
+#include "bench.h"
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
@@ -573,17 +574,65 @@ static void test_prepare(void)
 			 "prepare ENOSPC, area size unknown: the shares: '%s'\n", buf);
 }
 
-/* alloc_parse() of "alloc" and @args (NULL-terminated). */
-static int alloc_parse_args(const char *const *args, struct alloc_opts *o)
+/* @cmd and @args (NULL-terminated) into @argv, room for 18; argc. */
+static int unit_argv(const char *cmd, const char *const *args, char **argv)
 {
-	char *argv[18] = { "alloc" };
 	int argc = 1;
 
+	argv[0] = (char *)cmd;
 	while (argc < 17 && args[argc - 1]) {
 		argv[argc] = (char *)args[argc - 1];
 		argc++;
 	}
-	return alloc_parse(argc, argv, o);
+	argv[argc] = NULL;
+	return argc;
+}
+
+/* alloc_parse() of "alloc" and @args (NULL-terminated). */
+static int alloc_parse_args(const char *const *args, struct alloc_opts *o)
+{
+	char *argv[18];
+
+	return alloc_parse(unit_argv("alloc", args, argv), argv, o);
+}
+
+/* bench_parse() of "bench" and @args (NULL-terminated). */
+static int bench_parse_args(const char *const *args, struct bench_opts *o)
+{
+	char *argv[18];
+
+	return bench_parse(unit_argv("bench", args, argv), argv, o);
+}
+
+/* bench's command line: a size, strategies, iterations; what it refuses. */
+static void test_bench(void)
+{
+	struct bench_opts o;
+	int ret;
+
+	ret = bench_parse_args((const char *const[]){ NULL }, &o);
+	ksft_test_result(!ret && o.size == 64ULL << 20 && !o.strategies &&
+			 o.iterations == 20 && !o.json,
+			 "bench: 64 MiB, every strategy, 20 iterations\n");
+	ret = bench_parse_args((const char *const[]){
+		"2M", "-s", "compound,legacy", "-n", "3", "-j", NULL,
+	}, &o);
+	ksft_test_result(!ret && o.size == 2ULL << 20 && o.iterations == 3 && o.json &&
+			 o.strategies == (CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_COMPOUND) |
+					  CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY)),
+			 "bench 2M -s compound,legacy -n 3 -j: each one taken\n");
+	ret = bench_parse_args((const char *const[]){ "-s", "legacy,all", NULL }, &o);
+	ksft_test_result(!ret && !o.strategies, "bench -s legacy,all: all\n");
+	ret = bench_parse_args((const char *const[]){ "-s", "legacy,bogus", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "bench -s legacy,bogus: refused (%d)\n", ret);
+	ret = bench_parse_args((const char *const[]){ "-s", ",", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "bench -s ',': no strategy, refused (%d)\n", ret);
+	ret = bench_parse_args((const char *const[]){ "-n", "0", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "bench -n 0: refused (%d)\n", ret);
+	ret = bench_parse_args((const char *const[]){ "4M", "8M", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "bench 4M 8M: one size only (%d)\n", ret);
+	ret = bench_parse_args((const char *const[]){ "0", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "bench 0: refused (%d)\n", ret);
 }
 
 /*
@@ -768,7 +817,7 @@ static void test_share_why(void)
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 10 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 7 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 6 + 4 + \
-		 ARRAY_SIZE(share_cases) + 3 + 8 + 7)
+		 ARRAY_SIZE(share_cases) + 3 + 8 + 7 + 8)
 
 int main(void)
 {
@@ -787,6 +836,7 @@ int main(void)
 	test_devices();
 	test_prepare();
 	test_alloc();
+	test_bench();
 	test_share_parse();
 	test_share_fb();
 	test_share_why();

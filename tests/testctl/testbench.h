@@ -7,8 +7,8 @@
  * machine touch all paths alike. Each path records one sample per phase
  * per iteration; blocks workloads also keep per-block statistics.
  */
-#ifndef TESTCTL_BENCH_H
-#define TESTCTL_BENCH_H
+#ifndef TESTCTL_TESTBENCH_H
+#define TESTCTL_TESTBENCH_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -318,4 +318,4 @@ void bench_json_counters(struct json *j, const struct bench_samples *r);
 void bench_json_prepare_errors(struct json *j, const struct bench_samples *r);
 void bench_samples_warn(const struct bench_path *p, const struct bench_samples *r);
 
-#endif /* TESTCTL_BENCH_H */
+#endif /* TESTCTL_TESTBENCH_H */
