@@ -5,7 +5,8 @@
 # On the machine, or for the board, that runs the driver:
 #   make                     build cmabuf.ko against KDIR (default: the
 #                            running kernel's headers; KERNEL_SRC as Yocto
-#                            sets it); TESTS=1 adds the test modules
+#                            sets it); TESTS=1 adds the test modules and the
+#                            in-kernel benchmark, CMABUF_BENCH=1 the benchmark
 #   make modules_install     install it under INSTALL_MOD_PATH, run depmod
 #   make install             cmabufctl, its man page, the uapi header, the
 #                            udev rule and the modprobe.d example under

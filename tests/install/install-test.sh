@@ -31,7 +31,7 @@ if [ ! -f "$kdir/Module.symvers" ]; then
 	echo "1..0 # SKIP kernel $kernel is not built"
 	exit 0
 fi
-echo "1..17"
+echo "1..20"
 
 # The sources as a checkout has them: tracked and new files, no build/.
 rm -rf "$work"
@@ -56,6 +56,14 @@ kos=$(cd "$src" && find . -name '*.ko' | sort | xargs)
 [ $rc -eq 0 ] && [ "$kos" = "./cmabuf.ko" ] && ! grep -q '^cmabuf: ' <<<"$out"
 r=$?; ok $r "make KERNEL_SRC=<$kernel tree>: cmabuf.ko only, nothing left out (built: $kos)"
 diag $r "$out"
+
+# The in-kernel benchmark is built only where wanted (CMABUF_BENCH=1, or
+# TESTS=1 for the test bed): cmabuf_debugfs_add() is its entry point.
+has_bench() {
+	aarch64-linux-gnu-nm "$src/cmabuf.ko" | grep -w cmabuf_debugfs_add >/dev/null
+}
+! has_bench
+ok $? "make KERNEL_SRC=<$kernel tree>: no in-kernel benchmark in cmabuf.ko"
 
 modver=$(modinfo -F version "$src/cmabuf.ko" 2>/dev/null)
 [ "$modver" = "$version" ]
@@ -83,18 +91,24 @@ r=$?; ok $r "TESTS=1 on a reduced kernel without KUnit: importer built, its stra
 diag $r "$out"
 ! aarch64-linux-gnu-nm -u "$src/cmabuf.ko" | grep -qw -e dma_heap_add -e cma_alloc_frozen
 ok $? "the reduced build uses neither dma_heap_add nor the frozen API"
+has_bench
+ok $? "TESTS=1 builds the in-kernel benchmark into cmabuf.ko"
 
 # 4. A kernel that exports nothing of CMA (Debian's 6.1 and 6.12): DMA
-#    only, through the DMA API, and no CMA symbol used.
+#    only, through the DMA API, and no CMA symbol used; a board's build with
+#    the in-kernel benchmark (CMABUF_BENCH=1).
 grep -vE '\s(cma_[a-z_]*|dev_get_cma_area|dma_contiguous_[a-z_]*)\s' \
 	"$kdir/Module.symvers" >"$work/nocma.symvers"
-out=$("${kmake[@]}" KDIR="$kdir" CMABUF_SYMVERS="$work/nocma.symvers" 2>&1)
+out=$("${kmake[@]}" KDIR="$kdir" CMABUF_SYMVERS="$work/nocma.symvers" \
+	CMABUF_BENCH=1 2>&1)
 rc=$?
 [ $rc -eq 0 ] && grep -q "^cmabuf: strategies DMA, AUTO" <<<"$out" &&
 	grep -q "^cmabuf: no LEGACY" <<<"$out" &&
 	! aarch64-linux-gnu-nm -u "$src/cmabuf.ko" | grep -qE '^ *U (cma_|dev_get_cma_area|dma_contiguous_)'
 r=$?; ok $r "a kernel that exports nothing of CMA builds DMA only, using no CMA symbol"
 diag $r "$out"
+has_bench
+ok $? "CMABUF_BENCH=1 builds the in-kernel benchmark into cmabuf.ko"
 
 # 5. Nor dma_alloc_pages: refused in one line.
 grep -vw dma_alloc_pages "$work/nocma.symvers" >"$work/nothing.symvers"

@@ -39,7 +39,7 @@ static void kernel_explain(const struct bench_path *p, const struct bench_ctx *c
 			p->name, KBENCH_DEBUGFS);
 		break;
 	case -ENOENT:
-		msg_err("%s: no bench file for %s in %s (debugfs not mounted, or a kernel without CONFIG_DEBUG_FS)",
+		msg_err("%s: no bench file for %s in %s (debugfs not mounted, or a module built without it: CMABUF_BENCH=1)",
 			p->name, c->dev_path, KBENCH_DEBUGFS);
 		break;
 	case -EOPNOTSUPP:
