@@ -20,7 +20,7 @@
  * @size: bytes
  * @strategy: a %CMABUF_STRATEGY_* value
  * @align: log2 of the alignment, 0 for the driver's choice
- * @hold: seconds to keep the buffer
+ * @hold: seconds to keep the buffer, or %HOLD_UNTIL_SIGNAL
  * @fill: byte to write into every byte of the buffer
  * @do_fill: @fill was given
  * @verify: check the buffer reads zero, and reads @fill after filling

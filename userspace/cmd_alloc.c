@@ -20,6 +20,7 @@
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
+#include "hold.h"
 #include "json.h"
 #include "msg.h"
 #include "parse.h"
@@ -33,7 +34,7 @@ struct alloc_checks {
 static void alloc_usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: cmabufctl alloc SIZE [--strategy S] [--align A] [--hold SECONDS]\n"
+		"usage: cmabufctl alloc SIZE [--strategy S] [--align A] [--hold [SECONDS]]\n"
 		"                      [--fill BYTE] [--verify] [--device DEV] [--json]\n"
 		"\n"
 		"Allocate one physically contiguous dma-buf and print its fd, size and\n"
@@ -43,7 +44,8 @@ static void alloc_usage(FILE *fp)
 		"  -s, --strategy S   auto (default), compound, frozen, legacy or dma\n"
 		"  -a, --align A      physical alignment, a power of two (default: the\n"
 		"                     driver's choice)\n"
-		"      --hold SECONDS keep the buffer open that long before freeing it\n"
+		"      --hold [SECONDS] keep the buffer open that long, or without\n"
+		"                     SECONDS until SIGINT or SIGTERM, then free it\n"
 		"  -f, --fill BYTE    write BYTE (0-255 or 0x00-0xff) into every byte\n"
 		"      --verify       check the new buffer reads as zero, and reads BYTE\n"
 		"                     back after --fill\n"
@@ -179,7 +181,10 @@ static void alloc_print_json(const struct alloc_opts *o,
 	else
 		json_null(&j, "fill");
 	alloc_json_check(&j, "fill_read_back", chk->fill_read_back);
-	json_u64(&j, "hold_seconds", o->hold);
+	if (o->hold == HOLD_UNTIL_SIGNAL)
+		json_null(&j, "hold_seconds");
+	else
+		json_u64(&j, "hold_seconds", o->hold);
 	json_end(&j);
 }
 
@@ -251,6 +256,7 @@ static int alloc_run(const struct alloc_opts *o)
 	};
 	struct alloc_checks chk = { -1, -1 };
 	int dev_fd, ret, phys_ret, status = 1;
+	char how[32];
 	struct cmabuf_phys phys;
 
 	dev_fd = dev_open(o->device);
@@ -271,11 +277,13 @@ static int alloc_run(const struct alloc_opts *o)
 	if (o->json)
 		alloc_print_json(o, &d, phys_ret, &phys, &chk);
 	if (o->hold) {
+		hold_catch_signals();
 		if (!o->json)
-			printf("holding for %u s (pid %d, fd %u)\n", o->hold,
-			       getpid(), d.fd);
+			printf("holding %s (pid %d, fd %u)\n",
+			       hold_text(o->hold, how, sizeof(how)), getpid(),
+			       d.fd);
 		fflush(stdout);
-		sleep(o->hold);
+		hold(o->hold);
 	}
 	status = 0;
 close_buf:
@@ -301,7 +309,7 @@ int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
 		{ "align", required_argument, NULL, 'a' },
-		{ "hold", required_argument, NULL, ALLOC_OPT_HOLD },
+		{ "hold", optional_argument, NULL, ALLOC_OPT_HOLD },
 		{ "fill", required_argument, NULL, 'f' },
 		{ "verify", no_argument, NULL, ALLOC_OPT_VERIFY },
 		{ "device", required_argument, NULL, 'd' },
@@ -335,7 +343,7 @@ int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 			}
 			break;
 		case ALLOC_OPT_HOLD:
-			if (parse_u32(optarg, &o->hold)) {
+			if (hold_parse(argc, argv, &o->hold)) {
 				msg_err("alloc: bad --hold '%s' (whole seconds)", optarg);
 				return EXIT_USAGE;
 			}

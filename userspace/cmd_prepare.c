@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
+#include "hold.h"
 #include "json.h"
 #include "msg.h"
 #include "parse.h"
@@ -36,7 +36,7 @@ static void prepare_usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: cmabufctl prepare SIZE COUNT [--strategy S] [--align A] [--timeout MS]\n"
-		"                        [--wait] [--hold SECONDS] [--device DEV] [--json]\n"
+		"                        [--wait] [--hold [SECONDS]] [--device DEV] [--json]\n"
 		"\n"
 		"Have COUNT buffers of SIZE bytes ready on the instance, allocated and\n"
 		"cleared in the background: an allocation of that size (cmabufctl alloc,\n"
@@ -44,6 +44,8 @@ static void prepare_usage(FILE *fp)
 		"once, and another is made. They are kept while this command runs and go\n"
 		"back to CMA when it exits, when none was taken for the time-out, or when\n"
 		"memory is short. SIZE and A are bytes with binary units (12M, 64MiB).\n"
+		"For buffers kept whatever the time-out and memory pressure, see\n"
+		"'cmabufctl reserve'.\n"
 		"\n"
 		"  -s, --strategy S   auto (default), compound, frozen, legacy or dma: as the\n"
 		"                     allocations that are to take them ask\n"
@@ -51,8 +53,9 @@ static void prepare_usage(FILE *fp)
 		"  -t, --timeout MS   give them back when none was taken for MS ms\n"
 		"                     (default: the module's prepare_timeout_ms)\n"
 		"  -w, --wait         return once all COUNT are ready\n"
-		"      --hold SECONDS keep them that long (SIGINT or SIGTERM ends it\n"
-		"                     sooner), then give them back\n"
+		"      --hold [SECONDS] keep them that long, or without SECONDS until\n"
+		"                     SIGINT or SIGTERM (which end the hold sooner),\n"
+		"                     then give them back\n"
 		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
 		"  -j, --json         one JSON document instead of text\n");
 }
@@ -74,7 +77,7 @@ int prepare_parse(int argc, char **argv, struct prepare_opts *o)
 		{ "align", required_argument, NULL, 'a' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "wait", no_argument, NULL, 'w' },
-		{ "hold", required_argument, NULL, PREPARE_OPT_HOLD },
+		{ "hold", optional_argument, NULL, PREPARE_OPT_HOLD },
 		{ "device", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -116,7 +119,7 @@ int prepare_parse(int argc, char **argv, struct prepare_opts *o)
 			o->wait = true;
 			break;
 		case PREPARE_OPT_HOLD:
-			if (parse_u32(optarg, &o->hold)) {
+			if (hold_parse(argc, argv, &o->hold)) {
 				msg_err("prepare: bad --hold '%s' (whole seconds)", optarg);
 				return EXIT_USAGE;
 			}
@@ -324,21 +327,6 @@ static void prepare_explain(int dev_fd, const struct prepare_opts *o, int err)
 	}
 }
 
-/* SIGINT and SIGTERM only cut the hold short: the summary still comes. */
-static void prepare_on_signal(int sig)
-{
-}
-
-/* From now on SIGINT and SIGTERM end a hold (before it is announced). */
-static void prepare_catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = prepare_on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* An instance-wide counter (stats/NAME), or ~0 when unreadable. */
 static __u64 prepare_stat(const char *device, const char *name)
 {
@@ -367,7 +355,10 @@ static void prepare_print_json(const struct prepare_opts *o,
 		json_null(&j, "timeout_ms");
 	json_bool(&j, "wait", o->wait);
 	json_u64(&j, "ready", p->ready);
-	json_u64(&j, "hold_seconds", o->hold);
+	if (o->hold == HOLD_UNTIL_SIGNAL)
+		json_null(&j, "hold_seconds");
+	else
+		json_u64(&j, "hold_seconds", o->hold);
 	if (hits != ~0ULL)
 		json_u64(&j, "hits_while_held", hits);
 	else
@@ -385,7 +376,7 @@ static int prepare_run(const struct prepare_opts *o)
 		.timeout_ms = o->timeout_ms,
 	};
 	__u64 hits0, hits1, hits = ~0ULL;
-	char sz[FMT_LEN], tmo[32];
+	char sz[FMT_LEN], tmo[32], how[32];
 	unsigned int held = 0;
 	int dev_fd, ret;
 
@@ -400,7 +391,7 @@ static int prepare_run(const struct prepare_opts *o)
 		return 1;
 	}
 	if (o->hold)
-		prepare_catch_signals();
+		hold_catch_signals();
 	if (o->timeout_ms)
 		snprintf(tmo, sizeof(tmo), "%u ms", o->timeout_ms);
 	else
@@ -411,12 +402,12 @@ static int prepare_run(const struct prepare_opts *o)
 		       o->count, fmt_size(o->size, sz, sizeof(sz)), o->device,
 		       strategy_name(o->strategy), tmo, p.ready);
 		if (o->hold)
-			printf("holding for %u s (pid %d): allocations of %s take them\n",
-			       o->hold, getpid(), sz);
+			printf("holding %s (pid %d): allocations of %s take them\n",
+			       hold_text(o->hold, how, sizeof(how)), getpid(), sz);
 		fflush(stdout);
 	}
 	if (o->hold) {
-		held = o->hold - sleep(o->hold);
+		held = hold(o->hold);
 		hits1 = prepare_stat(o->device, "prepare_hits");
 		if (hits0 != ~0ULL && hits1 != ~0ULL)
 			hits = hits1 - hits0;

@@ -389,6 +389,28 @@ int dev_sysfs_u64(const char *path, const char *file, __u64 *val)
 }
 
 /*
+ * Write @text into the sysfs file @file of the instance @path ("reserve").
+ * Return: 0 or -errno, the store's own (EINVAL, ENOSPC) included.
+ */
+int dev_sysfs_write(const char *path, const char *file, const char *text)
+{
+	const char *name = strrchr(path, '/');
+	char sysfs[PATH_MAX];
+	size_t len = strlen(text);
+	int fd, ret = 0;
+
+	snprintf(sysfs, sizeof(sysfs), "%s/%s/%s", MISC_SYSFS,
+		 name ? name + 1 : path, file);
+	fd = open(sysfs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		ret = errno ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
+/*
  * The instance's cap on callers without CAP_SYS_ADMIN, from sysfs: the
  * bytes their live buffers hold and the cap, 0 for none. Return: whether
  * both could be read (a driver before the cap has neither).

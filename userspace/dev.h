@@ -56,6 +56,7 @@ __u64 dev_area_largest_free(const struct dev_info *di);
 int dev_area_sysfs_read(const char *area, const char *file, __u64 *val);
 int dev_sysfs_read(const char *path, const char *file, char *buf, size_t len);
 int dev_sysfs_u64(const char *path, const char *file, __u64 *val);
+int dev_sysfs_write(const char *path, const char *file, const char *text);
 bool dev_cap_read(const char *path, __u64 *held, __u64 *max);
 int dev_wait_released(const char *path, unsigned int timeout_ms);
 

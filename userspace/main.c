@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "list every instance and its CMA area" },
 	{ "alloc", cmd_alloc, "allocate a buffer, optionally fill, verify, hold it" },
 	{ "prepare", cmd_prepare, "have buffers of a size ready before they are asked for" },
+	{ "reserve", cmd_reserve, "keep buffers ready for a service, whatever the pressure" },
 	{ "bench", cmd_bench, "time a buffer's allocation, mapping and release" },
 	{ "share", cmd_share, "check that capture and display drivers take the buffers" },
 };

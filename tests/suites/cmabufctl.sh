@@ -39,7 +39,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..62"
+echo "1..65"
 
 devices=0
 list=
@@ -562,9 +562,10 @@ run cmabufctl info
 	[ "$(lines '^  releasing   ')" -eq "$devices" ]
 r=$?; ok $r "info: prepared buffers and releasing bytes of every instance"; diag $r
 
-# Held until SIGTERM, however slow the guest; the want outlasts the
-# default time-out only if an allocation takes from it, so ask for a long one.
-cmabufctl prepare 4M 2 --device general --wait --timeout 600000 --hold 600 \
+# Held until SIGTERM (--hold without seconds, as a service holds them);
+# the want outlasts the default time-out only if an allocation takes from
+# it, so ask for a long one.
+cmabufctl prepare 4M 2 --device general --wait --timeout 600000 --hold \
 	>/tmp/prep.out 2>&1 &
 preparer=$!
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
@@ -580,9 +581,10 @@ prc=$?
 [ $rc -eq 0 ] && has "zeroed on allocation: all 4194304 bytes are 0x00: ok" &&
 	[ $prc -eq 0 ] &&
 	grep -q "^prepare: 2 x 4 MiB on /dev/cmabuf-general, strategy auto, time-out 600000 ms: 2 ready$" /tmp/prep.out &&
+	grep -q "^holding until SIGINT or SIGTERM (pid [0-9]*): allocations of 4 MiB take them$" /tmp/prep.out &&
 	grep -q "^held [0-9]* s; allocations served ready meanwhile (all files): 1$" /tmp/prep.out &&
 	echo "$shown" | grep -q "^  prepared    2 buffers, 8 MiB ready$"
-r=$?; ok $r "prepare 4M 2 --wait --hold, ended by SIGTERM: info shows them, another program's alloc takes one, zeroed"
+r=$?; ok $r "prepare 4M 2 --wait --hold (until a signal), ended by SIGTERM: info shows them, another program's alloc takes one, zeroed"
 [ $r -eq 0 ] || { out="$shown
 $(cat /tmp/prep.out)"; diag $r; }
 
@@ -605,6 +607,36 @@ run cmabufctl prepare ${big}M 1 --device general
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has "1 x $big MiB ($big MiB) and what other files prepare are more than prepared buffers may hold: [0-9.]* MiB, 50% of the area (module parameter prepare_max_percent)$"
 r=$?; ok $r "prepare ${big}M on the $(mib $general) area: ENOSPC, the limit and its parameter"; diag $r
+
+# reserve: the instance's standing reserve, set, made ready in the
+# background, shown, dropped; past reserve_max_bytes refused by name.
+gsys=/sys/class/misc/cmabuf-general
+run cmabufctl reserve 4Mx2 --device general
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	[ "$(cat $gsys/prepared_bytes)" = 8388608 ] && break
+	sleep 1
+done
+[ $rc -eq 0 ] && [ "$(cat $gsys/reserve)" = "4194304x2" ] &&
+	has "^  reserve     2 x 4 MiB (8 MiB); at most [0-9.]* [KMG]iB (reserve_max_bytes)$" &&
+	[ "$(cat $gsys/prepared_bytes)" = 8388608 ] &&
+	cmabufctl info --device general | grep -q "^  prepared    2 buffers, 8 MiB ready; reserve 4194304x2$"
+r=$?; ok $r "reserve 4Mx2: the reserve set and made ready, info shows it"; diag $r
+
+run cmabufctl reserve $((general >> 20))Mx1 --device general
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "reserve: /dev/cmabuf-general: more than the reserve may hold, [0-9.]* [KMG]iB (reserve_max_bytes: raise it with --max)$" &&
+	[ "$(cat $gsys/reserve)" = "4194304x2" ]
+r=$?; ok $r "reserve past reserve_max_bytes: ENOSPC named, the reserve unchanged"; diag $r
+
+run cmabufctl reserve none --device general --json
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	[ "$(cat $gsys/prepared_bytes)" = 0 ] && break
+	sleep 1
+done
+[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has '^{"format": 1, "device": "/dev/cmabuf-general", "reserve": \[\], "reserve_bytes": 0, "reserve_max_bytes": [0-9]*, ' &&
+	[ -z "$(cat $gsys/reserve)" ]
+r=$?; ok $r "reserve none --json: dropped, one document"; diag $r
 
 run cmabufctl info --json
 [ $rc -eq 0 ] && [ "$(count '"live_buffers": 0,')" -eq "$devices" ] &&

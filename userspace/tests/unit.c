@@ -15,6 +15,7 @@
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
+#include "hold.h"
 #include "json.h"
 #include "msg.h"
 #include "parse.h"
@@ -574,13 +575,13 @@ static void test_prepare(void)
 			 "prepare ENOSPC, area size unknown: the shares: '%s'\n", buf);
 }
 
-/* @cmd and @args (NULL-terminated) into @argv, room for 18; argc. */
+/* @cmd and @args (NULL-terminated) into @argv, room for 32; argc. */
 static int unit_argv(const char *cmd, const char *const *args, char **argv)
 {
 	int argc = 1;
 
 	argv[0] = (char *)cmd;
-	while (argc < 17 && args[argc - 1]) {
+	while (argc < 31 && args[argc - 1]) {
 		argv[argc] = (char *)args[argc - 1];
 		argc++;
 	}
@@ -591,7 +592,7 @@ static int unit_argv(const char *cmd, const char *const *args, char **argv)
 /* alloc_parse() of "alloc" and @args (NULL-terminated). */
 static int alloc_parse_args(const char *const *args, struct alloc_opts *o)
 {
-	char *argv[18];
+	char *argv[32];
 
 	return alloc_parse(unit_argv("alloc", args, argv), argv, o);
 }
@@ -599,7 +600,7 @@ static int alloc_parse_args(const char *const *args, struct alloc_opts *o)
 /* bench_parse() of "bench" and @args (NULL-terminated). */
 static int bench_parse_args(const char *const *args, struct bench_opts *o)
 {
-	char *argv[18];
+	char *argv[32];
 
 	return bench_parse(unit_argv("bench", args, argv), argv, o);
 }
@@ -657,6 +658,56 @@ static void test_alloc(void)
 	ksft_test_result(ret == EXIT_USAGE, "alloc 4M -v: refused (%d), not --verify\n", ret);
 	ret = alloc_parse_args((const char *const[]){ "4M", "-H", "3", NULL }, &o);
 	ksft_test_result(ret == EXIT_USAGE, "alloc 4M -H 3: refused (%d), not --hold\n", ret);
+	ret = alloc_parse_args((const char *const[]){ "4M", "--hold", NULL }, &o);
+	ksft_test_result(!ret && o.hold == HOLD_UNTIL_SIGNAL,
+			 "alloc 4M --hold: until a signal\n");
+	ret = alloc_parse_args((const char *const[]){ "--hold", "4M", NULL }, &o);
+	ksft_test_result(!ret && o.hold == HOLD_UNTIL_SIGNAL && o.size == 4ULL << 20,
+			 "alloc --hold 4M: until a signal, 4M the size\n");
+	ret = alloc_parse_args((const char *const[]){ "--hold=5", "4M", NULL }, &o);
+	ksft_test_result(!ret && o.hold == 5, "alloc --hold=5 4M: 5 s\n");
+	ret = alloc_parse_args((const char *const[]){ "--hold=x", "4M", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "alloc --hold=x: refused (%d)\n", ret);
+}
+
+/* reserve_parse() of "reserve" and @args (NULL-terminated). */
+static int reserve_parse_args(const char *const *args, struct reserve_opts *o)
+{
+	char *argv[32];
+
+	return reserve_parse(unit_argv("reserve", args, argv), argv, o);
+}
+
+/* reserve's command line: its words, none, --max; what it refuses. */
+static void test_reserve(void)
+{
+	const char *many[18] = { NULL };
+	struct reserve_opts o;
+	int i, ret;
+
+	ret = reserve_parse_args((const char *const[]){ NULL }, &o);
+	ksft_test_result(!ret && !o.set && !o.set_max && !strcmp(o.device, "/dev/cmabuf"),
+			 "reserve: show it\n");
+	ret = reserve_parse_args((const char *const[]){
+		"12Mx4", "64MiBx2", "-d", "video", "--max", "512M", NULL,
+	}, &o);
+	ksft_test_result(!ret && o.set && o.n == 2 && o.sizes[0] == 12ULL << 20 &&
+			 o.counts[0] == 4 && o.sizes[1] == 64ULL << 20 && o.counts[1] == 2 &&
+			 o.set_max && o.max == 512ULL << 20 &&
+			 !strcmp(o.device, "/dev/cmabuf-video"),
+			 "reserve 12Mx4 64MiBx2 -d video --max 512M: each one taken\n");
+	ret = reserve_parse_args((const char *const[]){ "none", NULL }, &o);
+	ksft_test_result(!ret && o.set && !o.n, "reserve none: drop it\n");
+	ret = reserve_parse_args((const char *const[]){ "12M", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "reserve 12M: no count, refused (%d)\n", ret);
+	ret = reserve_parse_args((const char *const[]){ "12Mx0", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "reserve 12Mx0: refused (%d)\n", ret);
+	ret = reserve_parse_args((const char *const[]){ "12Mx257", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "reserve 12Mx257: refused (%d)\n", ret);
+	for (i = 0; i < 17; i++)
+		many[i] = "1Mx1";
+	ret = reserve_parse_args(many, &o);
+	ksft_test_result(ret == EXIT_USAGE, "reserve with 17 sizes: refused (%d)\n", ret);
 }
 
 struct share_case {
@@ -817,7 +868,7 @@ static void test_share_why(void)
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 10 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 7 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 6 + 4 + \
-		 ARRAY_SIZE(share_cases) + 3 + 8 + 7 + 8)
+		 ARRAY_SIZE(share_cases) + 3 + 8 + 7 + 8 + 4 + 7)
 
 int main(void)
 {
@@ -836,6 +887,7 @@ int main(void)
 	test_devices();
 	test_prepare();
 	test_alloc();
+	test_reserve();
 	test_bench();
 	test_share_parse();
 	test_share_fb();
