@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 #include "hold.h"
 #include "json.h"
 #include "msg.h"
+#include "opts.h"
 #include "parse.h"
 
 /* What alloc_touch() found; -1 where it did not look. */
@@ -31,26 +31,25 @@ struct alloc_checks {
 	int fill_read_back;
 };
 
-static void alloc_usage(FILE *fp)
+static void alloc_usage(void)
 {
-	fprintf(fp,
-		"usage: cmabufctl alloc SIZE [--strategy S] [--align A] [--hold [SECONDS]]\n"
-		"                      [--fill BYTE] [--verify] [--device DEV] [--json]\n"
-		"\n"
-		"Allocate one physically contiguous dma-buf and print its fd, size and\n"
-		"strategy (and its physical address when allowed). SIZE and A are bytes\n"
-		"with binary units, as cmabufctl prints them: 4K, 64M, 64MiB, '1.50 GiB'.\n"
-		"\n"
-		"  -s, --strategy S   auto (default), compound, frozen, legacy or dma\n"
-		"  -a, --align A      physical alignment, a power of two (default: the\n"
-		"                     driver's choice)\n"
-		"      --hold [SECONDS] keep the buffer open that long, or without\n"
-		"                     SECONDS until SIGINT or SIGTERM, then free it\n"
-		"  -f, --fill BYTE    write BYTE (0-255 or 0x00-0xff) into every byte\n"
-		"      --verify       check the new buffer reads as zero, and reads BYTE\n"
-		"                     back after --fill\n"
-		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
-		"  -j, --json         one JSON document instead of text\n");
+	printf("usage: cmabufctl alloc SIZE [--strategy S] [--align A] [--hold [SECONDS]]\n"
+	       "                      [--fill BYTE] [--verify] [--device DEV] [--json]\n"
+	       "\n"
+	       "Allocate one physically contiguous dma-buf and print its fd, size and\n"
+	       "strategy (and its physical address when allowed). SIZE and A are bytes\n"
+	       "with binary units, as cmabufctl prints them: 4K, 64M, 64MiB, '1.50 GiB'.\n"
+	       "\n"
+	       "  -s, --strategy S   auto (default), compound, frozen, legacy or dma\n"
+	       "  -a, --align A      physical alignment, a power of two (default: the\n"
+	       "                     driver's choice)\n"
+	       "      --hold [SECONDS] keep the buffer open that long, or without\n"
+	       "                     SECONDS until SIGINT or SIGTERM, then free it\n"
+	       "  -f, --fill BYTE    write BYTE (0-255 or 0x00-0xff) into every byte\n"
+	       "      --verify       check the new buffer reads as zero, and reads BYTE\n"
+	       "                     back after --fill\n"
+	       "  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
+	       "  -j, --json         one JSON document instead of text\n");
 }
 
 /* Offset of the first byte of @p that differs from @val, or @len. */
@@ -317,72 +316,47 @@ int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *device = NULL;
-	int c, s, ret;
+	struct opt_common oc = { };
+	int c, ret = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->strategy = CMABUF_STRATEGY_AUTO;
 	/* From the start: a process may parse more than once (unit tests). */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "s:a:f:d:jh", opts, NULL)) != -1) {
+	while (!ret && (c = opt_next(argc, argv, "s:a:f:", opts, &oc)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
-				msg_err("alloc: bad strategy '%s' (auto, compound, frozen, legacy or dma)",
-					optarg);
-				return EXIT_USAGE;
-			}
-			o->strategy = s;
+			ret = opt_strategy(argv[0], optarg, &o->strategy);
 			break;
 		case 'a':
-			ret = parse_align(optarg, &o->align);
-			if (ret) {
-				msg_err("alloc: bad alignment '%s': %s (a power of two up to 2^%d, e.g. 2M)",
-					optarg, parse_strerror(ret), CMABUF_ALIGN_MAX);
-				return EXIT_USAGE;
-			}
+			ret = opt_align(argv[0], optarg, &o->align);
 			break;
 		case ALLOC_OPT_HOLD:
-			if (hold_parse(argc, argv, &o->hold)) {
-				msg_err("alloc: bad --hold '%s' (whole seconds)", optarg);
-				return EXIT_USAGE;
-			}
+			ret = hold_parse(argc, argv, &o->hold);
 			break;
 		case 'f':
 			if (parse_byte(optarg, &o->fill)) {
-				msg_err("alloc: bad --fill '%s' (0-255 or 0x00-0xff)", optarg);
-				return EXIT_USAGE;
+				opt_error(argv[0], "bad --fill '%s' (0-255 or 0x00-0xff)", optarg);
+				ret = EXIT_USAGE;
 			}
 			o->do_fill = true;
 			break;
 		case ALLOC_OPT_VERIFY:
 			o->verify = true;
 			break;
-		case 'd':
-			device = optarg;
-			break;
-		case 'j':
-			o->json = true;
-			break;
 		case 'h':
-			alloc_usage(stdout);
+			alloc_usage();
 			return -1;
 		default:
-			alloc_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		msg_err("alloc: expected exactly one SIZE (try 'cmabufctl alloc --help')");
-		return EXIT_USAGE;
-	}
-	ret = parse_size(argv[optind], &o->size);
-	if (ret || !o->size) {
-		msg_err("alloc: bad size '%s': %s (e.g. 4K, 64M, 64MiB, 1G)", argv[optind],
-			ret ? parse_strerror(ret) : "must not be zero");
-		return EXIT_USAGE;
-	}
-	dev_resolve(device, o->device, sizeof(o->device));
+	ret = ret ?: opt_words(argc, argv, 1, 1, "SIZE");
+	ret = ret ?: opt_size(argv[0], "size", argv[optind], &o->size);
+	if (ret)
+		return ret;
+	o->json = oc.json;
+	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return 0;
 }
 

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "fmt.h"
 #include "json.h"
 #include "msg.h"
+#include "opts.h"
 #include "parse.h"
 #include "stats.h"
 
@@ -67,34 +67,34 @@ struct bench_run {
 	unsigned int n;
 };
 
-static void bench_usage(FILE *fp)
+static void bench_usage(void)
 {
-	fprintf(fp,
-		"usage: cmabufctl bench [SIZE] [--strategy S[,S...]|all] [--iterations N]\n"
-		"                       [--device DEV] [--json]\n"
-		"\n"
-		"Time buffers of SIZE bytes (default 64M) through their whole cycle:\n"
-		"allocate (CMABUF_IOC_ALLOC), mmap, write one word in every page inside\n"
-		"the CPU access bracket (DMA_BUF_IOCTL_SYNC), munmap, close (which frees\n"
-		"the buffer). Each strategy in turn, iteration i of every strategy before\n"
-		"iteration i + 1 of any; each cycle starts once the pages of the one\n"
-		"before are back in CMA. Reports per strategy and phase the median, the\n"
-		"90th and 99th percentiles, the fastest and the slowest.\n"
-		"\n"
-		"  -s, --strategy LIST  comma-separated strategies (auto, compound, frozen,\n"
-		"                       legacy, dma), or all (default): every strategy\n"
-		"                       the instance offers but auto\n"
-		"  -n, --iterations N   cycles of each strategy (default %u)\n"
-		"  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n"
-		"  -j, --json           one JSON document instead of text\n"
-		"\n"
-		"Phases: alloc, mmap, sync (the bracket: cache maintenance where the\n"
-		"instance's devices are not coherent), touch, munmap, close, and cycle,\n"
-		"all of them.\n", BENCH_ITERATIONS);
+	printf("usage: cmabufctl bench [SIZE] [--strategy S[,S...]|all] [--iterations N]\n"
+	       "                       [--device DEV] [--json]\n"
+	       "\n"
+	       "Time buffers of SIZE bytes (default 64M) through their whole cycle:\n"
+	       "allocate (CMABUF_IOC_ALLOC), mmap, write one word in every page inside\n"
+	       "the CPU access bracket (DMA_BUF_IOCTL_SYNC), munmap, close (which frees\n"
+	       "the buffer). Each strategy in turn, iteration i of every strategy before\n"
+	       "iteration i + 1 of any; each cycle starts once the pages of the one\n"
+	       "before are back in CMA. Reports per strategy and phase the median, the\n"
+	       "90th and 99th percentiles, the fastest and the slowest.\n"
+	       "\n"
+	       "  -s, --strategy LIST  comma-separated strategies (auto, compound, frozen,\n"
+	       "                       legacy, dma), or all (default): every strategy\n"
+	       "                       the instance offers but auto\n"
+	       "  -n, --iterations N   cycles of each strategy (default %u)\n"
+	       "  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n"
+	       "  -j, --json           one JSON document instead of text\n"
+	       "\n"
+	       "Phases: alloc, mmap, sync (the bracket: cache maintenance where the\n"
+	       "instance's devices are not coherent), touch, munmap, close, and cycle,\n"
+	       "all of them.\n", BENCH_ITERATIONS);
 }
 
 /* --strategy: a comma-separated list, or all; 0 or EXIT_USAGE. */
-static int bench_parse_strategies(const char *list, __u32 *mask)
+static int bench_parse_strategies(const char *cmd, const char *list,
+				  __u32 *mask)
 {
 	char *copy, *tok, *save;
 	bool all = false;
@@ -107,8 +107,8 @@ static int bench_parse_strategies(const char *list, __u32 *mask)
 	for (tok = strtok_r(copy, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (parse_strategy(tok, &s)) {
-			msg_err("bench: bad strategy '%s' (auto, compound, frozen, legacy, dma or all)",
-				tok);
+			opt_error(cmd, "bad strategy '%s' (%s)", tok,
+				  "auto, compound, frozen, legacy, dma or all");
 			ret = EXIT_USAGE;
 		} else if (s == PARSE_STRATEGY_ALL) {
 			all = true;
@@ -120,7 +120,7 @@ static int bench_parse_strategies(const char *list, __u32 *mask)
 	if (all) {
 		*mask = 0;
 	} else if (!ret && !*mask) {
-		msg_err("bench: no strategy in '%s'", list);
+		opt_error(cmd, "no strategy in '%s'", list);
 		ret = EXIT_USAGE;
 	}
 	return ret;
@@ -144,56 +144,35 @@ int bench_parse(int argc, char **argv, struct bench_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *device = NULL;
-	int c, ret;
+	struct opt_common oc = { };
+	int c, ret = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->size = BENCH_SIZE;
 	o->iterations = BENCH_ITERATIONS;
 	/* From the start: a process may parse more than once (unit tests). */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "s:n:d:jh", opts, NULL)) != -1) {
+	while (!ret && (c = opt_next(argc, argv, "s:n:", opts, &oc)) != -1) {
 		switch (c) {
 		case 's':
-			ret = bench_parse_strategies(optarg, &o->strategies);
-			if (ret)
-				return ret;
+			ret = bench_parse_strategies(argv[0], optarg, &o->strategies);
 			break;
 		case 'n':
-			if (parse_u32(optarg, &o->iterations) || !o->iterations ||
-			    o->iterations > BENCH_MAX_ITERATIONS) {
-				msg_err("bench: bad --iterations '%s' (1 to %u)", optarg,
-					BENCH_MAX_ITERATIONS);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'd':
-			device = optarg;
-			break;
-		case 'j':
-			o->json = true;
+			ret = opt_u32(argv[0], "--iterations", optarg, 1,
+				      BENCH_MAX_ITERATIONS, &o->iterations);
 			break;
 		case 'h':
-			bench_usage(stdout);
+			bench_usage();
 			return -1;
 		default:
-			bench_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc - 1) {
-		msg_err("bench: unexpected argument '%s'", argv[optind + 1]);
-		return EXIT_USAGE;
-	}
-	if (optind == argc - 1) {
-		ret = parse_size(argv[optind], &o->size);
-		if (ret || !o->size) {
-			msg_err("bench: bad size '%s': %s (e.g. 2M, 64MiB, 1G)", argv[optind],
-				ret ? parse_strerror(ret) : "must not be zero");
-			return EXIT_USAGE;
-		}
-	}
-	dev_resolve(device, o->device, sizeof(o->device));
+	ret = ret ?: opt_size_word(argc, argv, &o->size);
+	if (ret)
+		return ret;
+	o->json = oc.json;
+	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return 0;
 }
 

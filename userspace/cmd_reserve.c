@@ -8,7 +8,6 @@
  * runs and gives them back under pressure.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,32 +18,33 @@
 #include "fmt.h"
 #include "json.h"
 #include "msg.h"
+#include "opts.h"
 #include "parse.h"
 #include "prepare.h"
 
 #define RESERVE_OPT_MAX		0x100
 
-static void reserve_usage(FILE *fp)
+static void reserve_usage(void)
 {
-	fprintf(fp,
-		"usage: cmabufctl reserve [SIZExCOUNT...|none] [--max BYTES] [--device DEV]\n"
-		"                         [--json]\n"
-		"\n"
-		"The instance's standing reserve: COUNT buffers of each SIZE kept ready\n"
-		"for allocations of that size (strategy auto), refilled in the background\n"
-		"and kept when memory runs short, until changed, dropped (none) or the\n"
-		"module is unloaded. Without words, show it. Setting it is root's (sysfs\n"
-		"reserve); it may hold at most reserve_max_bytes. SIZE as elsewhere\n"
-		"(12M, 64MiB); at most %d sizes, %d buffers each.\n"
-		"\n"
-		"      --max BYTES    first set what the reserve may hold (reserve_max_bytes)\n"
-		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
-		"  -j, --json         one JSON document instead of text\n",
-		RESERVE_MAX_KINDS, CMABUF_PREPARE_MAX_COUNT);
+	printf("usage: cmabufctl reserve [SIZExCOUNT...|none] [--max BYTES] [--device DEV]\n"
+	       "                         [--json]\n"
+	       "\n"
+	       "The instance's standing reserve: COUNT buffers of each SIZE kept ready\n"
+	       "for allocations of that size (strategy auto), refilled in the background\n"
+	       "and kept when memory runs short, until changed, dropped (none) or the\n"
+	       "module is unloaded. Without words, show it. Setting it is root's (sysfs\n"
+	       "reserve); it may hold at most reserve_max_bytes. SIZE as elsewhere\n"
+	       "(12M, 64MiB); at most %d sizes, %d buffers each.\n"
+	       "\n"
+	       "      --max BYTES    first set what the reserve may hold (reserve_max_bytes)\n"
+	       "  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
+	       "  -j, --json         one JSON document instead of text\n",
+	       RESERVE_MAX_KINDS, CMABUF_PREPARE_MAX_COUNT);
 }
 
 /* One word, SIZExCOUNT; 0 or EXIT_USAGE after an error line. */
-static int reserve_word(const char *word, struct reserve_opts *o)
+static int reserve_word(const char *cmd, const char *word,
+			struct reserve_opts *o)
 {
 	char size[64];
 	const char *x = strrchr(word, 'x');
@@ -52,24 +52,18 @@ static int reserve_word(const char *word, struct reserve_opts *o)
 	__u32 count;
 
 	if (o->n == RESERVE_MAX_KINDS) {
-		msg_err("reserve: at most %d sizes", RESERVE_MAX_KINDS);
+		opt_error(cmd, "at most %d sizes", RESERVE_MAX_KINDS);
 		return EXIT_USAGE;
 	}
 	if (!x || x == word || (size_t)(x - word) >= sizeof(size)) {
-		msg_err("reserve: bad word '%s' (SIZExCOUNT, e.g. 12Mx4)", word);
+		opt_error(cmd, "bad word '%s' (SIZExCOUNT, e.g. 12Mx4)", word);
 		return EXIT_USAGE;
 	}
 	memcpy(size, word, x - word);
 	size[x - word] = '\0';
-	if (parse_size(size, &bytes) || !bytes) {
-		msg_err("reserve: bad size '%s' in '%s' (e.g. 4K, 12M, 64MiB)", size, word);
+	if (opt_size(cmd, "size", size, &bytes) ||
+	    opt_u32(cmd, "count", x + 1, 1, CMABUF_PREPARE_MAX_COUNT, &count))
 		return EXIT_USAGE;
-	}
-	if (parse_u32(x + 1, &count) || !count || count > CMABUF_PREPARE_MAX_COUNT) {
-		msg_err("reserve: bad count '%s' in '%s' (1 to %d)", x + 1, word,
-			CMABUF_PREPARE_MAX_COUNT);
-		return EXIT_USAGE;
-	}
 	o->sizes[o->n] = bytes;
 	o->counts[o->n++] = count;
 	return 0;
@@ -92,46 +86,36 @@ int reserve_parse(int argc, char **argv, struct reserve_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *device = NULL;
-	int c, i, ret;
+	struct opt_common oc = { };
+	int c, i, ret = 0;
 
 	memset(o, 0, sizeof(*o));
 	/* From the start: a process may parse more than once (unit tests). */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
+	while (!ret && (c = opt_next(argc, argv, "", opts, &oc)) != -1) {
 		switch (c) {
 		case RESERVE_OPT_MAX:
-			if (parse_size(optarg, &o->max)) {
-				msg_err("reserve: bad --max '%s' (bytes, e.g. 512M)", optarg);
-				return EXIT_USAGE;
-			}
+			ret = opt_size(argv[0], "--max", optarg, &o->max);
 			o->set_max = true;
 			break;
-		case 'd':
-			device = optarg;
-			break;
-		case 'j':
-			o->json = true;
-			break;
 		case 'h':
-			reserve_usage(stdout);
+			reserve_usage();
 			return -1;
 		default:
-			reserve_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind == argc - 1 && !strcmp(argv[optind], "none")) {
+	if (!ret && optind == argc - 1 && !strcmp(argv[optind], "none")) {
 		o->set = true;
 	} else {
-		for (i = optind; i < argc; i++) {
-			ret = reserve_word(argv[i], o);
-			if (ret)
-				return ret;
-		}
+		for (i = optind; i < argc && !ret; i++)
+			ret = reserve_word(argv[0], argv[i], o);
 		o->set = o->n;
 	}
-	dev_resolve(device, o->device, sizeof(o->device));
+	if (ret)
+		return ret;
+	o->json = oc.json;
+	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "fmt.h"
 #include "json.h"
 #include "msg.h"
+#include "opts.h"
 #include "parse.h"
 #include "share.h"
 
@@ -25,48 +26,46 @@ static const struct share_importer *const board_importers[] = {
 	&share_kms,
 };
 
-static void share_usage(FILE *fp, const struct share_set *set)
+static void share_usage(const struct share_set *set)
 {
 	size_t i;
 
-	fprintf(fp,
-		"usage: cmabufctl share [SIZE] [--importer NAME|all] [--video NODE]\n"
-		"                       [--card NODE] [--timeout MS] [--strategy S]\n"
-		"                       [--device DEV] [--json]\n"
-		"\n"
-		"A diagnostic: does a capture or display driver of this machine take\n"
-		"cmabuf's buffers, and if not, why. It allocates a buffer of SIZE\n"
-		"(default 1M) from DEV, writes a pattern into it through mmap, hands it\n"
-		"to each importer and prints what was checked, node by node. An importer\n"
-		"with no device here is skipped, with what it needs, unless --importer\n"
-		"names it: then it is an error.\n"
-		"\nimporters:\n");
+	printf("usage: cmabufctl share [SIZE] [--importer NAME|all] [--video NODE]\n"
+	       "                       [--card NODE] [--timeout MS] [--strategy S]\n"
+	       "                       [--device DEV] [--json]\n"
+	       "\n"
+	       "A diagnostic: does a capture or display driver of this machine take\n"
+	       "cmabuf's buffers, and if not, why. It allocates a buffer of SIZE\n"
+	       "(default 1M) from DEV, writes a pattern into it through mmap, hands it\n"
+	       "to each importer and prints what was checked, node by node. An importer\n"
+	       "with no device here is skipped, with what it needs, unless --importer\n"
+	       "names it: then it is an error.\n"
+	       "\nimporters:\n");
 	for (i = 0; i < set->n; i++)
-		fprintf(fp, "  %-8s %s\n", set->importers[i]->name,
-			set->importers[i]->help);
-	fprintf(fp,
-		"\n"
-		"v4l2 captures one frame on every /dev/video* that captures with\n"
-		"streaming I/O (memory-to-memory and output nodes are skipped): the\n"
-		"current format, buffers of its sizeimage from DEV imported with\n"
-		"V4L2_MEMORY_DMABUF, then the frame's bytesused and that the device\n"
-		"wrote into the buffer. kms imports the buffer into every DRM card with\n"
-		"modesetting as an XRGB8888 framebuffer; with a writeback connector it\n"
-		"scans the buffer out on a free CRTC, writes the output back into a\n"
-		"second buffer and compares the pixels; otherwise it runs a TEST_ONLY\n"
-		"commit on a connected display's mode (nothing is displayed). Commits\n"
-		"need the DRM master: stop a compositor first.\n"
-		"A device whose DMA mask does not reach DEV's area is refused its\n"
-		"mapping: use an instance below the mask ('dma reach' in 'cmabufctl\n"
-		"info').\n%s\n"
-		"  -i, --importer NAME  only this importer (default: all)\n"
-		"      --video NODE     v4l2: only this node (/dev/video2 or video2)\n"
-		"      --card NODE      kms: only this card (/dev/dri/card0 or card0)\n"
-		"  -t, --timeout MS     wait for a frame or a writeback (default %u)\n"
-		"  -s, --strategy S     auto (default), compound, frozen, legacy or dma\n"
-		"  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n"
-		"  -j, --json           one JSON document instead of text\n",
-		set->help ? set->help : "", SHARE_TIMEOUT_MS);
+		printf("  %-8s %s\n", set->importers[i]->name,
+		       set->importers[i]->help);
+	printf("\n"
+	       "v4l2 captures one frame on every /dev/video* that captures with\n"
+	       "streaming I/O (memory-to-memory and output nodes are skipped): the\n"
+	       "current format, buffers of its sizeimage from DEV imported with\n"
+	       "V4L2_MEMORY_DMABUF, then the frame's bytesused and that the device\n"
+	       "wrote into the buffer. kms imports the buffer into every DRM card with\n"
+	       "modesetting as an XRGB8888 framebuffer; with a writeback connector it\n"
+	       "scans the buffer out on a free CRTC, writes the output back into a\n"
+	       "second buffer and compares the pixels; otherwise it runs a TEST_ONLY\n"
+	       "commit on a connected display's mode (nothing is displayed). Commits\n"
+	       "need the DRM master: stop a compositor first.\n"
+	       "A device whose DMA mask does not reach DEV's area is refused its\n"
+	       "mapping: use an instance below the mask ('dma reach' in 'cmabufctl\n"
+	       "info').\n%s\n"
+	       "  -i, --importer NAME  only this importer (default: all)\n"
+	       "      --video NODE     v4l2: only this node (/dev/video2 or video2)\n"
+	       "      --card NODE      kms: only this card (/dev/dri/card0 or card0)\n"
+	       "  -t, --timeout MS     wait for a frame or a writeback (default %u)\n"
+	       "  -s, --strategy S     auto (default), compound, frozen, legacy or dma\n"
+	       "  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n"
+	       "  -j, --json           one JSON document instead of text\n",
+	       set->help ? set->help : "", SHARE_TIMEOUT_MS);
 }
 
 static void share_json_result(struct json *j, const struct share_importer *imp,
@@ -160,8 +159,7 @@ static int share_run(struct share_buf *buf, const struct share_set *set,
 			break;
 	}
 	if (i == set->n) {
-		msg_err("share: unknown importer '%s' (try 'cmabufctl share --help')",
-			importer);
+		opt_error("share", "unknown importer '%s'", importer);
 		return EXIT_USAGE;
 	}
 	buf->dev_fd = dev_open(buf->dev_path);
@@ -190,7 +188,8 @@ static int share_run(struct share_buf *buf, const struct share_set *set,
 		json_end(&j);
 	if (!ran) {
 		fflush(stdout);
-		msg_err("share: no importer is available (try 'cmabufctl share --help')");
+		msg_err("share: no importer is available (try '%s share --help')",
+			msg_prog());
 		status = 1;
 	}
 	close(buf->fd);
@@ -216,7 +215,7 @@ int share_main(int argc, char **argv, const struct share_set *set)
 
 	ret = share_parse(argc, argv, &o);
 	if (ret == SHARE_HELP) {
-		share_usage(stdout, set);
+		share_usage(set);
 		return 0;
 	}
 	if (ret)

@@ -2,7 +2,6 @@
 /*
  * --hold [SECONDS] (hold.h).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +10,8 @@
 #include <unistd.h>
 
 #include "hold.h"
+#include "msg.h"
+#include "opts.h"
 #include "parse.h"
 
 /**
@@ -23,7 +24,8 @@
  * where the next word is made of digits and dots (it is taken: "1.5" is
  * refused, not left for a SIZE), else until a signal.
  *
- * Return: 0, or -EINVAL for a value that is no number of seconds.
+ * Return: 0, or EXIT_USAGE after the error line of a value that is no
+ * number of seconds.
  */
 int hold_parse(int argc, char **argv, __u32 *seconds)
 {
@@ -38,8 +40,10 @@ int hold_parse(int argc, char **argv, __u32 *seconds)
 		*seconds = HOLD_UNTIL_SIGNAL;
 		return 0;
 	}
-	if (parse_u32(arg, &val) || val == HOLD_UNTIL_SIGNAL)
-		return -EINVAL;
+	if (parse_u32(arg, &val) || val == HOLD_UNTIL_SIGNAL) {
+		opt_error(argv[0], "bad --hold '%s' (whole seconds)", arg);
+		return EXIT_USAGE;
+	}
 	*seconds = val;
 	return 0;
 }

@@ -31,12 +31,14 @@ static void main_usage(FILE *fp)
 	size_t i;
 
 	fprintf(fp, "usage: cmabufctl COMMAND [ARGS]\n"
-		"       cmabufctl --version\n\ncommands:\n");
+		"       cmabufctl help [COMMAND]\n"
+		"       cmabufctl -V, --version\n\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(fp, "\n'cmabufctl COMMAND --help' describes each command; 'man cmabufctl'\n"
 		"all of them. Options mean the same in every command: -d device,\n"
-		"-j JSON, -s strategy, -h help.\n");
+		"-j JSON, -s strategy, -h help. Without -d, the default instance\n"
+		"(/dev/cmabuf).\n");
 }
 
 /* Ours, and the loaded module's (MODULE_VERSION, world-readable). */
@@ -52,26 +54,55 @@ static int main_version(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static const struct command *main_command(const char *name)
 {
 	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	}
+	msg_err("unknown command '%s' (try 'cmabufctl --help')", name);
+	return NULL;
+}
+
+/* help COMMAND: the command's own --help. */
+static int main_help(int argc, char **argv)
+{
+	char opt[] = "--help";
+	const struct command *cmd;
+	char *help[3];
+
+	if (argc < 3) {
+		main_usage(stdout);
+		return 0;
+	}
+	if (argc > 3) {
+		msg_err("help: unexpected argument '%s' (try 'cmabufctl --help')",
+			argv[3]);
+		return EXIT_USAGE;
+	}
+	cmd = main_command(argv[2]);
+	help[0] = argv[2];
+	help[1] = opt;
+	help[2] = NULL;
+	return cmd ? cmd->run(2, help) : EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
 
 	if (argc < 2) {
 		main_usage(stderr);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
-		main_usage(stdout);
-		return 0;
-	}
+	    !strcmp(argv[1], "help"))
+		return main_help(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
 	    !strcmp(argv[1], "version"))
 		return main_version();
-	for (i = 0; i < ARRAY_SIZE(commands); i++) {
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
-	}
-	msg_err("unknown command '%s' (try 'cmabufctl --help')", argv[1]);
-	return EXIT_USAGE;
+	cmd = main_command(argv[1]);
+	return cmd ? cmd->run(argc - 1, argv + 1) : EXIT_USAGE;
 }

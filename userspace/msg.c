@@ -2,14 +2,21 @@
 /*
  * Error and warning lines on stderr.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "msg.h"
 
+/* The program's name, as it was run: cmabufctl, or the test bed's. */
+const char *msg_prog(void)
+{
+	return program_invocation_short_name;
+}
+
 static void msg_print(const char *prefix, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "cmabufctl: %s", prefix);
+	fprintf(stderr, "%s: %s", msg_prog(), prefix);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }

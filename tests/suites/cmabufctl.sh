@@ -39,7 +39,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..65"
+echo "1..67"
 
 devices=0
 list=
@@ -147,12 +147,21 @@ r=$?; ok $r "alloc 4M --fill 0xa5 --verify reads zero, then the fill"; diag $r
 run cmabufctl alloc 4M -v
 v_rc=$rc v_out=$out
 run cmabufctl prepare 4M 1 -H 1
-[ $v_rc -eq 2 ] && [ $rc -eq 2 ] && has "invalid option -- 'H'" &&
-	echo "$v_out" | grep -q "invalid option -- 'v'" &&
-	! echo "$v_out" | grep -q "^fd "
-r=$?; ok $r "alloc -v and prepare -H: refused, exit 2 (--verify and --hold have no short form)"
+[ $v_rc -eq 2 ] && [ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "^cmabufctl: prepare: unknown option '-H' (try 'cmabufctl prepare --help')$" &&
+	[ "$(echo "$v_out" | wc -l)" -eq 1 ] &&
+	echo "$v_out" | grep -q "^cmabufctl: alloc: unknown option '-v' (try 'cmabufctl alloc --help')$"
+r=$?; ok $r "alloc -v and prepare -H: refused in one line each, exit 2 (--verify and --hold have no short form)"
 [ $r -eq 0 ] || out="$v_out
 $out"; diag $r
+
+# help COMMAND is the command's --help; the main help names -V.
+run cmabufctl help alloc
+help_alloc=$out
+run cmabufctl alloc --help
+[ $rc -eq 0 ] && [ -n "$out" ] && [ "$help_alloc" = "$out" ] &&
+	cmabufctl --help | grep -q "^       cmabufctl -V, --version$"
+r=$?; ok $r "help alloc is alloc --help; --help names -V"; diag $r
 
 run cmabufctl alloc 12X
 [ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && has "bad size '12X'"
@@ -447,6 +456,12 @@ case " $strategies " in
 	[ $rc -eq 1 ] && has "strategy compound is not supported by this kernel" ;;
 esac
 r=$?; ok $r "bench --strategy compound at a size COMPOUND has not here: refused, saying why"; diag $r
+
+# An option a workload has no use for is refused, not ignored.
+run cmabuf_testctl bench contig-64m --iterations 1 --procs 2 --seed 3
+[ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "bench: --procs means nothing to workload contig-64m (concurrent only)"
+r=$?; ok $r "bench contig-64m --procs: refused, concurrent only, exit 2"; diag $r
 
 run cmabuf_testctl bench contig-64m --strategy nosuch
 [ $rc -eq 2 ] && has "unknown path 'nosuch'"

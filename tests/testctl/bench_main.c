@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +15,7 @@
 #include "testbench.h"
 #include "fmt.h"
 #include "msg.h"
+#include "opts.h"
 #include "parse.h"
 #include "testctl.h"
 
@@ -341,7 +342,7 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 		return 0;
 	}
 	if (bench_path_parse(tok, &s, &v)) {
-		msg_err("bench: unknown path '%s' (try 'cmabuf_testctl bench --help')", tok);
+		opt_error("bench", "unknown path '%s'", tok);
 		return EXIT_USAGE;
 	}
 	if (v == BENCH_SMALL_PAGES && (!c->wl->e2e || c->wl->loop)) {
@@ -671,14 +672,39 @@ static const struct bench_workload *workload_find(const char *name)
 	return NULL;
 }
 
+/*
+ * An option of a workload it means nothing to is refused, as share
+ * refuses --video for kms; 0 or EXIT_USAGE after the error line.
+ */
+static int bench_option_fits(const char *cmd, const struct bench_ctx *c,
+			     const char *opt, bool given)
+{
+	const struct bench_workload *wl = c->wl;
+	const char *only;
+
+	if (!given)
+		return 0;
+	if (!strcmp(opt, "--procs") || !strcmp(opt, "--spread"))
+		only = wl->loop == bench_concurrent_loop ? NULL : "concurrent";
+	else if (!strcmp(opt, "--steps") || !strcmp(opt, "--seed"))
+		only = wl->loop == bench_fragment_loop ? NULL : "fragment";
+	else if (!strcmp(opt, "--heap"))
+		only = wl->e2e ? NULL : "the end-to-end workloads";
+	else
+		only = wl->loop ? NULL : "load-*, camera, concurrent and fragment";
+	if (!only)
+		return 0;
+	opt_error(cmd, "%s means nothing to workload %s (%s only)", opt,
+		  wl->name, only);
+	return EXIT_USAGE;
+}
+
 static int bench_parse(int argc, char **argv, struct bench_opts *o,
 		       struct bench_ctx *c)
 {
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
 		{ "iterations", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "device", required_argument, NULL, 'd' },
 		{ "size", required_argument, NULL, BENCH_OPT_SIZE },
 		{ "heap", required_argument, NULL, BENCH_OPT_HEAP },
 		{ "prepare", required_argument, NULL, BENCH_OPT_PREPARE },
@@ -687,38 +713,26 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 		{ "spread", required_argument, NULL, BENCH_OPT_SPREAD },
 		{ "steps", required_argument, NULL, BENCH_OPT_STEPS },
 		{ "seed", required_argument, NULL, BENCH_OPT_SEED },
+		{ "device", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	int ch, ret;
+	bool steps = false, seed = false;
+	struct opt_common oc = { };
+	int ch, ret = 0;
 
-	while ((ch = getopt_long(argc, argv, "s:n:jd:h", opts, NULL)) != -1) {
+	while (!ret && (ch = opt_next(argc, argv, "s:n:", opts, &oc)) != -1) {
 		switch (ch) {
 		case 's':
 			o->paths = optarg;
 			break;
 		case 'n':
-			if (parse_u32(optarg, &o->iterations) || !o->iterations ||
-			    o->iterations > BENCH_MAX_ITERATIONS) {
-				msg_err("bench: bad --iterations '%s' (1 to %u)", optarg,
-					BENCH_MAX_ITERATIONS);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'j':
-			o->json = 1;
-			c->json = 1;
-			break;
-		case 'd':
-			o->device = optarg;
+			ret = opt_u32(argv[0], "--iterations", optarg, 1,
+				      BENCH_MAX_ITERATIONS, &o->iterations);
 			break;
 		case BENCH_OPT_SIZE:
-			ret = parse_size(optarg, &o->size);
-			if (ret || !o->size) {
-				msg_err("bench: bad --size '%s': %s (e.g. 2M, 64MiB)",
-					optarg, ret ? parse_strerror(ret) : "must not be zero");
-				return EXIT_USAGE;
-			}
+			ret = opt_size(argv[0], "--size", optarg, &o->size);
 			break;
 		case BENCH_OPT_HEAP:
 			c->heap = optarg;
@@ -736,33 +750,41 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 			c->spread = optarg;
 			break;
 		case BENCH_OPT_STEPS:
+			ret = opt_u32(argv[0], "--steps", optarg, 1, UINT_MAX,
+				      &c->steps);
+			steps = true;
+			break;
 		case BENCH_OPT_SEED:
-			if (parse_u32(optarg, ch == BENCH_OPT_STEPS ? &c->steps : &c->seed) ||
-			    (ch == BENCH_OPT_STEPS && !c->steps)) {
-				msg_err("bench: bad --%s '%s'",
-					ch == BENCH_OPT_STEPS ? "steps" : "seed", optarg);
-				return EXIT_USAGE;
-			}
+			ret = opt_u32(argv[0], "--seed", optarg, 0, UINT_MAX,
+				      &c->seed);
+			seed = true;
 			break;
 		case 'h':
 			bench_usage(stdout);
 			return -1;
 		default:
-			bench_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		msg_err("bench: expected exactly one WORKLOAD (try 'cmabuf_testctl bench --help')");
-		return EXIT_USAGE;
-	}
+	ret = ret ?: opt_words(argc, argv, 1, 1, "WORKLOAD");
+	if (ret)
+		return ret;
+	o->device = oc.device;
+	o->json = oc.json;
+	c->json = oc.json;
 	o->wl = workload_find(argv[optind]);
 	if (!o->wl) {
-		msg_err("bench: unknown workload '%s' (try 'cmabuf_testctl bench --help')",
-			argv[optind]);
+		opt_error(argv[0], "unknown workload '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	return 0;
+	c->wl = o->wl;
+	ret = bench_option_fits(argv[0], c, "--procs", c->procs);
+	ret = ret ?: bench_option_fits(argv[0], c, "--spread", c->spread);
+	ret = ret ?: bench_option_fits(argv[0], c, "--steps", steps);
+	ret = ret ?: bench_option_fits(argv[0], c, "--seed", seed);
+	ret = ret ?: bench_option_fits(argv[0], c, "--heap", c->heap);
+	ret = ret ?: bench_option_fits(argv[0], c, "--prepare", c->prepare);
+	return ret ?: bench_option_fits(argv[0], c, "--conclude", c->conclude);
 }
 
 int testctl_bench(int argc, char **argv)

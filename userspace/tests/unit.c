@@ -6,12 +6,16 @@
  * any failure.
  */
 #include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/cmabuf.h>
 #include "alloc.h"
 #include "bench.h"
+#include "cmd.h"
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
@@ -670,6 +674,108 @@ static void test_alloc(void)
 	ksft_test_result(ret == EXIT_USAGE, "alloc --hold=x: refused (%d)\n", ret);
 }
 
+/* What a test printed on stderr, from unit_stderr_begin() on. */
+static FILE *unit_err;
+static int unit_saved_stderr = -1;
+static char unit_err_text[2048];
+
+static void unit_stderr_begin(void)
+{
+	fflush(stderr);
+	unit_err = tmpfile();
+	unit_saved_stderr = dup(STDERR_FILENO);
+	dup2(fileno(unit_err), STDERR_FILENO);
+}
+
+static const char *unit_stderr_end(void)
+{
+	size_t n;
+
+	fflush(stderr);
+	dup2(unit_saved_stderr, STDERR_FILENO);
+	close(unit_saved_stderr);
+	rewind(unit_err);
+	n = fread(unit_err_text, 1, sizeof(unit_err_text) - 1, unit_err);
+	unit_err_text[n] = '\0';
+	fclose(unit_err);
+	return unit_err_text;
+}
+
+/* The parser of @cmd on @argc words of @argv, its command's name first. */
+static int unit_parse(int argc, char **argv)
+{
+	union {
+		struct alloc_opts alloc;
+		struct prepare_opts prepare;
+		struct bench_opts bench;
+		struct reserve_opts reserve;
+		struct share_opts share;
+	} o;
+
+	optind = 0;
+	if (!strcmp(argv[0], "alloc"))
+		return alloc_parse(argc, argv, &o.alloc);
+	if (!strcmp(argv[0], "prepare"))
+		return prepare_parse(argc, argv, &o.prepare);
+	if (!strcmp(argv[0], "bench"))
+		return bench_parse(argc, argv, &o.bench);
+	if (!strcmp(argv[0], "reserve"))
+		return reserve_parse(argc, argv, &o.reserve);
+	if (!strcmp(argv[0], "share"))
+		return share_parse(argc, argv, &o.share);
+	return cmd_info(argc, argv);
+}
+
+struct cmdline_case {
+	const char *cmd;
+	const char *args[4];
+	const char *err;
+};
+
+/*
+ * A command line that is wrong: one line on stderr, "PROG: CMD: <err>
+ * (try 'PROG CMD --help')", and exit status 2; no help text.
+ */
+static const struct cmdline_case cmdline_cases[] = {
+	{ "info", { "--bogus" }, "unknown option '--bogus'" },
+	{ "alloc", { "4M", "--bogus" }, "unknown option '--bogus'" },
+	{ "alloc", { "4M", "-v" }, "unknown option '-v'" },
+	{ "alloc", { "4M", "-s" }, "option '-s' needs a value" },
+	{ "prepare", { "12M", "4", "--strategy" }, "option '--strategy' needs a value" },
+	{ "bench", { "--bogus=3" }, "unknown option '--bogus'" },
+	{ "reserve", { "-x" }, "unknown option '-x'" },
+	{ "share", { "--bogus" }, "unknown option '--bogus'" },
+	{ "prepare", { "12M", "4", "extra" }, "unexpected argument 'extra'" },
+	{ "prepare", { "12M" }, "missing COUNT" },
+	{ "alloc", { }, "missing SIZE" },
+	{ "alloc", { "4M", "8M" }, "unexpected argument '8M'" },
+	{ "info", { "general" }, "unexpected argument 'general'" },
+	{ "share", { "1M", "2M" }, "unexpected argument '2M'" },
+};
+
+/* Issue 34, 2.1 and 2.4: a wrong command line is said alike everywhere. */
+static void test_cmdlines(void)
+{
+	const struct cmdline_case *c;
+	char want[512], *argv[32];
+	const char *got;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cmdline_cases); i++) {
+		c = &cmdline_cases[i];
+		snprintf(want, sizeof(want), "%s: %s: %s (try '%s %s --help')\n",
+			 msg_prog(), c->cmd, c->err, msg_prog(), c->cmd);
+		unit_stderr_begin();
+		ret = unit_parse(unit_argv(c->cmd, c->args, argv), argv);
+		got = unit_stderr_end();
+		ksft_test_result(ret == EXIT_USAGE && !strcmp(got, want),
+				 "%s %s ...: exit %d, '%.*s'\n", c->cmd,
+				 c->args[0] ? c->args[0] : "", ret,
+				 (int)strcspn(got, "\n"), got);
+	}
+}
+
 /* reserve_parse() of "reserve" and @args (NULL-terminated). */
 static int reserve_parse_args(const char *const *args, struct reserve_opts *o)
 {
@@ -868,7 +974,8 @@ static void test_share_why(void)
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 10 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 7 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 6 + 4 + \
-		 ARRAY_SIZE(share_cases) + 3 + 8 + 7 + 8 + 4 + 7)
+		 ARRAY_SIZE(share_cases) + 3 + 8 + 7 + 8 + 4 + 7 + \
+		 ARRAY_SIZE(cmdline_cases))
 
 int main(void)
 {
@@ -887,6 +994,7 @@ int main(void)
 	test_devices();
 	test_prepare();
 	test_alloc();
+	test_cmdlines();
 	test_reserve();
 	test_bench();
 	test_share_parse();
