@@ -396,8 +396,7 @@ int cmd_bench(int argc, char **argv)
 		return 1;
 	ret = dev_info(r.dev_fd, &r.di);
 	if (ret || !r.di.info.page_size) {
-		msg_err("%s: CMABUF_IOC_INFO: %s", o.device,
-			ret ? dev_strerror(ret) : "no page size");
+		dev_explain_info(o.device, ret ?: -EPROTO);
 		close(r.dev_fd);
 		return 1;
 	}

@@ -163,7 +163,7 @@ static int info_gather(struct info_inst *in)
 	ret = dev_info(fd, &in->di);
 	close(fd);
 	if (ret) {
-		msg_err("%s: CMABUF_IOC_INFO: %s", in->path, dev_strerror(ret));
+		dev_explain_info(in->path, ret);
 		return 1;
 	}
 	in->ioctl = true;

@@ -234,7 +234,7 @@ int cmd_reserve(int argc, char **argv)
 {
 	__u64 max, buffers, bytes;
 	struct reserve_opts o;
-	char now[256];
+	char now[256], area[64];
 	int ret;
 
 	ret = reserve_parse(argc, argv, &o);
@@ -242,6 +242,11 @@ int cmd_reserve(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	if (access(o.device, F_OK)) {
 		dev_explain_open(o.device, -errno);
+		return 1;
+	}
+	/* An instance has its CMA area in sysfs. */
+	if (dev_sysfs_read(o.device, "area", area, sizeof(area))) {
+		dev_explain_info(o.device, -ENOTTY);
 		return 1;
 	}
 	if (reserve_write(&o))

@@ -168,13 +168,34 @@ void dev_explain_open(const char *path, int err)
 	}
 }
 
-/* Open @path read-write; on failure print why and return -errno. */
+/* The one line for CMABUF_IOC_INFO's @err on @path. */
+void dev_explain_info(const char *path, int err)
+{
+	if (err == -ENOTTY)
+		msg_err("%s: not a cmabuf device", path);
+	else
+		msg_err("%s: CMABUF_IOC_INFO: %s", path, strerror(-err));
+}
+
+/*
+ * Open the instance @path read-write, a cmabuf device (INFO answers): the
+ * fd, or -errno after the one line that says why not.
+ */
 int dev_open(const char *path)
 {
-	int fd = dev_try_open(path, O_RDWR);
+	int fd = dev_try_open(path, O_RDWR), ret;
+	struct dev_info di;
 
-	if (fd < 0)
+	if (fd < 0) {
 		dev_explain_open(path, fd);
+		return fd;
+	}
+	ret = dev_info(fd, &di);
+	if (ret == -ENOTTY) {
+		dev_explain_info(path, ret);
+		close(fd);
+		return ret;
+	}
 	return fd;
 }
 

@@ -4,7 +4,7 @@
  * files and the counters of its CMA area (sysfs, debugfs).
  *
  * The wrappers return 0 or a negative errno and print nothing, except
- * dev_open() and dev_explain_open(), which print the one error line that
+ * dev_open() and dev_explain_*(), which print the one error line that
  * explains the failure and what fixes it.
  */
 #ifndef CMABUFCTL_DEV_H
@@ -40,6 +40,7 @@ struct dev_info {
 const char *dev_resolve(const char *arg, char *buf, size_t len);
 int dev_try_open(const char *path, int flags);
 void dev_explain_open(const char *path, int err);
+void dev_explain_info(const char *path, int err);
 const char *dev_access_hint(const char *path, char *buf, size_t len);
 int dev_open(const char *path);
 int dev_ioctl(int fd, unsigned long cmd, void *arg);

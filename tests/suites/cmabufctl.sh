@@ -39,7 +39,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..67"
+echo "1..68"
 
 devices=0
 list=
@@ -175,6 +175,16 @@ run cmabufctl alloc 4K --device nosuch
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has "/dev/cmabuf-nosuch: no such device; the instances here are $list$"
 r=$?; ok $r "alloc on a missing device: one line listing the instances, exit 1"; diag $r
+
+# A file that is not cmabuf's: said so by every command alike.
+r=0
+for c in "info" "alloc 4K" "prepare 4K 1" "bench 4K -n 1" "reserve" "share"; do
+	# shellcheck disable=SC2086 # the command and its words
+	run cmabufctl $c --device /dev/null
+	[ $rc -eq 1 ] && [ "$out" = "cmabufctl: /dev/null: not a cmabuf device" ] ||
+		{ r=1; echo "# $c: exit $rc: $out"; }
+done
+ok $r "every command on /dev/null: one line, not a cmabuf device, exit 1"
 
 run cmabufctl alloc 64G --device $def
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&

@@ -599,8 +599,7 @@ static int bench_ctx_init(struct bench_ctx *c, struct bench_opts *o)
 		return c->dev_fd;
 	ret = dev_info(c->dev_fd, &c->dev);
 	if (ret) {
-		msg_err("%s: CMABUF_IOC_INFO: %s", c->dev_path,
-			dev_strerror(ret));
+		dev_explain_info(c->dev_path, ret);
 		goto close_dev;
 	}
 	c->page_size = c->dev.info.page_size;

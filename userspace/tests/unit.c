@@ -776,6 +776,38 @@ static void test_cmdlines(void)
 	}
 }
 
+/* Issue 34, 2.2: whatever the command, a file that is not cmabuf's says so. */
+static void test_not_cmabuf(void)
+{
+	static const struct {
+		int (*run)(int argc, char **argv);
+		const char *cmd;
+		const char *args[6];
+	} cases[] = {
+		{ cmd_info, "info", { "-d", "/dev/null" } },
+		{ cmd_alloc, "alloc", { "4K", "-d", "/dev/null" } },
+		{ cmd_prepare, "prepare", { "4K", "1", "-d", "/dev/null" } },
+		{ cmd_bench, "bench", { "4K", "-n", "1", "-d", "/dev/null" } },
+		{ cmd_reserve, "reserve", { "-d", "/dev/null" } },
+	};
+	char want[128], *argv[32];
+	const char *got;
+	size_t i;
+	int ret;
+
+	snprintf(want, sizeof(want), "%s: /dev/null: not a cmabuf device\n",
+		 msg_prog());
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unit_stderr_begin();
+		optind = 0;
+		ret = cases[i].run(unit_argv(cases[i].cmd, cases[i].args, argv), argv);
+		got = unit_stderr_end();
+		ksft_test_result(ret == 1 && !strcmp(got, want),
+				 "%s -d /dev/null: exit %d, '%.*s'\n", cases[i].cmd, ret,
+				 (int)strcspn(got, "\n"), got);
+	}
+}
+
 /* reserve_parse() of "reserve" and @args (NULL-terminated). */
 static int reserve_parse_args(const char *const *args, struct reserve_opts *o)
 {
@@ -975,7 +1007,7 @@ static void test_share_why(void)
 		 ARRAY_SIZE(einval_cases) + 7 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 6 + 4 + \
 		 ARRAY_SIZE(share_cases) + 3 + 8 + 7 + 8 + 4 + 7 + \
-		 ARRAY_SIZE(cmdline_cases))
+		 ARRAY_SIZE(cmdline_cases) + 5)
 
 int main(void)
 {
@@ -995,6 +1027,7 @@ int main(void)
 	test_prepare();
 	test_alloc();
 	test_cmdlines();
+	test_not_cmabuf();
 	test_reserve();
 	test_bench();
 	test_share_parse();
