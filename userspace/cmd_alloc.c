@@ -48,7 +48,7 @@ static void alloc_usage(void)
 	       "  -f, --fill BYTE    write BYTE (0-255 or 0x00-0xff) into every byte\n"
 	       "      --verify       check the new buffer reads as zero, and reads BYTE\n"
 	       "                     back after --fill\n"
-	       "  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
+	       "  -d, --device DEV   an instance: a path, a label or 'default'\n"
 	       "  -j, --json         one JSON document instead of text\n");
 }
 
@@ -134,14 +134,15 @@ unmap:
 	return ret;
 }
 
-static void alloc_print(const struct cmabuf_alloc_data *d, int phys_ret,
+static void alloc_print(const struct alloc_opts *o,
+			const struct cmabuf_alloc_data *d, int phys_ret,
 			const struct cmabuf_phys *phys)
 {
 	char sz[FMT_LEN];
 
-	printf("fd %u, size %s (%llu bytes), strategy %s\n", d->fd,
+	printf("fd %u, size %s (%llu bytes), strategy %s, from %s\n", d->fd,
 	       fmt_size(d->alloc_size, sz, sizeof(sz)), d->alloc_size,
-	       strategy_name(d->strategy));
+	       strategy_name(d->strategy), o->device);
 	if (!phys_ret)
 		printf("phys 0x%llx\n", phys->phys);
 	else if (phys_ret == -EPERM)
@@ -268,7 +269,7 @@ static int alloc_run(const struct alloc_opts *o)
 	}
 	phys_ret = dev_phys(dev_fd, d.fd, &phys);
 	if (!o->json) {
-		alloc_print(&d, phys_ret, &phys);
+		alloc_print(o, &d, phys_ret, &phys);
 		fflush(stdout);
 	}
 	if ((o->verify || o->do_fill) && alloc_touch(d.fd, d.alloc_size, o, &chk))

@@ -84,7 +84,7 @@ static void bench_usage(void)
 	       "                       legacy, dma), or all (default): every strategy\n"
 	       "                       the instance offers but auto\n"
 	       "  -n, --iterations N   cycles of each strategy (default %u)\n"
-	       "  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n"
+	       "  -d, --device DEV     an instance: a path, a label or 'default'\n"
 	       "  -j, --json           one JSON document instead of text\n"
 	       "\n"
 	       "Phases: alloc, mmap, sync (the bracket: cache maintenance where the\n"

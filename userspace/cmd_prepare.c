@@ -55,7 +55,7 @@ static void prepare_usage(void)
 	       "      --hold [SECONDS] keep them that long, or without SECONDS until\n"
 	       "                     SIGINT or SIGTERM (which end the hold sooner),\n"
 	       "                     then give them back\n"
-	       "  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
+	       "  -d, --device DEV   an instance: a path, a label or 'default'\n"
 	       "  -j, --json         one JSON document instead of text\n");
 }
 

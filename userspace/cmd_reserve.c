@@ -37,7 +37,7 @@ static void reserve_usage(void)
 	       "(12M, 64MiB); at most %d sizes, %d buffers each.\n"
 	       "\n"
 	       "      --max BYTES    first set what the reserve may hold (reserve_max_bytes)\n"
-	       "  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
+	       "  -d, --device DEV   an instance: a path, a label or 'default'\n"
 	       "  -j, --json         one JSON document instead of text\n",
 	       RESERVE_MAX_KINDS, CMABUF_PREPARE_MAX_COUNT);
 }

@@ -63,7 +63,7 @@ static void share_usage(const struct share_set *set)
 	       "      --card NODE      kms: only this card (/dev/dri/card0 or card0)\n"
 	       "  -t, --timeout MS     wait for a frame or a writeback (default %u)\n"
 	       "  -s, --strategy S     auto (default), compound, frozen, legacy or dma\n"
-	       "  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n"
+	       "  -d, --device DEV     an instance: a path, a label or 'default'\n"
 	       "  -j, --json           one JSON document instead of text\n",
 	       set->help ? set->help : "", SHARE_TIMEOUT_MS);
 }

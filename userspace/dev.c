@@ -15,9 +15,31 @@
 #include "dev.h"
 #include "msg.h"
 
+/*
+ * The instance of a command without -d: /dev/cmabuf where this user may
+ * open it, else the first instance that it may (the udev rule gives the
+ * named ones to group video and keeps /dev/cmabuf root's: a member of video
+ * gets one of those), else /dev/cmabuf, whose open then says why not.
+ */
+static void dev_default(char *buf, size_t len)
+{
+	char paths[DEV_LIST_MAX][PATH_MAX];
+	int i, n;
+
+	snprintf(buf, len, "%s", DEV_DEFAULT);
+	n = dev_list(paths, DEV_LIST_MAX);
+	for (i = 0; i < n; i++) {
+		if (!access(paths[i], R_OK | W_OK)) {
+			snprintf(buf, len, "%s", paths[i]);
+			return;
+		}
+	}
+}
+
 /**
  * dev_resolve() - turn a --device argument into a path
- * @arg: a path ("/dev/cmabuf-large"), a label ("large"), or "default"
+ * @arg: a path ("/dev/cmabuf-large"), a label ("large"), "default", or
+ *	NULL for what dev_default() picks
  * @buf: room for the result
  * @len: size of @buf
  *
@@ -25,7 +47,9 @@
  */
 const char *dev_resolve(const char *arg, char *buf, size_t len)
 {
-	if (!arg || !strcmp(arg, "default"))
+	if (!arg)
+		dev_default(buf, len);
+	else if (!strcmp(arg, "default"))
 		snprintf(buf, len, "%s", DEV_DEFAULT);
 	else if (strchr(arg, '/'))
 		snprintf(buf, len, "%s", arg);

@@ -38,7 +38,8 @@ static void main_usage(FILE *fp)
 	fprintf(fp, "\n'cmabufctl COMMAND --help' describes each command; 'man cmabufctl'\n"
 		"all of them. Options mean the same in every command: -d device,\n"
 		"-j JSON, -s strategy, -h help. Without -d, the default instance\n"
-		"(/dev/cmabuf).\n");
+		"(/dev/cmabuf) where you may open it, else the first instance you may\n"
+		"(cmabufctl info lists them).\n");
 }
 
 /* Ours, and the loaded module's (MODULE_VERSION, world-readable). */

@@ -39,7 +39,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..68"
+echo "1..69"
 
 devices=0
 list=
@@ -342,6 +342,12 @@ done
 	has "^{\"format\": 1, \"kernel\": \"[^\"]*\", \"device\": \"$def\", \"area\": \"[^\"]*\", \"size_bytes\": 4194304, \"iterations\": 2, \"page_size\": $page, \"results\": \[" &&
 	[ "$(count '"phase": ')" -eq 7 ]
 r=$?; ok $r "bench 4M -n 2 -s $strat --json: one document, the 7 phases with n, median, p90, p99"; diag $r
+
+# Without -d, the default instance, or the first there is (item 7: no
+# workload or command names the test bed's instances).
+run cmabufctl bench 1M -n 1 -s $strat --json
+[ $rc -eq 0 ] && has "\"device\": \"$def\", " && [ "$(count '"phase": ')" -eq 7 ]
+r=$?; ok $r "bench without -d: on $def"; diag $r
 
 # Every strategy the instance has but auto, COMPOUND where 4 MiB is one
 # of its sizes (else left out, said).
