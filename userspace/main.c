@@ -2,12 +2,14 @@
 /*
  * cmabufctl: inspect, allocate, prepare, time and share cmabuf buffers.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "dev.h"
+#include "json.h"
 #include "msg.h"
 #include "util.h"
 
@@ -90,9 +92,37 @@ static int main_help(int argc, char **argv)
 	return cmd ? cmd->run(2, help) : EXIT_USAGE;
 }
 
+/* Does the command line ask for JSON (-j or --json, before any "--")? */
+static bool main_json(int argc, char **argv)
+{
+	int i;
+
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * With --json, a command that failed before its document is still one
+ * document on stdout: what went wrong, as its last error line said.
+ */
+static void main_json_error(const char *cmd, int status)
+{
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_str(&j, "command", cmd);
+	json_u64(&j, "exit_status", status);
+	json_str(&j, "error", msg_last());
+	json_end(&j);
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
+	int status;
 
 	if (argc < 2) {
 		main_usage(stderr);
@@ -105,5 +135,10 @@ int main(int argc, char **argv)
 	    !strcmp(argv[1], "version"))
 		return main_version();
 	cmd = main_command(argv[1]);
-	return cmd ? cmd->run(argc - 1, argv + 1) : EXIT_USAGE;
+	if (!cmd)
+		return EXIT_USAGE;
+	status = cmd->run(argc - 1, argv + 1);
+	if (status && !json_documents() && main_json(argc, argv))
+		main_json_error(cmd->name, status);
+	return status;
 }

@@ -14,11 +14,17 @@ const char *msg_prog(void)
 	return program_invocation_short_name;
 }
 
-static void msg_print(const char *prefix, const char *fmt, va_list ap)
+/* The last error line, without the program's name. */
+static char msg_last_err[512];
+
+const char *msg_last(void)
 {
-	fprintf(stderr, "%s: %s", msg_prog(), prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	return msg_last_err;
+}
+
+static void msg_print(const char *prefix, const char *text)
+{
+	fprintf(stderr, "%s: %s%s\n", msg_prog(), prefix, text);
 }
 
 void msg_err(const char *fmt, ...)
@@ -26,15 +32,18 @@ void msg_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	msg_print("", fmt, ap);
+	vsnprintf(msg_last_err, sizeof(msg_last_err), fmt, ap);
 	va_end(ap);
+	msg_print("", msg_last_err);
 }
 
 void msg_warn(const char *fmt, ...)
 {
+	char text[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	msg_print("warning: ", fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	msg_print("warning: ", text);
 }

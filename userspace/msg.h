@@ -11,6 +11,7 @@
 #define EXIT_USAGE	2
 
 const char *msg_prog(void);
+const char *msg_last(void);
 void msg_err(const char *fmt, ...) __printf(1, 2);
 void msg_warn(const char *fmt, ...) __printf(1, 2);
 

@@ -39,7 +39,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..69"
+echo "1..70"
 
 devices=0
 list=
@@ -175,6 +175,21 @@ run cmabufctl alloc 4K --device nosuch
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has "/dev/cmabuf-nosuch: no such device; the instances here are $list$"
 r=$?; ok $r "alloc on a missing device: one line listing the instances, exit 1"; diag $r
+
+# With --json a failure is a document too, on stdout; the line on stderr.
+jo=$(cmabufctl alloc 4K --device nosuch --json 2>/tmp/json.err)
+jrc=$?
+po=$(cmabufctl prepare 4M 0 -j 2>/dev/null)
+prc=$?
+[ $jrc -eq 1 ] && [ "$(echo "$jo" | wc -l)" -eq 1 ] &&
+	echo "$jo" | grep -q "^{\"format\": 1, \"command\": \"alloc\", \"exit_status\": 1, \"error\": \"/dev/cmabuf-nosuch: no such device; the instances here are $list\"}$" &&
+	grep -q "^cmabufctl: /dev/cmabuf-nosuch: no such device" /tmp/json.err &&
+	[ $prc -eq 2 ] &&
+	echo "$po" | grep -q "^{\"format\": 1, \"command\": \"prepare\", \"exit_status\": 2, \"error\": \"prepare: bad count '0' (1 to 256) (try 'cmabufctl prepare --help')\"}$"
+r=$?; ok $r "--json: a failure is one document (command, exit_status, error)"
+[ $r -eq 0 ] || out="$jo
+$(cat /tmp/json.err)
+$po"; diag $r
 
 # A file that is not cmabuf's: said so by every command alike.
 r=0
@@ -388,6 +403,7 @@ run cmabuf_testctl bench contig-64m --iterations 2 --json --strategy $strat,cma-
 if [ -d /sys/kernel/debug/cma ]; then
 	[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 		has '^{"format": 1, "kernel": "[^"]*", "workload": "contig-64m", ' &&
+		has '"allocator_zeroes": [tf][ra][ul][es]e*, "clears_frozen": [tf][ra][ul][es]e*, ' &&
 		[ "$(count '"n": 2')" -eq 5 ] &&
 		has "{\"path\": \"cmabuf-$strat\", \"phase\": \"free\", " &&
 		has "{\"path\": \"cmabuf-$strat\", \"phase\": \"alloc+clear\", " &&
