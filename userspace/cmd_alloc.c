@@ -34,7 +34,8 @@ struct alloc_checks {
 static void alloc_usage(void)
 {
 	printf("usage: cmabufctl alloc SIZE [--strategy S] [--align A] [--hold [SECONDS]]\n"
-	       "                      [--fill BYTE] [--verify] [--device DEV] [--json]\n"
+	       "                      [--fill BYTE] [--verify] [--writecombine]\n"
+	       "                      [--device DEV] [--json]\n"
 	       "\n"
 	       "Allocate one physically contiguous dma-buf and print its fd, size and\n"
 	       "strategy (and its physical address when allowed). SIZE and A are bytes\n"
@@ -47,7 +48,10 @@ static void alloc_usage(void)
 	       "                     SECONDS until SIGINT or SIGTERM, then free it\n"
 	       "  -f, --fill BYTE    write BYTE (0-255 or 0x00-0xff) into every byte\n"
 	       "      --verify       check the new buffer reads as zero, and reads BYTE\n"
-	       "                     back after --fill\n"
+	       "                     back after --fill (both through the mapping,\n"
+	       "                     inside CMABUF_IOC_SYNC's bracket)\n"
+	       "      --writecombine write-combined CPU mappings, where the instance's\n"
+	       "                     device is not coherent ('cpu caches' in info)\n"
 	       "  -d, --device DEV   an instance: a path, a label or 'default'\n"
 	       "  -j, --json         one JSON document instead of text\n");
 }
@@ -69,14 +73,48 @@ static size_t alloc_mismatch(const unsigned char *p, size_t len, __u8 val)
 	return i;
 }
 
-static int alloc_sync(int fd, __u64 flags)
-{
-	struct dma_buf_sync sync = { .flags = flags };
+/**
+ * struct alloc_access - the CPU's access to the new buffer
+ * @dev_fd: the instance's node
+ * @buf_fd: the buffer
+ * @len: its bytes
+ * @sync: the bracket that worked, NULL before the first
+ */
+struct alloc_access {
+	int dev_fd;
+	int buf_fd;
+	size_t len;
+	const char *sync;
+};
 
-	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync)) {
+/*
+ * One end of the bracket around the CPU's access: CMABUF_IOC_SYNC over the
+ * whole buffer, or DMA_BUF_IOCTL_SYNC on a driver without it (ENOTTY).
+ */
+static int alloc_sync(struct alloc_access *a, __u32 flags)
+{
+	struct cmabuf_sync part = {
+		.fd = a->buf_fd, .flags = flags, .offset = 0, .length = a->len,
+	};
+	struct dma_buf_sync whole = { .flags = flags };
+	int ret;
+
+	if (!a->sync || !strcmp(a->sync, "CMABUF_IOC_SYNC")) {
+		ret = dev_ioctl(a->dev_fd, CMABUF_IOC_SYNC, &part);
+		if (!ret) {
+			a->sync = "CMABUF_IOC_SYNC";
+			return 0;
+		}
+		if (ret != -ENOTTY || a->sync) {
+			msg_err("CMABUF_IOC_SYNC: %s", strerror(-ret));
+			return -1;
+		}
+	}
+	if (ioctl(a->buf_fd, DMA_BUF_IOCTL_SYNC, &whole)) {
 		msg_err("DMA_BUF_IOCTL_SYNC: %s", strerror(errno));
 		return -1;
 	}
+	a->sync = "DMA_BUF_IOCTL_SYNC";
 	return 0;
 }
 
@@ -96,19 +134,23 @@ static int alloc_check(const unsigned char *p, size_t len, __u8 val,
 }
 
 /* Zero check, fill and read-back through a shared mapping. */
-static int alloc_touch(int buf_fd, size_t len, const struct alloc_opts *o,
+static int alloc_touch(struct alloc_access *a, const struct alloc_opts *o,
 		       struct alloc_checks *chk)
 {
+	size_t len = a->len;
 	unsigned char *p;
 	int ret = -1;
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, buf_fd, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, a->buf_fd, 0);
 	if (p == MAP_FAILED) {
 		msg_err("mmap of the dma-buf: %s", strerror(errno));
 		return -1;
 	}
-	if (alloc_sync(buf_fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
+	if (alloc_sync(a, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
 		goto unmap;
+	if (!o->json)
+		printf("cpu access: through the mapping, inside %s's bracket\n",
+		       a->sync);
 	if (o->verify) {
 		chk->zeroed = alloc_check(p, len, 0, "zeroed on allocation", o->json);
 		if (!chk->zeroed)
@@ -127,7 +169,7 @@ static int alloc_touch(int buf_fd, size_t len, const struct alloc_opts *o,
 	}
 	ret = 0;
 end_sync:
-	if (alloc_sync(buf_fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
+	if (alloc_sync(a, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
 		ret = -1;
 unmap:
 	munmap(p, len);
@@ -143,6 +185,10 @@ static void alloc_print(const struct alloc_opts *o,
 	printf("fd %u, size %s (%llu bytes), strategy %s, from %s\n", d->fd,
 	       fmt_size(d->alloc_size, sz, sizeof(sz)), d->alloc_size,
 	       strategy_name(d->strategy), o->device);
+	if (o->writecombine)
+		printf("write-combined: %s\n", d->buf_flags & CMABUF_BUF_WRITECOMBINE ?
+		       "yes, CPU writes go to memory without the cache" :
+		       "no, the instance's device is coherent: cacheable mappings");
 	if (!phys_ret)
 		printf("phys 0x%llx\n", phys->phys);
 	else if (phys_ret == -EPERM)
@@ -161,7 +207,8 @@ static void alloc_json_check(struct json *j, const char *key, int val)
 static void alloc_print_json(const struct alloc_opts *o,
 			     const struct cmabuf_alloc_data *d, int phys_ret,
 			     const struct cmabuf_phys *phys,
-			     const struct alloc_checks *chk)
+			     const struct alloc_checks *chk,
+			     const struct alloc_access *a)
 {
 	struct json j;
 
@@ -181,6 +228,11 @@ static void alloc_print_json(const struct alloc_opts *o,
 	else
 		json_null(&j, "fill");
 	alloc_json_check(&j, "fill_read_back", chk->fill_read_back);
+	json_bool(&j, "writecombine", d->buf_flags & CMABUF_BUF_WRITECOMBINE);
+	if (a->sync)
+		json_str(&j, "cpu_sync", a->sync);
+	else
+		json_null(&j, "cpu_sync");
 	if (o->hold == HOLD_UNTIL_SIGNAL)
 		json_null(&j, "hold_seconds");
 	else
@@ -252,8 +304,10 @@ static int alloc_run(const struct alloc_opts *o)
 		.size = o->size,
 		.align = o->align,
 		.fd_flags = O_RDWR | O_CLOEXEC,
-		.flags = o->strategy,
+		.flags = o->strategy |
+			 (o->writecombine ? CMABUF_ALLOC_WRITECOMBINE : 0),
 	};
+	struct alloc_access a = { };
 	struct alloc_checks chk = { -1, -1 };
 	int dev_fd, ret, phys_ret, status = 1;
 	char how[32];
@@ -272,10 +326,13 @@ static int alloc_run(const struct alloc_opts *o)
 		alloc_print(o, &d, phys_ret, &phys);
 		fflush(stdout);
 	}
-	if ((o->verify || o->do_fill) && alloc_touch(d.fd, d.alloc_size, o, &chk))
+	a.dev_fd = dev_fd;
+	a.buf_fd = d.fd;
+	a.len = d.alloc_size;
+	if ((o->verify || o->do_fill) && alloc_touch(&a, o, &chk))
 		goto close_buf;
 	if (o->json)
-		alloc_print_json(o, &d, phys_ret, &phys, &chk);
+		alloc_print_json(o, &d, phys_ret, &phys, &chk, &a);
 	if (o->hold) {
 		hold_catch_signals();
 		if (!o->json)
@@ -312,6 +369,7 @@ int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 		{ "hold", optional_argument, NULL, ALLOC_OPT_HOLD },
 		{ "fill", required_argument, NULL, 'f' },
 		{ "verify", no_argument, NULL, ALLOC_OPT_VERIFY },
+		{ "writecombine", no_argument, NULL, ALLOC_OPT_WC },
 		{ "device", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -344,6 +402,9 @@ int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 			break;
 		case ALLOC_OPT_VERIFY:
 			o->verify = true;
+			break;
+		case ALLOC_OPT_WC:
+			o->writecombine = true;
 			break;
 		case 'h':
 			alloc_usage();

@@ -39,7 +39,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..70"
+echo "1..71"
 
 devices=0
 list=
@@ -257,8 +257,19 @@ esac
 
 run cmabufctl alloc "64 MiB" --device large --json --fill 0x11 --verify
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	echo "$out" | grep -q '^{"format": 1, "device": "/dev/cmabuf-large", "pid": [0-9]*, "fd": [0-9]*, "size_bytes": 67108864, "strategy": "[a-z]*", "phys": [0-9]*, "zeroed": true, "fill": 17, "fill_read_back": true, "hold_seconds": 0}$'
+	echo "$out" | grep -q '^{"format": 1, "device": "/dev/cmabuf-large", "pid": [0-9]*, "fd": [0-9]*, "size_bytes": 67108864, "strategy": "[a-z]*", "phys": [0-9]*, "zeroed": true, "fill": 17, "fill_read_back": true, "writecombine": false, "cpu_sync": "CMABUF_IOC_SYNC", "hold_seconds": 0}$'
 r=$?; ok $r "alloc '64 MiB' (as printed) --json: one document with every key"; diag $r
+
+# --writecombine: granted where INFO says the instance grants it (its
+# device is not coherent), and the buffer is still zero and reads back.
+r=0
+for d in $(echo "$list" | tr -d ,); do
+	grant=$(cmabufctl info --device $d --json | sed -n 's/.*"writecombine": \([a-z]*\).*/\1/p')
+	run cmabufctl alloc 1M --writecombine --fill 0x3c --verify --json --device $d
+	[ $rc -eq 0 ] && [ -n "$grant" ] && has "\"zeroed\": true, \"fill\": 60, \"fill_read_back\": true, \"writecombine\": $grant, \"cpu_sync\": \"CMABUF_IOC_SYNC\"" ||
+		{ r=1; echo "# $d (INFO: $grant): $out"; }
+done
+ok $r "alloc --writecombine on every instance: granted as INFO says, zeroed, the fill read back"
 
 # share, first without the importer module (another suite may have left it).
 ko=/lib/modules/cmabuf/cmabuf_importer.ko
