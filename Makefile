@@ -43,7 +43,7 @@ DOCDIR ?= $(PREFIX)/share/doc/cmabuf
 SYSCONFDIR ?= /etc
 UDEVRULESDIR ?= $(SYSCONFDIR)/udev/rules.d
 MODPROBEDIR ?= $(SYSCONFDIR)/modprobe.d
-export PREFIX
+export PREFIX DOCDIR
 
 # The module sources: copied per kernel so that builds for different
 # kernels never share object files.
@@ -75,6 +75,7 @@ install:
 	install -D -m 0644 config/udev/60-cmabuf.rules $(DESTDIR)$(UDEVRULESDIR)/60-cmabuf.rules
 	install -D -m 0644 config/modprobe.d/cmabuf.conf $(DESTDIR)$(MODPROBEDIR)/cmabuf.conf
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -D -m 0644 docs/importers.md $(DESTDIR)$(DOCDIR)/importers.md
 	install -D -m 0644 CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md
 	install -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 
@@ -84,6 +85,7 @@ uninstall:
 		$(DESTDIR)$(UDEVRULESDIR)/60-cmabuf.rules \
 		$(DESTDIR)$(MODPROBEDIR)/cmabuf.conf \
 		$(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md \
+		$(DESTDIR)$(DOCDIR)/importers.md \
 		$(DESTDIR)$(DOCDIR)/LICENSE
 	-rmdir $(DESTDIR)$(DOCDIR)
 

@@ -31,7 +31,7 @@ if [ ! -f "$kdir/Module.symvers" ]; then
 	echo "1..0 # SKIP kernel $kernel is not built"
 	exit 0
 fi
-echo "1..20"
+echo "1..21"
 
 # The sources as a checkout has them: tracked and new files, no build/.
 rm -rf "$work"
@@ -140,7 +140,7 @@ files=$(cd "$root" && find . -path ./lib/modules -prune -o -type f -print | sort
 want=$(printf '%s\n' ./etc/modprobe.d/cmabuf.conf ./etc/udev/rules.d/60-cmabuf.rules \
 	./usr/bin/cmabufctl ./usr/include/linux/cmabuf.h \
 	./usr/share/doc/cmabuf/CHANGELOG.md ./usr/share/doc/cmabuf/LICENSE \
-	./usr/share/doc/cmabuf/README.md \
+	./usr/share/doc/cmabuf/README.md ./usr/share/doc/cmabuf/importers.md \
 	./usr/share/man/man1/cmabufctl.1 | sort)
 [ $rc -eq 0 ] && [ "$files" = "$want" ]
 r=$?; ok $r "make install DESTDIR PREFIX=/usr: exactly the expected files"
@@ -152,6 +152,12 @@ bin=$root/usr/bin/cmabufctl
 [ -x "$bin" ] && "$bin" --version | grep -qx "cmabufctl $version" &&
 	! grep -q /dev/cmabuf_importer "$bin"
 r=$?; ok $r "cmabufctl runs, says $version, holds no test importer code"
+
+# share's explanations point to a file the install put there.
+[ -f "$root/usr/share/doc/cmabuf/importers.md" ] &&
+	grep -q "/usr/share/doc/cmabuf/importers.md" "$bin" &&
+	! grep -q "docs/importers.md" "$bin"
+ok $? "share's explanations name the installed importers.md (/usr/share/doc/cmabuf)"
 
 # share is installed with the importers of a user's board (v4l2, kms);
 # the test bed's (vgem, the test module) and bench's peers are only in the

@@ -975,14 +975,14 @@ static void test_share_why(void)
 	ksft_test_result(strstr(buf, "cannot reach") &&
 			 strstr(buf, "cmabuf-large/stats/unreachable_maps 0 -> 1") &&
 			 strstr(buf, "33-bit DMA mask") && strstr(buf, "/dev/cmabuf-general") &&
-			 strstr(buf, "dma reach") && strstr(buf, "docs/importers.md"),
+			 strstr(buf, "dma reach") && strstr(buf, CMABUFCTL_DOCDIR "/importers.md"),
 			 "why_unreachable: the counter, the mask, an instance that fits: '%s'\n",
 			 buf);
 	share_why_leaked(buf, sizeof(buf), "/dev/cmabuf-large", 5, 8);
 	ksft_test_result(strstr(buf, "3 buffer(s)") &&
 			 strstr(buf, "/dev/cmabuf-large stats/live_buffers 5 -> 8") &&
 			 strstr(buf, "videobuf2") && strstr(buf, "until reboot") &&
-			 strstr(buf, "docs/importers.md"),
+			 strstr(buf, CMABUFCTL_DOCDIR "/importers.md"),
 			 "why_leaked: how many, the counter, videobuf2, what to do: '%s'\n",
 			 buf);
 	share_why_unreachable(buf, sizeof(buf), "/dev/cmabuf", 2, 3, 0, "");
