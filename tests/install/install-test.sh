@@ -31,7 +31,7 @@ if [ ! -f "$kdir/Module.symvers" ]; then
 	echo "1..0 # SKIP kernel $kernel is not built"
 	exit 0
 fi
-echo "1..21"
+echo "1..23"
 
 # The sources as a checkout has them: tracked and new files, no build/.
 rm -rf "$work"
@@ -229,4 +229,23 @@ left=$(cd "$root" && find . -path ./lib/modules -prune -o -type f -print)
 r=$?; ok $r "make uninstall removes every file make install put"
 diag $r "$out
 left: $left"
+
+# 9. A board's arm64 root file system (its /bin/sh a link to an arm64
+#    busybox): the host's cmabufctl is refused, saying how to build the
+#    board's; ARCH=arm64 installs an arm64 one.
+arm=$work/arm64-root
+mkdir -p "$arm/bin"
+echo 'int main(void) { return 0; }' | aarch64-linux-gnu-gcc -x c -o "$arm/bin/busybox" -
+ln -s /bin/busybox "$arm/bin/sh"
+out=$(make -C "$src/userspace" DESTDIR="$arm" install 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [ ! -e "$arm/usr/local/bin/cmabufctl" ] &&
+	grep -q "cmabufctl is built for x86_64, but $arm/bin/sh is arm64: build for the root file system (make ARCH=arm64 install for arm64)" <<<"$out"
+r=$?; ok $r "install of the host's cmabufctl into an arm64 root: refused, naming ARCH=arm64"
+diag $r "$out"
+out=$(make -C "$src/userspace" DESTDIR="$arm" ARCH=arm64 install 2>&1)
+rc=$?
+[ $rc -eq 0 ] && file "$arm/usr/local/bin/cmabufctl" | grep -q "ARM aarch64"
+r=$?; ok $r "ARCH=arm64 install into it: an arm64 cmabufctl"
+diag $r "$out"
 [ $fails -eq 0 ]
