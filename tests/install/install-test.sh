@@ -31,7 +31,7 @@ if [ ! -f "$kdir/Module.symvers" ]; then
 	echo "1..0 # SKIP kernel $kernel is not built"
 	exit 0
 fi
-echo "1..23"
+echo "1..24"
 
 # The sources as a checkout has them: tracked and new files, no build/.
 rm -rf "$work"
@@ -177,6 +177,38 @@ diag $r "$out
 $unknown"
 
 man=$root/usr/share/man/man1/cmabufctl.1
+# The man page and --help agree: every command of --help has a synopsis,
+# the options of each synopsis are in its --help and the other way round,
+# and the man page names nothing of the test bed's that --help does not.
+man_text=$(LC_ALL=C MANWIDTH=200 man -l "$man" 2>/dev/null)
+all_help=$("$bin" --help)
+bad=
+for c in $("$bin" --help | awk '/^commands:/ { c = 1; next } c && !NF { exit } c { print $1 }'); do
+	syn=$(grep -m1 "^ *cmabufctl $c " <<<"$man_text")
+	help=$("$bin" "$c" --help)
+	all_help="$all_help
+$help"
+	[ -n "$syn" ] || { bad="$bad $c(no synopsis)"; continue; }
+	for o in $(grep -oE -- ' -{1,2}[a-zA-Z][a-z-]*' <<<"$syn"); do
+		grep -qE -- "(^|[ ,])$o([ ,=]|$)" <<<"$help" || bad="$bad $c:$o(not in --help)"
+	done
+	while read -r s l; do
+		s=${s%,}
+		[ "$l" = --help ] && continue
+		[ "$s" = - ] && s=$l
+		grep -qE -- "[[ ]($s|$l)[] ]" <<<" $syn " || bad="$bad $c:$l(not in the man page)"
+	done < <(grep -oE -- '^ +(-[a-zA-Z], )?--[a-z-]+' <<<"$help" | sed 's/^ *//; s/^--/- --/')
+done
+for w in cmabuf-limit cpu-ref contig-64m gigantic-1g blocks-2m e2e-64m zero-64m \
+	load-64m camera fragment --prepare --conclude --procs --spread --steps --seed \
+	--size --heap vgem; do
+	grep -qw -- "$w" <<<"$man_text" && ! grep -qw -- "$w" <<<"$all_help" &&
+		bad="$bad $w(man page only)"
+done
+[ -z "$bad" ]
+r=$?; ok $r "the man page and --help agree on commands and options, and name nothing else"
+diag $r "$bad"
+
 out=$(MANWIDTH=80 man --warnings -l "$man" 2>&1 >/dev/null)
 grep -q "cmabuf $version" "$man" && [ -z "$out" ]
 r=$?; ok $r "the man page carries $version and renders without warnings"
