@@ -92,38 +92,40 @@ static void bench_usage(void)
 	       "all of them.\n", BENCH_ITERATIONS);
 }
 
-/* --strategy: a comma-separated list, or all; 0 or EXIT_USAGE. */
+/* One entry of --strategy into @arg's mask; BIT(31) for all. */
+static int bench_parse_strategy(const char *tok, void *arg)
+{
+	__u32 *mask = arg;
+	int s;
+
+	if (parse_strategy(tok, &s)) {
+		opt_error("bench", "bad strategy '%s' (%s)", tok,
+			  "auto, compound, frozen, legacy, dma or all");
+		return EXIT_USAGE;
+	}
+	*mask |= s == PARSE_STRATEGY_ALL ? BIT(31) : CMABUF_STRATEGY_BIT(s);
+	return 0;
+}
+
+/* --strategy: a comma-separated list, or all (0); 0 or EXIT_USAGE. */
 static int bench_parse_strategies(const char *cmd, const char *list,
 				  __u32 *mask)
 {
-	char *copy, *tok, *save;
-	bool all = false;
-	int s, ret = 0;
+	int ret;
 
 	*mask = 0;
-	copy = strdup(list);
-	if (!copy)
+	ret = parse_list(list, bench_parse_strategy, mask);
+	if (ret)
 		return EXIT_USAGE;
-	for (tok = strtok_r(copy, ",", &save); tok && !ret;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (parse_strategy(tok, &s)) {
-			opt_error(cmd, "bad strategy '%s' (%s)", tok,
-				  "auto, compound, frozen, legacy, dma or all");
-			ret = EXIT_USAGE;
-		} else if (s == PARSE_STRATEGY_ALL) {
-			all = true;
-		} else {
-			*mask |= CMABUF_STRATEGY_BIT(s);
-		}
-	}
-	free(copy);
-	if (all) {
+	if (*mask & BIT(31)) {
 		*mask = 0;
-	} else if (!ret && !*mask) {
-		opt_error(cmd, "no strategy in '%s'", list);
-		ret = EXIT_USAGE;
+		return 0;
 	}
-	return ret;
+	if (!*mask) {
+		opt_error(cmd, "no strategy in '%s'", list);
+		return EXIT_USAGE;
+	}
+	return 0;
 }
 
 /**

@@ -39,7 +39,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..71"
+echo "1..72"
 
 devices=0
 list=
@@ -505,6 +505,12 @@ run cmabuf_testctl bench contig-64m --iterations 1 --procs 2 --seed 3
 [ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has "bench: --procs means nothing to workload contig-64m (concurrent only)"
 r=$?; ok $r "bench contig-64m --procs: refused, concurrent only, exit 2"; diag $r
+
+# What is wrong with the command line is said before any device.
+run cmabuf_testctl bench e2e-64m -s bogus --device nosuch
+[ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "bench: unknown path 'bogus'" && ! has "no such device"
+r=$?; ok $r "bench e2e-64m -s bogus on a missing device: the path is wrong, exit 2"; diag $r
 
 run cmabuf_testctl bench contig-64m --strategy nosuch
 [ $rc -eq 2 ] && has "unknown path 'nosuch'"

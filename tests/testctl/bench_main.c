@@ -374,19 +374,29 @@ static int paths_one(struct bench_path *paths, int *n, const struct bench_ctx *c
 	return 0;
 }
 
+/* paths_one()'s arguments but the entry, for parse_list(). */
+struct paths_call {
+	struct bench_path *paths;
+	int *n;
+	const struct bench_ctx *c;
+};
+
+static int paths_each(const char *tok, void *arg)
+{
+	const struct paths_call *call = arg;
+
+	return paths_one(call->paths, call->n, call->c, tok);
+}
+
 static int paths_parse(struct bench_path *paths, int *n, const struct bench_ctx *c,
 		       const char *list)
 {
-	char *copy, *tok, *save;
-	int ret = 0;
+	struct paths_call call = { paths, n, c };
+	int ret;
 
-	copy = strdup(list);
-	if (!copy)
-		return 1;
-	for (tok = strtok_r(copy, ",", &save); tok && !ret;
-	     tok = strtok_r(NULL, ",", &save))
-		ret = paths_one(paths, n, c, tok);
-	free(copy);
+	ret = parse_list(list, paths_each, &call);
+	if (ret == -ENOMEM)
+		ret = 1;
 	if (!ret && !*n) {
 		msg_err("bench: no path to time");
 		ret = EXIT_USAGE;
@@ -672,6 +682,23 @@ static const struct bench_workload *workload_find(const char *name)
 }
 
 /*
+ * An entry of --strategy is a path's name: checked before any device is
+ * looked at; 0 or EXIT_USAGE after the error line.
+ */
+static int paths_name(const char *tok, void *arg)
+{
+	enum bench_variant v;
+	int s;
+
+	if (strcmp(tok, "cma-heap") && strcmp(tok, "cma-debugfs") &&
+	    strcmp(tok, BENCH_CPU_REF) && bench_path_parse(tok, &s, &v)) {
+		opt_error("bench", "unknown path '%s'", tok);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
  * An option of a workload it means nothing to is refused, as share
  * refuses --video for kms; 0 or EXIT_USAGE after the error line.
  */
@@ -777,7 +804,8 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o,
 		return EXIT_USAGE;
 	}
 	c->wl = o->wl;
-	ret = bench_option_fits(argv[0], c, "--procs", c->procs);
+	ret = parse_list(o->paths, paths_name, NULL) ? EXIT_USAGE : 0;
+	ret = ret ?: bench_option_fits(argv[0], c, "--procs", c->procs);
 	ret = ret ?: bench_option_fits(argv[0], c, "--spread", c->spread);
 	ret = ret ?: bench_option_fits(argv[0], c, "--steps", steps);
 	ret = ret ?: bench_option_fits(argv[0], c, "--seed", seed);
