@@ -5,7 +5,8 @@
 # On the machine, or for the board, that runs the driver:
 #   make                     build cmabuf.ko against KDIR (default: the
 #                            running kernel's headers; KERNEL_SRC as Yocto
-#                            sets it); TESTS=1 adds the test modules
+#                            sets it); TESTS=1 adds the test modules and the
+#                            in-kernel benchmark, CMABUF_BENCH=1 the benchmark
 #   make modules_install     install it under INSTALL_MOD_PATH, run depmod
 #   make install             cmabufctl, its man page, the uapi header, the
 #                            udev rule and the modprobe.d example under
@@ -16,9 +17,9 @@
 # The test bed (QEMU arm64, kernels built here):
 #   make module KERNEL=7.2   build the modules for a test-bed kernel
 #   make kernels             fetch, patch and build the test-bed kernels
-#   make userspace           cmabufctl and the test programs, host and arm64
-#   make check               build 7.2 and 7.2-debug, boot them and Debian's 6.12
-#                            (4 and 16 KiB pages) and 7.2, run every test
+#   make userspace           cmabufctl (host and arm64) and the test programs
+#   make check               build 7.2 and 7.2-debug, boot them and Debian's 6.1,
+#                            6.12 (4 and 16 KiB pages) and 7.2, run every test
 #   make check-full          make check, the test bed's 6.12 and the 16/64 KiB
 #                            kernels, every stock image, the long fuzz
 #   make check-stock         the same on Debian's own kernels, as Debian ships
@@ -46,7 +47,7 @@ DOCDIR ?= $(PREFIX)/share/doc/cmabuf
 SYSCONFDIR ?= /etc
 UDEVRULESDIR ?= $(SYSCONFDIR)/udev/rules.d
 MODPROBEDIR ?= $(SYSCONFDIR)/modprobe.d
-export PREFIX
+export PREFIX DOCDIR
 
 # The module sources: copied per kernel so that builds for different
 # kernels never share object files.
@@ -78,6 +79,7 @@ install:
 	install -D -m 0644 config/udev/60-cmabuf.rules $(DESTDIR)$(UDEVRULESDIR)/60-cmabuf.rules
 	install -D -m 0644 config/modprobe.d/cmabuf.conf $(DESTDIR)$(MODPROBEDIR)/cmabuf.conf
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -D -m 0644 docs/importers.md $(DESTDIR)$(DOCDIR)/importers.md
 	install -D -m 0644 CHANGELOG.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md
 	install -D -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 
@@ -87,6 +89,7 @@ uninstall:
 		$(DESTDIR)$(UDEVRULESDIR)/60-cmabuf.rules \
 		$(DESTDIR)$(MODPROBEDIR)/cmabuf.conf \
 		$(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/CHANGELOG.md \
+		$(DESTDIR)$(DOCDIR)/importers.md \
 		$(DESTDIR)$(DOCDIR)/LICENSE
 	-rmdir $(DESTDIR)$(DOCDIR)
 
@@ -125,9 +128,10 @@ module:
 			{ cat $(BUILD)/module-nocma-$(KERNEL).log; exit 1; }; \
 	fi
 
+# The test bed's builds stop at a warning (a user's compiler may warn more).
 userspace:
-	$(MAKE) -C userspace TESTS=1
-	$(MAKE) -C userspace TESTS=1 ARCH=arm64
+	$(MAKE) -C userspace WERROR=1
+	$(MAKE) -C userspace WERROR=1 ARCH=arm64
 	$(MAKE) -C tests ARCH=arm64
 
 check:

@@ -241,8 +241,8 @@ bool cmabuf_area_holds(const struct cmabuf_dev *cdev, phys_addr_t phys,
 int cmabuf_misc_register(struct cmabuf_dev *cdev);
 void cmabuf_misc_deregister(struct cmabuf_dev *cdev);
 
-/* cmabuf_bench.c */
-#ifdef CONFIG_DEBUG_FS
+/* cmabuf_bench.c, built with CMABUF_BENCH=1 or TESTS=1 (Kbuild) */
+#ifdef CMABUF_HAVE_BENCH
 void cmabuf_debugfs_init(void);
 void cmabuf_debugfs_exit(void);
 void cmabuf_debugfs_add(struct cmabuf_dev *cdev);

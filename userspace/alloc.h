@@ -13,6 +13,7 @@
 /* Long options without a short one (see alloc_parse()). */
 #define ALLOC_OPT_HOLD		0x100
 #define ALLOC_OPT_VERIFY	0x101
+#define ALLOC_OPT_WC		0x102
 
 /**
  * struct alloc_opts - what the command line asked for
@@ -20,10 +21,11 @@
  * @size: bytes
  * @strategy: a %CMABUF_STRATEGY_* value
  * @align: log2 of the alignment, 0 for the driver's choice
- * @hold: seconds to keep the buffer
+ * @hold: seconds to keep the buffer, or %HOLD_UNTIL_SIGNAL
  * @fill: byte to write into every byte of the buffer
  * @do_fill: @fill was given
  * @verify: check the buffer reads zero, and reads @fill after filling
+ * @writecombine: ask for write-combined CPU mappings
  * @json: print one JSON document instead of text
  */
 struct alloc_opts {
@@ -35,6 +37,7 @@ struct alloc_opts {
 	__u8 fill;
 	bool do_fill;
 	bool verify;
+	bool writecombine;
 	bool json;
 };
 

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,8 +19,10 @@
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
+#include "hold.h"
 #include "json.h"
 #include "msg.h"
+#include "opts.h"
 #include "parse.h"
 
 /* What alloc_touch() found; -1 where it did not look. */
@@ -30,25 +31,29 @@ struct alloc_checks {
 	int fill_read_back;
 };
 
-static void alloc_usage(FILE *fp)
+static void alloc_usage(void)
 {
-	fprintf(fp,
-		"usage: cmabufctl alloc SIZE [--strategy S] [--align A] [--hold SECONDS]\n"
-		"                      [--fill BYTE] [--verify] [--device DEV] [--json]\n"
-		"\n"
-		"Allocate one physically contiguous dma-buf and print its fd, size and\n"
-		"strategy (and its physical address when allowed). SIZE and A are bytes\n"
-		"with binary units, as cmabufctl prints them: 4K, 64M, 64MiB, '1.50 GiB'.\n"
-		"\n"
-		"  -s, --strategy S   auto (default), compound, frozen, legacy or dma\n"
-		"  -a, --align A      physical alignment, a power of two (default: the\n"
-		"                     driver's choice)\n"
-		"      --hold SECONDS keep the buffer open that long before freeing it\n"
-		"  -f, --fill BYTE    write BYTE (0-255 or 0x00-0xff) into every byte\n"
-		"      --verify       check the new buffer reads as zero, and reads BYTE\n"
-		"                     back after --fill\n"
-		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
-		"  -j, --json         one JSON document instead of text\n");
+	printf("usage: cmabufctl alloc SIZE [--strategy S] [--align A] [--hold [SECONDS]]\n"
+	       "                      [--fill BYTE] [--verify] [--writecombine]\n"
+	       "                      [--device DEV] [--json]\n"
+	       "\n"
+	       "Allocate one physically contiguous dma-buf and print its fd, size and\n"
+	       "strategy (and its physical address when allowed). SIZE and A are bytes\n"
+	       "with binary units, as cmabufctl prints them: 4K, 64M, 64MiB, '1.50 GiB'.\n"
+	       "\n"
+	       "  -s, --strategy S   auto (default), compound, frozen, legacy or dma\n"
+	       "  -a, --align A      physical alignment, a power of two (default: the\n"
+	       "                     driver's choice)\n"
+	       "      --hold [SECONDS] keep the buffer open that long, or without\n"
+	       "                     SECONDS until SIGINT or SIGTERM, then free it\n"
+	       "  -f, --fill BYTE    write BYTE (0-255 or 0x00-0xff) into every byte\n"
+	       "      --verify       check the new buffer reads as zero, and reads BYTE\n"
+	       "                     back after --fill (both through the mapping,\n"
+	       "                     inside CMABUF_IOC_SYNC's bracket)\n"
+	       "      --writecombine write-combined CPU mappings, where the instance's\n"
+	       "                     device is not coherent ('cpu caches' in info)\n"
+	       "  -d, --device DEV   an instance: a path, a label or 'default'\n"
+	       "  -j, --json         one JSON document instead of text\n");
 }
 
 /* Offset of the first byte of @p that differs from @val, or @len. */
@@ -68,14 +73,48 @@ static size_t alloc_mismatch(const unsigned char *p, size_t len, __u8 val)
 	return i;
 }
 
-static int alloc_sync(int fd, __u64 flags)
-{
-	struct dma_buf_sync sync = { .flags = flags };
+/**
+ * struct alloc_access - the CPU's access to the new buffer
+ * @dev_fd: the instance's node
+ * @buf_fd: the buffer
+ * @len: its bytes
+ * @sync: the bracket that worked, NULL before the first
+ */
+struct alloc_access {
+	int dev_fd;
+	int buf_fd;
+	size_t len;
+	const char *sync;
+};
 
-	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync)) {
+/*
+ * One end of the bracket around the CPU's access: CMABUF_IOC_SYNC over the
+ * whole buffer, or DMA_BUF_IOCTL_SYNC on a driver without it (ENOTTY).
+ */
+static int alloc_sync(struct alloc_access *a, __u32 flags)
+{
+	struct cmabuf_sync part = {
+		.fd = a->buf_fd, .flags = flags, .offset = 0, .length = a->len,
+	};
+	struct dma_buf_sync whole = { .flags = flags };
+	int ret;
+
+	if (!a->sync || !strcmp(a->sync, "CMABUF_IOC_SYNC")) {
+		ret = dev_ioctl(a->dev_fd, CMABUF_IOC_SYNC, &part);
+		if (!ret) {
+			a->sync = "CMABUF_IOC_SYNC";
+			return 0;
+		}
+		if (ret != -ENOTTY || a->sync) {
+			msg_err("CMABUF_IOC_SYNC: %s", strerror(-ret));
+			return -1;
+		}
+	}
+	if (ioctl(a->buf_fd, DMA_BUF_IOCTL_SYNC, &whole)) {
 		msg_err("DMA_BUF_IOCTL_SYNC: %s", strerror(errno));
 		return -1;
 	}
+	a->sync = "DMA_BUF_IOCTL_SYNC";
 	return 0;
 }
 
@@ -95,19 +134,23 @@ static int alloc_check(const unsigned char *p, size_t len, __u8 val,
 }
 
 /* Zero check, fill and read-back through a shared mapping. */
-static int alloc_touch(int buf_fd, size_t len, const struct alloc_opts *o,
+static int alloc_touch(struct alloc_access *a, const struct alloc_opts *o,
 		       struct alloc_checks *chk)
 {
+	size_t len = a->len;
 	unsigned char *p;
 	int ret = -1;
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, buf_fd, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, a->buf_fd, 0);
 	if (p == MAP_FAILED) {
 		msg_err("mmap of the dma-buf: %s", strerror(errno));
 		return -1;
 	}
-	if (alloc_sync(buf_fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
+	if (alloc_sync(a, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW))
 		goto unmap;
+	if (!o->json)
+		printf("cpu access: through the mapping, inside %s's bracket\n",
+		       a->sync);
 	if (o->verify) {
 		chk->zeroed = alloc_check(p, len, 0, "zeroed on allocation", o->json);
 		if (!chk->zeroed)
@@ -126,21 +169,26 @@ static int alloc_touch(int buf_fd, size_t len, const struct alloc_opts *o,
 	}
 	ret = 0;
 end_sync:
-	if (alloc_sync(buf_fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
+	if (alloc_sync(a, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW))
 		ret = -1;
 unmap:
 	munmap(p, len);
 	return ret;
 }
 
-static void alloc_print(const struct cmabuf_alloc_data *d, int phys_ret,
+static void alloc_print(const struct alloc_opts *o,
+			const struct cmabuf_alloc_data *d, int phys_ret,
 			const struct cmabuf_phys *phys)
 {
 	char sz[FMT_LEN];
 
-	printf("fd %u, size %s (%llu bytes), strategy %s\n", d->fd,
+	printf("fd %u, size %s (%llu bytes), strategy %s, from %s\n", d->fd,
 	       fmt_size(d->alloc_size, sz, sizeof(sz)), d->alloc_size,
-	       strategy_name(d->strategy));
+	       strategy_name(d->strategy), o->device);
+	if (o->writecombine)
+		printf("write-combined: %s\n", d->buf_flags & CMABUF_BUF_WRITECOMBINE ?
+		       "yes, CPU writes go to memory without the cache" :
+		       "no, the instance's device is coherent: cacheable mappings");
 	if (!phys_ret)
 		printf("phys 0x%llx\n", phys->phys);
 	else if (phys_ret == -EPERM)
@@ -159,7 +207,8 @@ static void alloc_json_check(struct json *j, const char *key, int val)
 static void alloc_print_json(const struct alloc_opts *o,
 			     const struct cmabuf_alloc_data *d, int phys_ret,
 			     const struct cmabuf_phys *phys,
-			     const struct alloc_checks *chk)
+			     const struct alloc_checks *chk,
+			     const struct alloc_access *a)
 {
 	struct json j;
 
@@ -179,7 +228,15 @@ static void alloc_print_json(const struct alloc_opts *o,
 	else
 		json_null(&j, "fill");
 	alloc_json_check(&j, "fill_read_back", chk->fill_read_back);
-	json_u64(&j, "hold_seconds", o->hold);
+	json_bool(&j, "writecombine", d->buf_flags & CMABUF_BUF_WRITECOMBINE);
+	if (a->sync)
+		json_str(&j, "cpu_sync", a->sync);
+	else
+		json_null(&j, "cpu_sync");
+	if (o->hold == HOLD_UNTIL_SIGNAL)
+		json_null(&j, "hold_seconds");
+	else
+		json_u64(&j, "hold_seconds", o->hold);
 	json_end(&j);
 }
 
@@ -247,10 +304,13 @@ static int alloc_run(const struct alloc_opts *o)
 		.size = o->size,
 		.align = o->align,
 		.fd_flags = O_RDWR | O_CLOEXEC,
-		.flags = o->strategy,
+		.flags = o->strategy |
+			 (o->writecombine ? CMABUF_ALLOC_WRITECOMBINE : 0),
 	};
+	struct alloc_access a = { };
 	struct alloc_checks chk = { -1, -1 };
 	int dev_fd, ret, phys_ret, status = 1;
+	char how[32];
 	struct cmabuf_phys phys;
 
 	dev_fd = dev_open(o->device);
@@ -263,19 +323,24 @@ static int alloc_run(const struct alloc_opts *o)
 	}
 	phys_ret = dev_phys(dev_fd, d.fd, &phys);
 	if (!o->json) {
-		alloc_print(&d, phys_ret, &phys);
+		alloc_print(o, &d, phys_ret, &phys);
 		fflush(stdout);
 	}
-	if ((o->verify || o->do_fill) && alloc_touch(d.fd, d.alloc_size, o, &chk))
+	a.dev_fd = dev_fd;
+	a.buf_fd = d.fd;
+	a.len = d.alloc_size;
+	if ((o->verify || o->do_fill) && alloc_touch(&a, o, &chk))
 		goto close_buf;
 	if (o->json)
-		alloc_print_json(o, &d, phys_ret, &phys, &chk);
+		alloc_print_json(o, &d, phys_ret, &phys, &chk, &a);
 	if (o->hold) {
+		hold_catch_signals();
 		if (!o->json)
-			printf("holding for %u s (pid %d, fd %u)\n", o->hold,
-			       getpid(), d.fd);
+			printf("holding %s (pid %d, fd %u)\n",
+			       hold_text(o->hold, how, sizeof(how)), getpid(),
+			       d.fd);
 		fflush(stdout);
-		sleep(o->hold);
+		hold(o->hold);
 	}
 	status = 0;
 close_buf:
@@ -301,80 +366,59 @@ int alloc_parse(int argc, char **argv, struct alloc_opts *o)
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
 		{ "align", required_argument, NULL, 'a' },
-		{ "hold", required_argument, NULL, ALLOC_OPT_HOLD },
+		{ "hold", optional_argument, NULL, ALLOC_OPT_HOLD },
 		{ "fill", required_argument, NULL, 'f' },
 		{ "verify", no_argument, NULL, ALLOC_OPT_VERIFY },
+		{ "writecombine", no_argument, NULL, ALLOC_OPT_WC },
 		{ "device", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *device = NULL;
-	int c, s, ret;
+	struct opt_common oc = { };
+	int c, ret = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->strategy = CMABUF_STRATEGY_AUTO;
 	/* From the start: a process may parse more than once (unit tests). */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "s:a:f:d:jh", opts, NULL)) != -1) {
+	while (!ret && (c = opt_next(argc, argv, "s:a:f:", opts, &oc)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
-				msg_err("alloc: bad strategy '%s' (auto, compound, frozen, legacy or dma)",
-					optarg);
-				return EXIT_USAGE;
-			}
-			o->strategy = s;
+			ret = opt_strategy(argv[0], optarg, &o->strategy);
 			break;
 		case 'a':
-			ret = parse_align(optarg, &o->align);
-			if (ret) {
-				msg_err("alloc: bad alignment '%s': %s (a power of two up to 2^%d, e.g. 2M)",
-					optarg, parse_strerror(ret), CMABUF_ALIGN_MAX);
-				return EXIT_USAGE;
-			}
+			ret = opt_align(argv[0], optarg, &o->align);
 			break;
 		case ALLOC_OPT_HOLD:
-			if (parse_u32(optarg, &o->hold)) {
-				msg_err("alloc: bad --hold '%s' (whole seconds)", optarg);
-				return EXIT_USAGE;
-			}
+			ret = hold_parse(argc, argv, &o->hold);
 			break;
 		case 'f':
 			if (parse_byte(optarg, &o->fill)) {
-				msg_err("alloc: bad --fill '%s' (0-255 or 0x00-0xff)", optarg);
-				return EXIT_USAGE;
+				opt_error(argv[0], "bad --fill '%s' (0-255 or 0x00-0xff)", optarg);
+				ret = EXIT_USAGE;
 			}
 			o->do_fill = true;
 			break;
 		case ALLOC_OPT_VERIFY:
 			o->verify = true;
 			break;
-		case 'd':
-			device = optarg;
-			break;
-		case 'j':
-			o->json = true;
+		case ALLOC_OPT_WC:
+			o->writecombine = true;
 			break;
 		case 'h':
-			alloc_usage(stdout);
+			alloc_usage();
 			return -1;
 		default:
-			alloc_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		msg_err("alloc: expected exactly one SIZE (try 'cmabufctl alloc --help')");
-		return EXIT_USAGE;
-	}
-	ret = parse_size(argv[optind], &o->size);
-	if (ret || !o->size) {
-		msg_err("alloc: bad size '%s': %s (e.g. 4K, 64M, 64MiB, 1G)", argv[optind],
-			ret ? parse_strerror(ret) : "must not be zero");
-		return EXIT_USAGE;
-	}
-	dev_resolve(device, o->device, sizeof(o->device));
+	ret = ret ?: opt_words(argc, argv, 1, 1, "SIZE");
+	ret = ret ?: opt_size(argv[0], "size", argv[optind], &o->size);
+	if (ret)
+		return ret;
+	o->json = oc.json;
+	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return 0;
 }
 

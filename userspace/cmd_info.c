@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -24,6 +23,7 @@
 #include "fmt.h"
 #include "json.h"
 #include "msg.h"
+#include "opts.h"
 #include "parse.h"
 
 /**
@@ -60,22 +60,21 @@ static const char *const info_counters[] = {
 	"allocations", "frees", "failures", "interrupted", "busy_retries",
 };
 
-static void info_usage(FILE *fp)
+static void info_usage(void)
 {
-	fprintf(fp,
-		"usage: cmabufctl info [--device DEV] [--json]\n"
-		"\n"
-		"Describe each cmabuf instance (/dev/cmabuf, /dev/cmabuf-<label>):\n"
-		"its CMA area's size, free and used bytes, the live buffers of the\n"
-		"instance, the buffers it holds ready (prepared, and its reserve), the\n"
-		"bytes it is still releasing, its cap on the buffers of callers without\n"
-		"CAP_SYS_ADMIN, the largest compound order, the strategies this kernel\n"
-		"supports and the driver's version. Without access to the device node,\n"
-		"what sysfs shows (the area, its size where the kernel tells, the\n"
-		"instance's counters).\n"
-		"\n"
-		"  -d, --device DEV  only this instance: a path, a label or 'default'\n"
-		"  -j, --json        one JSON document: {\"format\": 1, ..., \"instances\": [...]}\n");
+	printf("usage: cmabufctl info [--device DEV] [--json]\n"
+	       "\n"
+	       "Describe each cmabuf instance (/dev/cmabuf, /dev/cmabuf-<label>):\n"
+	       "its CMA area's size, free and used bytes, the live buffers of the\n"
+	       "instance, the buffers it holds ready (prepared, and its reserve), the\n"
+	       "bytes it is still releasing, its cap on the buffers of callers without\n"
+	       "CAP_SYS_ADMIN, the largest compound order, the strategies this kernel\n"
+	       "supports and the driver's version. Without access to the device node,\n"
+	       "what sysfs shows (the area, its size where the kernel tells, the\n"
+	       "instance's counters).\n"
+	       "\n"
+	       "  -d, --device DEV  only this instance: a path, a label or 'default'\n"
+	       "  -j, --json        one JSON document: {\"format\": 1, ..., \"instances\": [...]}\n");
 }
 
 /*
@@ -164,7 +163,7 @@ static int info_gather(struct info_inst *in)
 	ret = dev_info(fd, &in->di);
 	close(fd);
 	if (ret) {
-		msg_err("%s: CMABUF_IOC_INFO: %s", in->path, dev_strerror(ret));
+		dev_explain_info(in->path, ret);
 		return 1;
 	}
 	in->ioctl = true;
@@ -212,8 +211,9 @@ static void info_print_text(const struct info_inst *in)
 		printf("  free        %s\n", fmt_size(i->free_bytes, a, sizeof(a)));
 		printf("  used        %s\n", fmt_size(i->used_bytes, a, sizeof(a)));
 	} else if (i->total_bytes) {
-		printf("  size        %s (from the reserved-memory node; this kernel does not report free bytes)\n",
-		       fmt_size(i->total_bytes, a, sizeof(a)));
+		printf("  size        %s (from the reserved-memory node; %s)\n",
+		       fmt_size(i->total_bytes, a, sizeof(a)),
+		       "this kernel does not report free bytes");
 	} else {
 		printf("  size        unknown (this kernel does not report area statistics)\n");
 	}
@@ -396,30 +396,21 @@ int cmd_info(int argc, char **argv)
 	};
 	static char paths[DEV_LIST_MAX][PATH_MAX];
 	static struct info_inst insts[DEV_LIST_MAX];
-	const char *device = NULL;
-	int json = 0, status = 0;
+	struct opt_common oc = { };
+	const char *device;
+	int json, status = 0;
 	int c, i, n, shown = 0;
 
-	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			device = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			info_usage(stdout);
-			return 0;
-		default:
-			info_usage(stderr);
+	while ((c = opt_next(argc, argv, "", opts, &oc)) != -1) {
+		if (c != 'h')
 			return EXIT_USAGE;
-		}
+		info_usage();
+		return 0;
 	}
-	if (optind < argc) {
-		msg_err("info: unexpected argument '%s'", argv[optind]);
+	if (opt_words(argc, argv, 0, 0, ""))
 		return EXIT_USAGE;
-	}
+	device = oc.device;
+	json = oc.json;
 
 	if (device) {
 		dev_resolve(device, paths[0], PATH_MAX);

@@ -11,8 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +20,10 @@
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
+#include "hold.h"
 #include "json.h"
 #include "msg.h"
+#include "opts.h"
 #include "parse.h"
 #include "prepare.h"
 
@@ -32,29 +32,31 @@
 /* CAP_SYS_ADMIN, the capability that lifts the per-file limit. */
 #define PREPARE_CAP_SYS_ADMIN	21
 
-static void prepare_usage(FILE *fp)
+static void prepare_usage(void)
 {
-	fprintf(fp,
-		"usage: cmabufctl prepare SIZE COUNT [--strategy S] [--align A] [--timeout MS]\n"
-		"                        [--wait] [--hold SECONDS] [--device DEV] [--json]\n"
-		"\n"
-		"Have COUNT buffers of SIZE bytes ready on the instance, allocated and\n"
-		"cleared in the background: an allocation of that size (cmabufctl alloc,\n"
-		"any program's CMABUF_IOC_ALLOC, the instance's dma-heap) takes one at\n"
-		"once, and another is made. They are kept while this command runs and go\n"
-		"back to CMA when it exits, when none was taken for the time-out, or when\n"
-		"memory is short. SIZE and A are bytes with binary units (12M, 64MiB).\n"
-		"\n"
-		"  -s, --strategy S   auto (default), compound, frozen, legacy or dma: as the\n"
-		"                     allocations that are to take them ask\n"
-		"  -a, --align A      physical alignment, a power of two\n"
-		"  -t, --timeout MS   give them back when none was taken for MS ms\n"
-		"                     (default: the module's prepare_timeout_ms)\n"
-		"  -w, --wait         return once all COUNT are ready\n"
-		"      --hold SECONDS keep them that long (SIGINT or SIGTERM ends it\n"
-		"                     sooner), then give them back\n"
-		"  -d, --device DEV   a path, a label or 'default' (default /dev/cmabuf)\n"
-		"  -j, --json         one JSON document instead of text\n");
+	printf("usage: cmabufctl prepare SIZE COUNT [--strategy S] [--align A] [--timeout MS]\n"
+	       "                        [--wait] [--hold [SECONDS]] [--device DEV] [--json]\n"
+	       "\n"
+	       "Have COUNT buffers of SIZE bytes ready on the instance, allocated and\n"
+	       "cleared in the background: an allocation of that size (cmabufctl alloc,\n"
+	       "any program's CMABUF_IOC_ALLOC, the instance's dma-heap) takes one at\n"
+	       "once, and another is made. They are kept while this command runs and go\n"
+	       "back to CMA when it exits, when none was taken for the time-out, or when\n"
+	       "memory is short. SIZE and A are bytes with binary units (12M, 64MiB).\n"
+	       "For buffers kept whatever the time-out and memory pressure, see\n"
+	       "'cmabufctl reserve'.\n"
+	       "\n"
+	       "  -s, --strategy S   auto (default), compound, frozen, legacy or dma: as the\n"
+	       "                     allocations that are to take them ask\n"
+	       "  -a, --align A      physical alignment, a power of two\n"
+	       "  -t, --timeout MS   give them back when none was taken for MS ms\n"
+	       "                     (default: the module's prepare_timeout_ms)\n"
+	       "  -w, --wait         return once all COUNT are ready\n"
+	       "      --hold [SECONDS] keep them that long, or without SECONDS until\n"
+	       "                     SIGINT or SIGTERM (which end the hold sooner),\n"
+	       "                     then give them back\n"
+	       "  -d, --device DEV   an instance: a path, a label or 'default'\n"
+	       "  -j, --json         one JSON document instead of text\n");
 }
 
 /**
@@ -74,84 +76,52 @@ int prepare_parse(int argc, char **argv, struct prepare_opts *o)
 		{ "align", required_argument, NULL, 'a' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "wait", no_argument, NULL, 'w' },
-		{ "hold", required_argument, NULL, PREPARE_OPT_HOLD },
+		{ "hold", optional_argument, NULL, PREPARE_OPT_HOLD },
 		{ "device", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *device = NULL;
-	int c, s, ret;
+	struct opt_common oc = { };
+	int c, ret = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->strategy = CMABUF_STRATEGY_AUTO;
 	/* From the start: a process may parse more than once (unit tests). */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "s:a:t:wd:jh", opts, NULL)) != -1) {
+	while (!ret && (c = opt_next(argc, argv, "s:a:t:w", opts, &oc)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
-				msg_err("prepare: bad strategy '%s' (auto, compound, frozen, legacy or dma)",
-					optarg);
-				return EXIT_USAGE;
-			}
-			o->strategy = s;
+			ret = opt_strategy(argv[0], optarg, &o->strategy);
 			break;
 		case 'a':
-			ret = parse_align(optarg, &o->align);
-			if (ret) {
-				msg_err("prepare: bad alignment '%s': %s (a power of two up to 2^%d, e.g. 2M)",
-					optarg, parse_strerror(ret), CMABUF_ALIGN_MAX);
-				return EXIT_USAGE;
-			}
+			ret = opt_align(argv[0], optarg, &o->align);
 			break;
 		case 't':
-			if (parse_u32(optarg, &o->timeout_ms)) {
-				msg_err("prepare: bad --timeout '%s' (whole milliseconds)",
-					optarg);
-				return EXIT_USAGE;
-			}
+			ret = opt_u32(argv[0], "--timeout", optarg, 0, UINT_MAX,
+				      &o->timeout_ms);
 			break;
 		case 'w':
 			o->wait = true;
 			break;
 		case PREPARE_OPT_HOLD:
-			if (parse_u32(optarg, &o->hold)) {
-				msg_err("prepare: bad --hold '%s' (whole seconds)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'd':
-			device = optarg;
-			break;
-		case 'j':
-			o->json = true;
+			ret = hold_parse(argc, argv, &o->hold);
 			break;
 		case 'h':
-			prepare_usage(stdout);
+			prepare_usage();
 			return -1;
 		default:
-			prepare_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 2) {
-		msg_err("prepare: expected SIZE and COUNT (try 'cmabufctl prepare --help')");
-		return EXIT_USAGE;
-	}
-	ret = parse_size(argv[optind], &o->size);
-	if (ret || !o->size) {
-		msg_err("prepare: bad size '%s': %s (e.g. 4K, 12M, 64MiB, 1G)",
-			argv[optind], ret ? parse_strerror(ret) : "must not be zero");
-		return EXIT_USAGE;
-	}
-	if (parse_u32(argv[optind + 1], &o->count) || !o->count ||
-	    o->count > CMABUF_PREPARE_MAX_COUNT) {
-		msg_err("prepare: bad count '%s' (1 to %d buffers of one size)",
-			argv[optind + 1], CMABUF_PREPARE_MAX_COUNT);
-		return EXIT_USAGE;
-	}
-	dev_resolve(device, o->device, sizeof(o->device));
+	ret = ret ?: opt_words(argc, argv, 2, 2, "SIZE COUNT");
+	ret = ret ?: opt_size(argv[0], "size", argv[optind], &o->size);
+	ret = ret ?: opt_u32(argv[0], "count", argv[optind + 1], 1,
+			     CMABUF_PREPARE_MAX_COUNT, &o->count);
+	if (ret)
+		return ret;
+	o->json = oc.json;
+	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return 0;
 }
 
@@ -324,21 +294,6 @@ static void prepare_explain(int dev_fd, const struct prepare_opts *o, int err)
 	}
 }
 
-/* SIGINT and SIGTERM only cut the hold short: the summary still comes. */
-static void prepare_on_signal(int sig)
-{
-}
-
-/* From now on SIGINT and SIGTERM end a hold (before it is announced). */
-static void prepare_catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = prepare_on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* An instance-wide counter (stats/NAME), or ~0 when unreadable. */
 static __u64 prepare_stat(const char *device, const char *name)
 {
@@ -367,7 +322,10 @@ static void prepare_print_json(const struct prepare_opts *o,
 		json_null(&j, "timeout_ms");
 	json_bool(&j, "wait", o->wait);
 	json_u64(&j, "ready", p->ready);
-	json_u64(&j, "hold_seconds", o->hold);
+	if (o->hold == HOLD_UNTIL_SIGNAL)
+		json_null(&j, "hold_seconds");
+	else
+		json_u64(&j, "hold_seconds", o->hold);
 	if (hits != ~0ULL)
 		json_u64(&j, "hits_while_held", hits);
 	else
@@ -385,7 +343,7 @@ static int prepare_run(const struct prepare_opts *o)
 		.timeout_ms = o->timeout_ms,
 	};
 	__u64 hits0, hits1, hits = ~0ULL;
-	char sz[FMT_LEN], tmo[32];
+	char sz[FMT_LEN], tmo[32], how[32];
 	unsigned int held = 0;
 	int dev_fd, ret;
 
@@ -400,7 +358,7 @@ static int prepare_run(const struct prepare_opts *o)
 		return 1;
 	}
 	if (o->hold)
-		prepare_catch_signals();
+		hold_catch_signals();
 	if (o->timeout_ms)
 		snprintf(tmo, sizeof(tmo), "%u ms", o->timeout_ms);
 	else
@@ -411,12 +369,12 @@ static int prepare_run(const struct prepare_opts *o)
 		       o->count, fmt_size(o->size, sz, sizeof(sz)), o->device,
 		       strategy_name(o->strategy), tmo, p.ready);
 		if (o->hold)
-			printf("holding for %u s (pid %d): allocations of %s take them\n",
-			       o->hold, getpid(), sz);
+			printf("holding %s (pid %d): allocations of %s take them\n",
+			       hold_text(o->hold, how, sizeof(how)), getpid(), sz);
 		fflush(stdout);
 	}
 	if (o->hold) {
-		held = o->hold - sleep(o->hold);
+		held = hold(o->hold);
 		hits1 = prepare_stat(o->device, "prepare_hits");
 		if (hits0 != ~0ULL && hits1 != ~0ULL)
 			hits = hits1 - hits0;

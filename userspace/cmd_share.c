@@ -3,8 +3,8 @@
  * cmabufctl share: a diagnostic. Allocate a buffer, write a pattern into
  * it and hand it to each importer (a V4L2 capture device, a KMS display
  * device), which prints what it checked and, for what failed, why and
- * what to do. The test bed's build adds its own importers (vgem and the
- * test module), which the installed tool neither has nor names.
+ * what to do. The test bed's program (tests/testctl) runs the same with
+ * its own importers beside these (share_main()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,73 +16,56 @@
 #include "fmt.h"
 #include "json.h"
 #include "msg.h"
+#include "opts.h"
 #include "parse.h"
 #include "share.h"
 
-/* Every importer, in the order they run. */
-static const struct share_importer *const importers[] = {
+/* A board's importers, in the order they run. */
+static const struct share_importer *const board_importers[] = {
 	&share_v4l2,
 	&share_kms,
-#ifdef CMABUFCTL_TESTS
-	&share_vgem,
-	&share_importer,
-#endif
 };
 
-#define NR_IMPORTERS	ARRAY_SIZE(importers)
-
-static void share_usage(FILE *fp)
+static void share_usage(const struct share_set *set)
 {
 	size_t i;
 
-	fprintf(fp,
-		"usage: cmabufctl share [SIZE] [--importer NAME|all] [--video NODE]\n"
-		"                       [--card NODE] [--timeout MS] [--strategy S]\n"
-		"                       [--device DEV] [--json]\n"
-		"\n"
-		"A diagnostic: does a capture or display driver of this machine take\n"
-		"cmabuf's buffers, and if not, why. It allocates a buffer of SIZE\n"
-		"(default 1M) from DEV, writes a pattern into it through mmap, hands it\n"
-		"to each importer and prints what was checked, node by node. An importer\n"
-		"with no device here is skipped, with what it needs, unless --importer\n"
-		"names it: then it is an error.\n"
-		"\nimporters:\n");
-	for (i = 0; i < NR_IMPORTERS; i++)
-		fprintf(fp, "  %-8s %s\n", importers[i]->name, importers[i]->help);
-	fprintf(fp,
-		"\n"
-		"v4l2 captures one frame on every /dev/video* that captures with\n"
-		"streaming I/O (memory-to-memory and output nodes are skipped): the\n"
-		"current format, buffers of its sizeimage from DEV imported with\n"
-		"V4L2_MEMORY_DMABUF, then the frame's bytesused and that the device\n"
-		"wrote into the buffer. kms imports the buffer into every DRM card with\n"
-		"modesetting as an XRGB8888 framebuffer; with a writeback connector it\n"
-		"scans the buffer out on a free CRTC, writes the output back into a\n"
-		"second buffer and compares the pixels; otherwise it runs a TEST_ONLY\n"
-		"commit on a connected display's mode (nothing is displayed). Commits\n"
-		"need the DRM master: stop a compositor first.\n"
-		"A device whose DMA mask does not reach DEV's area is refused its\n"
-		"mapping: use an instance below the mask ('dma reach' in 'cmabufctl\n"
-		"info').\n"
-#ifdef CMABUFCTL_TESTS
-		"\n"
-		"vgem needs the vgem DRM driver (CONFIG_DRM_VGEM, 'modprobe vgem'). The\n"
-		"importer needs the test module cmabuf_importer.ko and a cmabufctl built\n"
-		"with it, both from 'make TESTS=1'; its run checks every step of a device\n"
-		"driver's use (attach, map, vmap, CPU access, unmap, detach), the DMA\n"
-		"segment, the pattern both ways, and that a buffer it holds after our fd\n"
-		"is closed keeps its CMA pages until released. Comparing the DMA address\n"
-		"with the physical one needs CAP_SYS_RAWIO; the CMA counters need debugfs.\n"
-#endif
-		"\n"
-		"  -i, --importer NAME  only this importer (default: all)\n"
-		"      --video NODE     v4l2: only this node (/dev/video2 or video2)\n"
-		"      --card NODE      kms: only this card (/dev/dri/card0 or card0)\n"
-		"  -t, --timeout MS     wait for a frame or a writeback (default %u)\n"
-		"  -s, --strategy S     auto (default), compound, frozen, legacy or dma\n"
-		"  -d, --device DEV     a path, a label or 'default' (default /dev/cmabuf)\n"
-		"  -j, --json           one JSON document instead of text\n",
-		SHARE_TIMEOUT_MS);
+	printf("usage: cmabufctl share [SIZE] [--importer NAME|all] [--video NODE]\n"
+	       "                       [--card NODE] [--timeout MS] [--strategy S]\n"
+	       "                       [--device DEV] [--json]\n"
+	       "\n"
+	       "A diagnostic: does a capture or display driver of this machine take\n"
+	       "cmabuf's buffers, and if not, why. It allocates a buffer of SIZE\n"
+	       "(default 1M) from DEV, writes a pattern into it through mmap, hands it\n"
+	       "to each importer and prints what was checked, node by node. An importer\n"
+	       "with no device here is skipped, with what it needs, unless --importer\n"
+	       "names it: then it is an error.\n"
+	       "\nimporters:\n");
+	for (i = 0; i < set->n; i++)
+		printf("  %-8s %s\n", set->importers[i]->name,
+		       set->importers[i]->help);
+	printf("\n"
+	       "v4l2 captures one frame on every /dev/video* that captures with\n"
+	       "streaming I/O (memory-to-memory and output nodes are skipped): the\n"
+	       "current format, buffers of its sizeimage from DEV imported with\n"
+	       "V4L2_MEMORY_DMABUF, then the frame's bytesused and that the device\n"
+	       "wrote into the buffer. kms imports the buffer into every DRM card with\n"
+	       "modesetting as an XRGB8888 framebuffer; with a writeback connector it\n"
+	       "scans the buffer out on a free CRTC, writes the output back into a\n"
+	       "second buffer and compares the pixels; otherwise it runs a TEST_ONLY\n"
+	       "commit on a connected display's mode (nothing is displayed). Commits\n"
+	       "need the DRM master: stop a compositor first.\n"
+	       "A device whose DMA mask does not reach DEV's area is refused its\n"
+	       "mapping: use an instance below the mask ('dma reach' in 'cmabufctl\n"
+	       "info').\n%s\n"
+	       "  -i, --importer NAME  only this importer (default: all)\n"
+	       "      --video NODE     v4l2: only this node (/dev/video2 or video2)\n"
+	       "      --card NODE      kms: only this card (/dev/dri/card0 or card0)\n"
+	       "  -t, --timeout MS     wait for a frame or a writeback (default %u)\n"
+	       "  -s, --strategy S     auto (default), compound, frozen, legacy or dma\n"
+	       "  -d, --device DEV     an instance: a path, a label or 'default'\n"
+	       "  -j, --json           one JSON document instead of text\n",
+	       set->help ? set->help : "", SHARE_TIMEOUT_MS);
 }
 
 static void share_json_result(struct json *j, const struct share_importer *imp,
@@ -161,7 +144,8 @@ static void share_json_begin(struct json *j, const struct share_buf *buf)
 	json_array(j, "importers");
 }
 
-static int share_run(struct share_buf *buf, const char *importer, bool json)
+static int share_run(struct share_buf *buf, const struct share_set *set,
+		     const char *importer, bool json)
 {
 	bool named = strcmp(importer, "all");
 	unsigned int i, ran = 0;
@@ -169,13 +153,13 @@ static int share_run(struct share_buf *buf, const char *importer, bool json)
 	int status = 0, ret;
 	struct json j;
 
-	for (i = 0; i < NR_IMPORTERS; i++) {
-		if (!strcmp(importer, "all") || !strcmp(importer, importers[i]->name))
+	for (i = 0; i < set->n; i++) {
+		if (!strcmp(importer, "all") ||
+		    !strcmp(importer, set->importers[i]->name))
 			break;
 	}
-	if (i == NR_IMPORTERS) {
-		msg_err("share: unknown importer '%s' (try 'cmabufctl share --help')",
-			importer);
+	if (i == set->n) {
+		opt_error("share", "unknown importer '%s'", importer);
 		return EXIT_USAGE;
 	}
 	buf->dev_fd = dev_open(buf->dev_path);
@@ -191,10 +175,10 @@ static int share_run(struct share_buf *buf, const char *importer, bool json)
 		printf("buffer: fd %d, %s, strategy %s, pattern 0x%02x, from %s\n",
 		       buf->fd, fmt_size(buf->size, sz, sizeof(sz)),
 		       strategy_name(buf->strategy), buf->pattern, buf->dev_path);
-	for (i = 0; i < NR_IMPORTERS; i++) {
-		if (named && strcmp(importer, importers[i]->name))
+	for (i = 0; i < set->n; i++) {
+		if (named && strcmp(importer, set->importers[i]->name))
 			continue;
-		ret = share_one(importers[i], buf, named, json ? &j : NULL);
+		ret = share_one(set->importers[i], buf, named, json ? &j : NULL);
 		if (ret == -ENODEV)
 			continue;
 		ran++;
@@ -204,7 +188,8 @@ static int share_run(struct share_buf *buf, const char *importer, bool json)
 		json_end(&j);
 	if (!ran) {
 		fflush(stdout);
-		msg_err("share: no importer is available (try 'cmabufctl share --help')");
+		msg_err("share: no importer is available (try '%s share --help')",
+			msg_prog());
 		status = 1;
 	}
 	close(buf->fd);
@@ -212,7 +197,15 @@ static int share_run(struct share_buf *buf, const char *importer, bool json)
 	return status;
 }
 
-int cmd_share(int argc, char **argv)
+/**
+ * share_main() - the share command with a set of importers
+ * @argc: arguments, the command's name first
+ * @argv: them
+ * @set: the importers, in the order they run, and their help
+ *
+ * Return: the exit status.
+ */
+int share_main(int argc, char **argv, const struct share_set *set)
 {
 	struct share_opts o;
 	struct share_buf buf = {
@@ -222,7 +215,7 @@ int cmd_share(int argc, char **argv)
 
 	ret = share_parse(argc, argv, &o);
 	if (ret == SHARE_HELP) {
-		share_usage(stdout);
+		share_usage(set);
 		return 0;
 	}
 	if (ret)
@@ -234,5 +227,15 @@ int cmd_share(int argc, char **argv)
 	buf.card = o.card[0] ? o.card : NULL;
 	buf.timeout_ms = o.timeout_ms;
 	share_log_json_mode(o.json);
-	return share_run(&buf, o.importer, o.json);
+	return share_run(&buf, set, o.importer, o.json);
+}
+
+int cmd_share(int argc, char **argv)
+{
+	static const struct share_set board = {
+		.importers = board_importers,
+		.n = ARRAY_SIZE(board_importers),
+	};
+
+	return share_main(argc, argv, &board);
 }

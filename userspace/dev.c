@@ -15,9 +15,31 @@
 #include "dev.h"
 #include "msg.h"
 
+/*
+ * The instance of a command without -d: /dev/cmabuf where this user may
+ * open it, else the first instance that it may (the udev rule gives the
+ * named ones to group video and keeps /dev/cmabuf root's: a member of video
+ * gets one of those), else /dev/cmabuf, whose open then says why not.
+ */
+static void dev_default(char *buf, size_t len)
+{
+	char paths[DEV_LIST_MAX][PATH_MAX];
+	int i, n;
+
+	snprintf(buf, len, "%s", DEV_DEFAULT);
+	n = dev_list(paths, DEV_LIST_MAX);
+	for (i = 0; i < n; i++) {
+		if (!access(paths[i], R_OK | W_OK)) {
+			snprintf(buf, len, "%s", paths[i]);
+			return;
+		}
+	}
+}
+
 /**
  * dev_resolve() - turn a --device argument into a path
- * @arg: a path ("/dev/cmabuf-large"), a label ("large"), or "default"
+ * @arg: a path ("/dev/cmabuf-large"), a label ("large"), "default", or
+ *	NULL for what dev_default() picks
  * @buf: room for the result
  * @len: size of @buf
  *
@@ -25,7 +47,9 @@
  */
 const char *dev_resolve(const char *arg, char *buf, size_t len)
 {
-	if (!arg || !strcmp(arg, "default"))
+	if (!arg)
+		dev_default(buf, len);
+	else if (!strcmp(arg, "default"))
 		snprintf(buf, len, "%s", DEV_DEFAULT);
 	else if (strchr(arg, '/'))
 		snprintf(buf, len, "%s", arg);
@@ -168,13 +192,34 @@ void dev_explain_open(const char *path, int err)
 	}
 }
 
-/* Open @path read-write; on failure print why and return -errno. */
+/* The one line for CMABUF_IOC_INFO's @err on @path. */
+void dev_explain_info(const char *path, int err)
+{
+	if (err == -ENOTTY)
+		msg_err("%s: not a cmabuf device", path);
+	else
+		msg_err("%s: CMABUF_IOC_INFO: %s", path, strerror(-err));
+}
+
+/*
+ * Open the instance @path read-write, a cmabuf device (INFO answers): the
+ * fd, or -errno after the one line that says why not.
+ */
 int dev_open(const char *path)
 {
-	int fd = dev_try_open(path, O_RDWR);
+	int fd = dev_try_open(path, O_RDWR), ret;
+	struct dev_info di;
 
-	if (fd < 0)
+	if (fd < 0) {
 		dev_explain_open(path, fd);
+		return fd;
+	}
+	ret = dev_info(fd, &di);
+	if (ret == -ENOTTY) {
+		dev_explain_info(path, ret);
+		close(fd);
+		return ret;
+	}
 	return fd;
 }
 
@@ -236,6 +281,22 @@ const char *dev_strerror(int err)
 int dev_alloc(int fd, struct cmabuf_alloc_data *data)
 {
 	return dev_ioctl(fd, CMABUF_IOC_ALLOC, data);
+}
+
+/* A read-write dma-buf of @size bytes with @strategy into *@buf_fd. */
+int dev_alloc_fd(int fd, __u64 size, unsigned int strategy, int *buf_fd)
+{
+	struct cmabuf_alloc_data d = {
+		.size = size,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+		.flags = strategy,
+	};
+	int ret;
+
+	ret = dev_alloc(fd, &d);
+	if (!ret)
+		*buf_fd = d.fd;
+	return ret;
 }
 
 int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys)
@@ -330,27 +391,6 @@ int dev_area_sysfs_read(const char *area, const char *file, __u64 *val)
 }
 
 /*
- * The pages of @area in use: debugfs "used" (root's), or where the kernel
- * has no CMA debugfs (Debian's kernels) its world-readable CMA sysfs
- * counters, pages allocated minus pages released. Return: 0 or the -errno
- * of the debugfs read when neither is there.
- */
-int dev_area_used(const char *area, __u64 *val)
-{
-	__u64 allocated, released;
-	int ret;
-
-	ret = dev_area_read(area, "used", val);
-	if (ret != -ENOENT)
-		return ret;
-	if (dev_area_sysfs_read(area, "alloc_pages_success", &allocated) ||
-	    dev_area_sysfs_read(area, "release_pages_success", &released))
-		return ret;
-	*val = allocated - released;
-	return 0;
-}
-
-/*
  * The largest free range of the area in bytes, from CMA debugfs "maxchunk":
  * 0 where only root may read it, %DEV_UNTOLD where the kernel has no CMA
  * debugfs (Debian's kernels).
@@ -391,6 +431,28 @@ int dev_sysfs_u64(const char *path, const char *file, __u64 *val)
 	const char *name = strrchr(path, '/');
 
 	return dev_read_u64(MISC_SYSFS, name ? name + 1 : path, file, val);
+}
+
+/*
+ * Write @text into the sysfs file @file of the instance @path ("reserve").
+ * Return: 0 or -errno, the store's own (EINVAL, ENOSPC) included.
+ */
+int dev_sysfs_write(const char *path, const char *file, const char *text)
+{
+	const char *name = strrchr(path, '/');
+	char sysfs[PATH_MAX];
+	size_t len = strlen(text);
+	int fd, ret = 0;
+
+	snprintf(sysfs, sizeof(sysfs), "%s/%s/%s", MISC_SYSFS,
+		 name ? name + 1 : path, file);
+	fd = open(sysfs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		ret = errno ? -errno : -EIO;
+	close(fd);
+	return ret;
 }
 
 /*

@@ -4,7 +4,7 @@
  * files and the counters of its CMA area (sysfs, debugfs).
  *
  * The wrappers return 0 or a negative errno and print nothing, except
- * dev_open() and dev_explain_open(), which print the one error line that
+ * dev_open() and dev_explain_*(), which print the one error line that
  * explains the failure and what fixes it.
  */
 #ifndef CMABUFCTL_DEV_H
@@ -40,6 +40,7 @@ struct dev_info {
 const char *dev_resolve(const char *arg, char *buf, size_t len);
 int dev_try_open(const char *path, int flags);
 void dev_explain_open(const char *path, int err);
+void dev_explain_info(const char *path, int err);
 const char *dev_access_hint(const char *path, char *buf, size_t len);
 int dev_open(const char *path);
 int dev_ioctl(int fd, unsigned long cmd, void *arg);
@@ -47,15 +48,16 @@ int dev_info(int fd, struct dev_info *di);
 void dev_area_stats(struct dev_info *di);
 const char *dev_strerror(int err);
 int dev_alloc(int fd, struct cmabuf_alloc_data *data);
+int dev_alloc_fd(int fd, __u64 size, unsigned int strategy, int *buf_fd);
 int dev_phys(int fd, int dmabuf_fd, struct cmabuf_phys *phys);
 int dev_list(char paths[][PATH_MAX], int max);
 int dev_read_line(const char *path, char *buf, size_t len);
 int dev_area_read(const char *area, const char *file, __u64 *val);
-int dev_area_used(const char *area, __u64 *val);
 __u64 dev_area_largest_free(const struct dev_info *di);
 int dev_area_sysfs_read(const char *area, const char *file, __u64 *val);
 int dev_sysfs_read(const char *path, const char *file, char *buf, size_t len);
 int dev_sysfs_u64(const char *path, const char *file, __u64 *val);
+int dev_sysfs_write(const char *path, const char *file, const char *text);
 bool dev_cap_read(const char *path, __u64 *held, __u64 *max);
 int dev_wait_released(const char *path, unsigned int timeout_ms);
 

@@ -46,8 +46,17 @@ void json_string(FILE *fp, const char *s)
 }
 
 /* A new document: its object, its format first. */
+/* Documents begun so far. */
+static unsigned int json_begun;
+
+unsigned int json_documents(void)
+{
+	return json_begun;
+}
+
 void json_begin(struct json *j, FILE *fp)
 {
+	json_begun++;
 	j->fp = fp;
 	j->depth = 1;
 	j->fields[0] = 0;

@@ -6,7 +6,9 @@
  * Every document cmabufctl prints starts with "format": JSON_FORMAT, which
  * changes only when a key changes meaning or goes away (adding keys does
  * not change it). Keys are the same on every kernel: what a kernel cannot
- * tell is null, never missing.
+ * tell is null, never missing. Yes and no are true and false. A command
+ * that fails before its document prints one of "command", "exit_status"
+ * and "error" (main.c).
  */
 #ifndef CMABUFCTL_JSON_H
 #define CMABUFCTL_JSON_H
@@ -34,6 +36,7 @@ struct json {
 
 void json_string(FILE *fp, const char *s);
 void json_begin(struct json *j, FILE *fp);
+unsigned int json_documents(void);
 void json_end(struct json *j);
 
 /* A member of the current object, or with a NULL @key an array element. */

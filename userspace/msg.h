@@ -10,6 +10,8 @@
 /* Exit status of a bad command line; other failures exit with 1. */
 #define EXIT_USAGE	2
 
+const char *msg_prog(void);
+const char *msg_last(void);
 void msg_err(const char *fmt, ...) __printf(1, 2);
 void msg_warn(const char *fmt, ...) __printf(1, 2);
 

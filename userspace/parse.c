@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -136,6 +137,31 @@ static int parse_max(const char *s, __u64 max, __u64 *out)
 	ret = parse_u64(s, out);
 	if (!ret && *out > max)
 		ret = -ERANGE;
+	return ret;
+}
+
+/**
+ * parse_list() - each entry of a comma-separated list
+ * @list: the list ("compound,legacy")
+ * @each: called with each non-empty entry, in order, until it returns
+ *	non-zero
+ * @arg: for @each
+ *
+ * Return: what the last @each returned, 0 for none, or -ENOMEM.
+ */
+int parse_list(const char *list, int (*each)(const char *tok, void *arg),
+	       void *arg)
+{
+	char *copy, *tok, *save;
+	int ret = 0;
+
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save))
+		ret = each(tok, arg);
+	free(copy);
 	return ret;
 }
 

@@ -17,6 +17,8 @@
 int parse_size(const char *s, __u64 *out);
 int parse_u64(const char *s, __u64 *out);
 int parse_u32(const char *s, __u32 *out);
+int parse_list(const char *list, int (*each)(const char *tok, void *arg),
+	       void *arg);
 int parse_byte(const char *s, __u8 *out);
 int parse_align(const char *s, __u32 *log2_out);
 int parse_strategy(const char *s, int *out);

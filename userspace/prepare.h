@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cmabufctl prepare: its command line and its error text, for the command
- * (cmd_prepare.c) and the unit tests.
+ * cmabufctl prepare and reserve: their command lines and prepare's error
+ * text, for the commands (cmd_prepare.c, cmd_reserve.c) and the unit tests.
  */
 #ifndef CMABUFCTL_PREPARE_H
 #define CMABUFCTL_PREPARE_H
@@ -24,7 +24,8 @@
  * @timeout_ms: how long untaken buffers stay ready, 0 for the driver's
  *	default
  * @wait: return once all are ready
- * @hold: seconds to keep them (the file) before giving them back
+ * @hold: seconds to keep them (the file) before giving them back, or
+ *	%HOLD_UNTIL_SIGNAL
  * @json: print one JSON document instead of text
  */
 struct prepare_opts {
@@ -61,6 +62,33 @@ struct prepare_limits {
 };
 
 int prepare_parse(int argc, char **argv, struct prepare_opts *o);
+
+/* Kinds of buffers a reserve may have: the driver's CMABUF_RESERVE_MAX. */
+#define RESERVE_MAX_KINDS	16
+
+/**
+ * struct reserve_opts - what the command line of reserve asked for
+ * @device: device path
+ * @sizes: bytes of each kind of buffer
+ * @counts: buffers of each kind
+ * @n: kinds
+ * @set: write @sizes and @counts as the reserve ("none": @n is 0, drop it)
+ * @max: bytes for reserve_max_bytes
+ * @set_max: write @max first
+ * @json: print one JSON document instead of text
+ */
+struct reserve_opts {
+	char device[PATH_MAX];
+	__u64 sizes[RESERVE_MAX_KINDS];
+	__u32 counts[RESERVE_MAX_KINDS];
+	unsigned int n;
+	bool set;
+	__u64 max;
+	bool set_max;
+	bool json;
+};
+
+int reserve_parse(int argc, char **argv, struct reserve_opts *o);
 void prepare_explain_enospc(const struct prepare_limits *l, __u64 size,
 			    __u32 count, char *buf, size_t len);
 

@@ -14,8 +14,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/dma-buf.h>
@@ -312,89 +310,3 @@ void share_explain_unreachable(const struct share_buf *buf, __u64 before,
 	share_why_unreachable(why, len, buf->dev_path, before,
 			      share_unreachable_maps(buf), bits, reach);
 }
-
-/*
- * Child side: allocate, report the fd number, wait until the parent has
- * taken its own reference (the "go" pipe closes), exit.
- */
-static void share_child(const struct share_buf *buf, int report, int go)
-{
-	int dev_fd, fd;
-	char byte;
-
-	dev_fd = dev_open(buf->dev_path);
-	if (dev_fd < 0 || share_alloc(buf, dev_fd, &fd))
-		_exit(1);
-	if (write(report, &fd, sizeof(fd)) != sizeof(fd))
-		_exit(1);
-	while (read(go, &byte, 1) > 0)
-		;
-	_exit(0);
-}
-
-/* The parent's own fd of the child's dma-buf, through pidfd_getfd(). */
-static int share_take(pid_t pid, int report, int *fd)
-{
-	int pidfd, child_fd, ret = 0;
-
-	if (read(report, &child_fd, sizeof(child_fd)) != sizeof(child_fd))
-		return -EIO;
-	pidfd = syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
-		return -errno;
-	*fd = syscall(SYS_pidfd_getfd, pidfd, child_fd, 0);
-	if (*fd < 0)
-		ret = -errno;
-	close(pidfd);
-	return ret;
-}
-
-/*
- * A buffer exported by a child process that has exited by the time this
- * returns: the parent took the fd with pidfd_getfd(), which needs no
- * sockets (CONFIG_NET may be off), and is the buffer's only user.
- */
-int share_alloc_in_child(const struct share_buf *buf, int *fd)
-{
-	int report[2], go[2], status, ret;
-	pid_t pid;
-
-	if (pipe2(report, O_CLOEXEC))
-		return -errno;
-	if (pipe2(go, O_CLOEXEC)) {
-		ret = -errno;
-		goto close_report;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		goto close_go;
-	}
-	if (!pid) {
-		close(go[1]);
-		share_child(buf, report[1], go[0]);
-	}
-	/* A child that dies before reporting must end the read with EOF. */
-	close(report[1]);
-	report[1] = -1;
-	ret = share_take(pid, report[0], fd);
-	close(go[1]);
-	go[1] = -1;
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
-		if (!ret)
-			close(*fd);
-		ret = ret ?: -ECHILD;
-	}
-close_go:
-	close(go[0]);
-	if (go[1] >= 0)
-		close(go[1]);
-close_report:
-	close(report[0]);
-	if (report[1] >= 0)
-		close(report[1]);
-	return ret;
-}
-

@@ -111,10 +111,20 @@ struct share_importer {
 
 extern const struct share_importer share_v4l2;
 extern const struct share_importer share_kms;
-#ifdef CMABUFCTL_TESTS
-extern const struct share_importer share_vgem;
-extern const struct share_importer share_importer;
-#endif
+
+/**
+ * struct share_set - the importers a share command runs
+ * @importers: in the order they run
+ * @n: how many
+ * @help: more for --help, after the board's importers' text, or NULL
+ */
+struct share_set {
+	const struct share_importer *const *importers;
+	size_t n;
+	const char *help;
+};
+
+int share_main(int argc, char **argv, const struct share_set *set);
 
 /* share_opts.c: the command line (pure). */
 #define SHARE_HELP	(-1)
@@ -165,6 +175,5 @@ void share_why_leaked(char *why, size_t len, const char *dev_path,
 const char *share_why_reqbufs(int err);
 const char *share_why_streamon(int err);
 const char *share_why_commit(int err);
-int share_alloc_in_child(const struct share_buf *buf, int *fd);
 
 #endif /* CMABUFCTL_SHARE_H */

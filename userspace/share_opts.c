@@ -3,7 +3,7 @@
  * cmabufctl share: its command line, for the command (cmd_share.c) and the
  * unit tests.
  */
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +11,7 @@
 
 #include "dev.h"
 #include "msg.h"
+#include "opts.h"
 #include "parse.h"
 #include "share.h"
 
@@ -40,13 +41,13 @@ static int share_parse_nodes(struct share_opts *o, bool named)
 {
 	if (named && strcmp(o->importer, "all")) {
 		if (o->video[0] && strcmp(o->importer, "v4l2")) {
-			msg_err("share: --video is for the v4l2 importer, not '%s'",
-				o->importer);
+			opt_error("share", "--video is for the v4l2 importer, not '%s'",
+				  o->importer);
 			return EXIT_USAGE;
 		}
 		if (o->card[0] && strcmp(o->importer, "kms")) {
-			msg_err("share: --card is for the kms importer, not '%s'",
-				o->importer);
+			opt_error("share", "--card is for the kms importer, not '%s'",
+				  o->importer);
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -72,17 +73,17 @@ int share_parse(int argc, char **argv, struct share_opts *o)
 	static const struct option opts[] = {
 		{ "importer", required_argument, NULL, 'i' },
 		{ "strategy", required_argument, NULL, 's' },
-		{ "device", required_argument, NULL, 'd' },
 		{ "video", required_argument, NULL, SHARE_OPT_VIDEO },
 		{ "card", required_argument, NULL, SHARE_OPT_CARD },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "device", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *device = NULL;
+	struct opt_common oc = { };
 	bool named = false;
-	int c, s, ret;
+	int c, ret = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->importer = "all";
@@ -91,22 +92,14 @@ int share_parse(int argc, char **argv, struct share_opts *o)
 	o->timeout_ms = SHARE_TIMEOUT_MS;
 	/* From the start: a process may parse more than once (unit tests). */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "i:s:d:t:jh", opts, NULL)) != -1) {
+	while (!ret && (c = opt_next(argc, argv, "i:s:t:", opts, &oc)) != -1) {
 		switch (c) {
 		case 'i':
 			o->importer = optarg;
 			named = true;
 			break;
 		case 's':
-			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
-				msg_err("share: bad strategy '%s' (auto, compound, frozen, legacy or dma)",
-					optarg);
-				return EXIT_USAGE;
-			}
-			o->strategy = s;
-			break;
-		case 'd':
-			device = optarg;
+			ret = opt_strategy(argv[0], optarg, &o->strategy);
 			break;
 		case SHARE_OPT_VIDEO:
 			share_node_path(optarg, DEV_DIR, o->video, sizeof(o->video));
@@ -116,34 +109,19 @@ int share_parse(int argc, char **argv, struct share_opts *o)
 					sizeof(o->card));
 			break;
 		case 't':
-			if (parse_u32(optarg, &o->timeout_ms) || !o->timeout_ms) {
-				msg_err("share: bad --timeout '%s' (milliseconds, at least 1)",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'j':
-			o->json = true;
+			ret = opt_u32(argv[0], "--timeout", optarg, 1, UINT_MAX,
+				      &o->timeout_ms);
 			break;
 		case 'h':
 			return SHARE_HELP;
 		default:
-			msg_err("share: bad option (try 'cmabufctl share --help')");
 			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc - 1) {
-		msg_err("share: unexpected argument '%s'", argv[optind + 1]);
-		return EXIT_USAGE;
-	}
-	if (optind == argc - 1) {
-		ret = parse_size(argv[optind], &o->size);
-		if (ret || !o->size) {
-			msg_err("share: bad size '%s': %s (e.g. 4K, 1M, 1MiB)", argv[optind],
-				ret ? parse_strerror(ret) : "must not be zero");
-			return EXIT_USAGE;
-		}
-	}
-	dev_resolve(device, o->device, sizeof(o->device));
+	ret = ret ?: opt_size_word(argc, argv, &o->size);
+	if (ret)
+		return ret;
+	o->json = oc.json;
+	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return share_parse_nodes(o, named);
 }

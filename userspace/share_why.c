@@ -9,6 +9,9 @@
 
 #include "share.h"
 
+/* What "make install" installs beside the README (the top Makefile's DOCDIR). */
+#define CMABUFCTL_IMPORTERS_DOC	CMABUFCTL_DOCDIR "/importers.md"
+
 /**
  * share_why_unreachable() - a device could not map the buffer
  * @why: out: the text
@@ -36,10 +39,10 @@ void share_why_unreachable(char *why, size_t len, const char *dev_path,
 	else
 		snprintf(mask, sizeof(mask), "its DMA mask does not reach %s", dev_path);
 	snprintf(why, len,
-		 "the device cannot reach the buffer, cmabuf refused the mapping (%s/stats/unreachable_maps %llu -> %llu): %s. Allocate from an instance within the device's mask with -d: %s%s ('dma reach' in 'cmabufctl info'; docs/importers.md; the kernel log names the device and its mask)",
+		 "the device cannot reach the buffer, cmabuf refused the mapping (%s/stats/unreachable_maps %llu -> %llu): %s. Allocate from an instance within the device's mask with -d: %s%s ('dma reach' in 'cmabufctl info'; %s; the kernel log names the device and its mask)",
 		 name, (unsigned long long)before, (unsigned long long)after, mask,
 		 reachable[0] ? "32-bit masks reach " : "no instance here lies below 4 GiB",
-		 reachable);
+		 reachable, CMABUFCTL_IMPORTERS_DOC);
 }
 
 /**
@@ -61,9 +64,10 @@ void share_why_leaked(char *why, size_t len, const char *dev_path,
 		      __u64 before, __u64 after)
 {
 	snprintf(why, len,
-		 "%llu buffer(s) still live after REQBUFS 0 and closing every fd (%s stats/live_buffers %llu -> %llu; another program may also have allocated): videobuf2 without the fix 'fix dma-buf leak when a plane fails to attach or map' keeps the planes after a refused one until reboot. Take every plane from an instance the device reaches; do not retry with this one (docs/importers.md)",
+		 "%llu buffer(s) still live after REQBUFS 0 and closing every fd (%s stats/live_buffers %llu -> %llu; another program may also have allocated): videobuf2 without the fix 'fix dma-buf leak when a plane fails to attach or map' keeps the planes after a refused one until reboot. Take every plane from an instance the device reaches; do not retry with this one (%s)",
 		 (unsigned long long)(after - before), dev_path,
-		 (unsigned long long)before, (unsigned long long)after);
+		 (unsigned long long)before, (unsigned long long)after,
+		 CMABUFCTL_IMPORTERS_DOC);
 }
 
 /* An errno of one step, and what it means there. */

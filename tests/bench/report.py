@@ -153,7 +153,7 @@ def setting(r):
     """The setting a result was measured in, "" when it does not say."""
     if "allocator_zeroes" not in r:
         return ""
-    return (f"init_on_alloc={r['allocator_zeroes']}, "
+    return (f"init_on_alloc={int(r['allocator_zeroes'])}, "
             f"{r.get('cpus', '?')} vCPU{'s' if r.get('cpus') != 1 else ''}")
 
 

@@ -161,17 +161,21 @@ def run_lines(tmp, name, before, after, *extra):
 
 
 def test_settings(tmp):
-    """Two settings: a table each, limits per path, ambiguous checks."""
+    """Two settings: a table each, limits per path, ambiguous checks. The
+    after side says allocator_zeroes as true/false (cmabuf_testctl), the
+    before side as 1/0 (older runs): the same settings."""
     after, before = [], []
     for zeroes, k_ms, zero_all, e2e in ((1, 1.0, 10.0, 30.0),
                                         (0, 0.5, 10.0, 12.0)):
+        old = zeroes
+        zeroes = bool(zeroes)
         after += [result("7.2", "contig-64m", "alloc", "cmabuf-frozen", k_ms, zeroes),
                   result("7.2", "contig-64m", "alloc", "cmabuf-legacy", 0.6, zeroes),
                   result("7.2", "zero-64m", "zero-all", "cmabuf-auto", zero_all, zeroes),
                   result("7.2", "zero-64m", "zero-1cpu", "cmabuf-auto", 20.0, zeroes),
                   result("7.2", "e2e-64m", "alloc", "cmabuf-frozen", e2e, zeroes),
                   result("7.2", "e2e-64m", "alloc", "cma-heap", 25.0, zeroes)]
-        before += [result("6.12", "e2e-64m", "alloc", "cmabuf-legacy", 40.0, zeroes)]
+        before += [result("6.12", "e2e-64m", "alloc", "cmabuf-legacy", 40.0, old)]
     p, out = run_lines(tmp, "settings", before, after, "--check",
                        "e2e-64m alloc after:cma-heap after:cmabuf-frozen 1")
     ok(p.returncode == 1 and "ambiguous check" in p.stdout,

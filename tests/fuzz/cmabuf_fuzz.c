@@ -360,7 +360,7 @@ int main(int argc, char **argv)
 			 (unsigned long long)o.seed);
 	fz_report_cat(f, FZ_IOCTL, "cmabuf ioctls", true, NULL);
 	fz_report_cat(f, FZ_BENCH, "bench file requests", fz_any_bench(f),
-		      "no bench file in debugfs (CONFIG_DEBUG_FS, debugfs mounted)");
+		      "no bench file in debugfs (CONFIG_DEBUG_FS, CMABUF_BENCH=1, debugfs mounted)");
 	fz_report_cat(f, FZ_DMABUF, "dma-buf operations", true, NULL);
 	fz_report_cat(f, FZ_IMPORT, "importer operations", f->imp >= 0,
 		      "no " REL_IMPORTER_DEV);

@@ -31,7 +31,7 @@ if [ ! -f "$kdir/Module.symvers" ]; then
 	echo "1..0 # SKIP kernel $kernel is not built"
 	exit 0
 fi
-echo "1..17"
+echo "1..24"
 
 # The sources as a checkout has them: tracked and new files, no build/.
 rm -rf "$work"
@@ -56,6 +56,14 @@ kos=$(cd "$src" && find . -name '*.ko' | sort | xargs)
 [ $rc -eq 0 ] && [ "$kos" = "./cmabuf.ko" ] && ! grep -q '^cmabuf: ' <<<"$out"
 r=$?; ok $r "make KERNEL_SRC=<$kernel tree>: cmabuf.ko only, nothing left out (built: $kos)"
 diag $r "$out"
+
+# The in-kernel benchmark is built only where wanted (CMABUF_BENCH=1, or
+# TESTS=1 for the test bed): cmabuf_debugfs_add() is its entry point.
+has_bench() {
+	aarch64-linux-gnu-nm "$src/cmabuf.ko" | grep -w cmabuf_debugfs_add >/dev/null
+}
+! has_bench
+ok $? "make KERNEL_SRC=<$kernel tree>: no in-kernel benchmark in cmabuf.ko"
 
 modver=$(modinfo -F version "$src/cmabuf.ko" 2>/dev/null)
 [ "$modver" = "$version" ]
@@ -83,18 +91,24 @@ r=$?; ok $r "TESTS=1 on a reduced kernel without KUnit: importer built, its stra
 diag $r "$out"
 ! aarch64-linux-gnu-nm -u "$src/cmabuf.ko" | grep -qw -e dma_heap_add -e cma_alloc_frozen
 ok $? "the reduced build uses neither dma_heap_add nor the frozen API"
+has_bench
+ok $? "TESTS=1 builds the in-kernel benchmark into cmabuf.ko"
 
 # 4. A kernel that exports nothing of CMA (Debian's 6.1 and 6.12): DMA
-#    only, through the DMA API, and no CMA symbol used.
+#    only, through the DMA API, and no CMA symbol used; a board's build with
+#    the in-kernel benchmark (CMABUF_BENCH=1).
 grep -vE '\s(cma_[a-z_]*|dev_get_cma_area|dma_contiguous_[a-z_]*)\s' \
 	"$kdir/Module.symvers" >"$work/nocma.symvers"
-out=$("${kmake[@]}" KDIR="$kdir" CMABUF_SYMVERS="$work/nocma.symvers" 2>&1)
+out=$("${kmake[@]}" KDIR="$kdir" CMABUF_SYMVERS="$work/nocma.symvers" \
+	CMABUF_BENCH=1 2>&1)
 rc=$?
 [ $rc -eq 0 ] && grep -q "^cmabuf: strategies DMA, AUTO" <<<"$out" &&
 	grep -q "^cmabuf: no LEGACY" <<<"$out" &&
 	! aarch64-linux-gnu-nm -u "$src/cmabuf.ko" | grep -qE '^ *U (cma_|dev_get_cma_area|dma_contiguous_)'
 r=$?; ok $r "a kernel that exports nothing of CMA builds DMA only, using no CMA symbol"
 diag $r "$out"
+has_bench
+ok $? "CMABUF_BENCH=1 builds the in-kernel benchmark into cmabuf.ko"
 
 # 5. Nor dma_alloc_pages: refused in one line.
 grep -vw dma_alloc_pages "$work/nocma.symvers" >"$work/nothing.symvers"
@@ -126,7 +140,7 @@ files=$(cd "$root" && find . -path ./lib/modules -prune -o -type f -print | sort
 want=$(printf '%s\n' ./etc/modprobe.d/cmabuf.conf ./etc/udev/rules.d/60-cmabuf.rules \
 	./usr/bin/cmabufctl ./usr/include/linux/cmabuf.h \
 	./usr/share/doc/cmabuf/CHANGELOG.md ./usr/share/doc/cmabuf/LICENSE \
-	./usr/share/doc/cmabuf/README.md \
+	./usr/share/doc/cmabuf/README.md ./usr/share/doc/cmabuf/importers.md \
 	./usr/share/man/man1/cmabufctl.1 | sort)
 [ $rc -eq 0 ] && [ "$files" = "$want" ]
 r=$?; ok $r "make install DESTDIR PREFIX=/usr: exactly the expected files"
@@ -138,6 +152,12 @@ bin=$root/usr/bin/cmabufctl
 [ -x "$bin" ] && "$bin" --version | grep -qx "cmabufctl $version" &&
 	! grep -q /dev/cmabuf_importer "$bin"
 r=$?; ok $r "cmabufctl runs, says $version, holds no test importer code"
+
+# share's explanations point to a file the install put there.
+[ -f "$root/usr/share/doc/cmabuf/importers.md" ] &&
+	grep -q "/usr/share/doc/cmabuf/importers.md" "$bin" &&
+	! grep -q "docs/importers.md" "$bin"
+ok $? "share's explanations name the installed importers.md (/usr/share/doc/cmabuf)"
 
 # share is installed with the importers of a user's board (v4l2, kms);
 # the test bed's (vgem, the test module) and bench's peers are only in the
@@ -157,6 +177,38 @@ diag $r "$out
 $unknown"
 
 man=$root/usr/share/man/man1/cmabufctl.1
+# The man page and --help agree: every command of --help has a synopsis,
+# the options of each synopsis are in its --help and the other way round,
+# and the man page names nothing of the test bed's that --help does not.
+man_text=$(LC_ALL=C MANWIDTH=200 man -l "$man" 2>/dev/null)
+all_help=$("$bin" --help)
+bad=
+for c in $("$bin" --help | awk '/^commands:/ { c = 1; next } c && !NF { exit } c { print $1 }'); do
+	syn=$(grep -m1 "^ *cmabufctl $c " <<<"$man_text")
+	help=$("$bin" "$c" --help)
+	all_help="$all_help
+$help"
+	[ -n "$syn" ] || { bad="$bad $c(no synopsis)"; continue; }
+	for o in $(grep -oE -- ' -{1,2}[a-zA-Z][a-z-]*' <<<"$syn"); do
+		grep -qE -- "(^|[ ,])$o([ ,=]|$)" <<<"$help" || bad="$bad $c:$o(not in --help)"
+	done
+	while read -r s l; do
+		s=${s%,}
+		[ "$l" = --help ] && continue
+		[ "$s" = - ] && s=$l
+		grep -qE -- "[[ ]($s|$l)[] ]" <<<" $syn " || bad="$bad $c:$l(not in the man page)"
+	done < <(grep -oE -- '^ +(-[a-zA-Z], )?--[a-z-]+' <<<"$help" | sed 's/^ *//; s/^--/- --/')
+done
+for w in cmabuf-limit cpu-ref contig-64m gigantic-1g blocks-2m e2e-64m zero-64m \
+	load-64m camera fragment --prepare --conclude --procs --spread --steps --seed \
+	--size --heap vgem; do
+	grep -qw -- "$w" <<<"$man_text" && ! grep -qw -- "$w" <<<"$all_help" &&
+		bad="$bad $w(man page only)"
+done
+[ -z "$bad" ]
+r=$?; ok $r "the man page and --help agree on commands and options, and name nothing else"
+diag $r "$bad"
+
 out=$(MANWIDTH=80 man --warnings -l "$man" 2>&1 >/dev/null)
 grep -q "cmabuf $version" "$man" && [ -z "$out" ]
 r=$?; ok $r "the man page carries $version and renders without warnings"
@@ -209,4 +261,23 @@ left=$(cd "$root" && find . -path ./lib/modules -prune -o -type f -print)
 r=$?; ok $r "make uninstall removes every file make install put"
 diag $r "$out
 left: $left"
+
+# 9. A board's arm64 root file system (its /bin/sh a link to an arm64
+#    busybox): the host's cmabufctl is refused, saying how to build the
+#    board's; ARCH=arm64 installs an arm64 one.
+arm=$work/arm64-root
+mkdir -p "$arm/bin"
+echo 'int main(void) { return 0; }' | aarch64-linux-gnu-gcc -x c -o "$arm/bin/busybox" -
+ln -s /bin/busybox "$arm/bin/sh"
+out=$(make -C "$src/userspace" DESTDIR="$arm" install 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [ ! -e "$arm/usr/local/bin/cmabufctl" ] &&
+	grep -q "cmabufctl is built for x86_64, but $arm/bin/sh is arm64: build for the root file system (make ARCH=arm64 install for arm64)" <<<"$out"
+r=$?; ok $r "install of the host's cmabufctl into an arm64 root: refused, naming ARCH=arm64"
+diag $r "$out"
+out=$(make -C "$src/userspace" DESTDIR="$arm" ARCH=arm64 install 2>&1)
+rc=$?
+[ $rc -eq 0 ] && file "$arm/usr/local/bin/cmabufctl" | grep -q "ARM aarch64"
+r=$?; ok $r "ARCH=arm64 install into it: an arm64 cmabufctl"
+diag $r "$out"
 [ $fails -eq 0 ]

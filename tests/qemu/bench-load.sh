@@ -24,7 +24,8 @@ mkdir -p "$out"
 
 bash "$here/install-deps.sh"
 bash "$here/build-kernels.sh" 7.2 6.12
-make -s -C "$top/userspace" ARCH=arm64 TESTS=1
+make -s -C "$top/userspace" ARCH=arm64
+make -s -C "$top/tests/testctl"
 make -s -C "$top/tests/load"
 for k in 7.2 6.12; do
 	make -s -C "$top" module KERNEL=$k

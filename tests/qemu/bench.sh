@@ -54,7 +54,8 @@ if [ $suite = demo ]; then
 	log "Debian's 6.12 as shipped: above. Now the kernels with the frozen API (7.2) and 6.12 to compare, built here"
 fi
 bash "$here/build-kernels.sh" 7.2 6.12
-make -s -C "$top/userspace" ARCH=arm64 TESTS=1
+make -s -C "$top/userspace" ARCH=arm64
+make -s -C "$top/tests/testctl"
 for k in 7.2 6.12; do
 	make -s -C "$top" module KERNEL=$k
 done

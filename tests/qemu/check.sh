@@ -115,6 +115,7 @@ done
 
 host_suite runner bash "$here/test-runner.sh"
 host_suite cmabufctl make -s --no-print-directory -C "$top/userspace" unit
+host_suite testctl make -s --no-print-directory -C "$top/tests/testctl" unit
 host_suite bench-report python3 "$top/tests/bench/test_report.py"
 
 # The guests. Most suites keep one vCPU busy, so two guests share the

@@ -526,14 +526,14 @@ host_expect media_suite_driver_not_loaded_fails fail "modprobe vivid failed" \
 host_expect media_suite_driver_held_fails fail "exit status 1" \
 	media_suite env FAKE_FAILS=vkms sh "$top/tests/suites/kms.sh"
 
-# The loaded suites, on the host with made-up programs: a cmabufctl whose
-# load-64m document has results as FAKE_* say, and a cmabuf_load that starts
+# The loaded suites, on the host with made-up programs: a cmabuf_testctl
+# (and cmabufctl, for info) whose load-64m document has results as FAKE_* say, and a cmabuf_load that starts
 # unless FAKE_LOAD_FAILS. The suite fails when the load does not start, a
 # cmabuf strategy's loaded allocation fails, or COMPOUND's median falls
 # behind the heap's; the fuzzer and the stress test under load fail when
 # the load does not start.
 mkdir -p "$work/load/bin" "$work/load/tmp" "$work/load/nobin"
-cat >"$work/load/bin/cmabufctl" <<'FAKE'
+cat >"$work/load/bin/cmabuf_testctl" <<'FAKE'
 #!/bin/sh
 if [ "$1" = info ]; then
 	echo "  strategies  auto compound frozen legacy"
@@ -560,7 +560,9 @@ echo "{\"format\": 1, \"record\": \"load\", \"event\": \"$1\"}"
 FAKE
 printf '#!/bin/sh\nprintf "TAP version 13\\n1..1\\nok 1 faked\\n"\n' \
 	>"$work/load/bin/cmabuf_reclaim"
-cp "$work/load/bin/cmabufctl" "$work/load/nobin/cmabufctl"
+cp "$work/load/bin/cmabuf_testctl" "$work/load/bin/cmabufctl"
+cp "$work/load/bin/cmabuf_testctl" "$work/load/nobin/cmabuf_testctl"
+cp "$work/load/bin/cmabuf_testctl" "$work/load/nobin/cmabufctl"
 chmod +x "$work/load/bin/"* "$work/load/nobin/"*
 mkdir -p "$work/load/debugfs/cma/area"
 echo 0 >"$work/load/debugfs/cma/area/used"

@@ -2259,7 +2259,7 @@ FIXTURE_SETUP(bench)
 	if (!dev_open_any(_metadata, &self->dev))
 		return;
 	if (!bench_file(&self->dev, self->path, sizeof(self->path)))
-		SKIP(return, "no bench file of %s: no debugfs or CONFIG_DEBUG_FS",
+		SKIP(return, "no bench file of %s: no debugfs, or built without it",
 		     self->dev.path);
 	if (!cmabuf_strategy_supported(&self->dev.info, variant->strategy))
 		SKIP(return, "%s is not supported by this kernel (strategies %#x)",
@@ -2359,7 +2359,7 @@ FIXTURE_SETUP(bench_args)
 	if (!dev_open_any(_metadata, &self->dev))
 		return;
 	if (!bench_file(&self->dev, self->path, sizeof(self->path)))
-		SKIP(return, "no bench file of %s: no debugfs or CONFIG_DEBUG_FS",
+		SKIP(return, "no bench file of %s: no debugfs, or built without it",
 		     self->dev.path);
 	memset(&self->bench, 0, sizeof(self->bench));
 	self->bench.pages = 1;

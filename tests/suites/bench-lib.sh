@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by the benchmark suites: run cmabufctl workloads, pass their JSON
-# documents to the host as "# bench-json {...}" TAP comments, one test each.
+# Sourced by the benchmark suites: run the test bed's workloads
+# (cmabuf_testctl bench), pass their JSON documents to the host as
+# "# bench-json {...}" TAP comments, one test each.
 # With bench_tag set (the memory load a suite runs them under), the
 # document says so: "load": "<bench_tag>". The last test's document stays
 # in $bench_out for checks made in the guest (bench_results).
@@ -27,11 +28,11 @@ bench_tap() {
 	fi
 }
 
-# bench NAME ARGS...: one TAP test that runs "cmabufctl bench ARGS --json".
+# bench NAME ARGS...: one TAP test that runs "cmabuf_testctl bench ARGS --json".
 bench() {
 	name=$1
 	shift
-	out=$(cmabufctl bench "$@" --json 2>/tmp/bench.err)
+	out=$(cmabuf_testctl bench "$@" --json 2>/tmp/bench.err)
 	rc=$?
 	# One document, a result per path and phase in it.
 	echo "$out" | grep '^{' |

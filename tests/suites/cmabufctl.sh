@@ -39,7 +39,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..58"
+echo "1..72"
 
 devices=0
 list=
@@ -147,12 +147,21 @@ r=$?; ok $r "alloc 4M --fill 0xa5 --verify reads zero, then the fill"; diag $r
 run cmabufctl alloc 4M -v
 v_rc=$rc v_out=$out
 run cmabufctl prepare 4M 1 -H 1
-[ $v_rc -eq 2 ] && [ $rc -eq 2 ] && has "invalid option -- 'H'" &&
-	echo "$v_out" | grep -q "invalid option -- 'v'" &&
-	! echo "$v_out" | grep -q "^fd "
-r=$?; ok $r "alloc -v and prepare -H: refused, exit 2 (--verify and --hold have no short form)"
+[ $v_rc -eq 2 ] && [ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "^cmabufctl: prepare: unknown option '-H' (try 'cmabufctl prepare --help')$" &&
+	[ "$(echo "$v_out" | wc -l)" -eq 1 ] &&
+	echo "$v_out" | grep -q "^cmabufctl: alloc: unknown option '-v' (try 'cmabufctl alloc --help')$"
+r=$?; ok $r "alloc -v and prepare -H: refused in one line each, exit 2 (--verify and --hold have no short form)"
 [ $r -eq 0 ] || out="$v_out
 $out"; diag $r
+
+# help COMMAND is the command's --help; the main help names -V.
+run cmabufctl help alloc
+help_alloc=$out
+run cmabufctl alloc --help
+[ $rc -eq 0 ] && [ -n "$out" ] && [ "$help_alloc" = "$out" ] &&
+	cmabufctl --help | grep -q "^       cmabufctl -V, --version$"
+r=$?; ok $r "help alloc is alloc --help; --help names -V"; diag $r
 
 run cmabufctl alloc 12X
 [ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && has "bad size '12X'"
@@ -166,6 +175,31 @@ run cmabufctl alloc 4K --device nosuch
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has "/dev/cmabuf-nosuch: no such device; the instances here are $list$"
 r=$?; ok $r "alloc on a missing device: one line listing the instances, exit 1"; diag $r
+
+# With --json a failure is a document too, on stdout; the line on stderr.
+jo=$(cmabufctl alloc 4K --device nosuch --json 2>/tmp/json.err)
+jrc=$?
+po=$(cmabufctl prepare 4M 0 -j 2>/dev/null)
+prc=$?
+[ $jrc -eq 1 ] && [ "$(echo "$jo" | wc -l)" -eq 1 ] &&
+	echo "$jo" | grep -q "^{\"format\": 1, \"command\": \"alloc\", \"exit_status\": 1, \"error\": \"/dev/cmabuf-nosuch: no such device; the instances here are $list\"}$" &&
+	grep -q "^cmabufctl: /dev/cmabuf-nosuch: no such device" /tmp/json.err &&
+	[ $prc -eq 2 ] &&
+	echo "$po" | grep -q "^{\"format\": 1, \"command\": \"prepare\", \"exit_status\": 2, \"error\": \"prepare: bad count '0' (1 to 256) (try 'cmabufctl prepare --help')\"}$"
+r=$?; ok $r "--json: a failure is one document (command, exit_status, error)"
+[ $r -eq 0 ] || out="$jo
+$(cat /tmp/json.err)
+$po"; diag $r
+
+# A file that is not cmabuf's: said so by every command alike.
+r=0
+for c in "info" "alloc 4K" "prepare 4K 1" "bench 4K -n 1" "reserve" "share"; do
+	# shellcheck disable=SC2086 # the command and its words
+	run cmabufctl $c --device /dev/null
+	[ $rc -eq 1 ] && [ "$out" = "cmabufctl: /dev/null: not a cmabuf device" ] ||
+		{ r=1; echo "# $c: exit $rc: $out"; }
+done
+ok $r "every command on /dev/null: one line, not a cmabuf device, exit 1"
 
 run cmabufctl alloc 64G --device $def
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
@@ -223,8 +257,19 @@ esac
 
 run cmabufctl alloc "64 MiB" --device large --json --fill 0x11 --verify
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	echo "$out" | grep -q '^{"format": 1, "device": "/dev/cmabuf-large", "pid": [0-9]*, "fd": [0-9]*, "size_bytes": 67108864, "strategy": "[a-z]*", "phys": [0-9]*, "zeroed": true, "fill": 17, "fill_read_back": true, "hold_seconds": 0}$'
+	echo "$out" | grep -q '^{"format": 1, "device": "/dev/cmabuf-large", "pid": [0-9]*, "fd": [0-9]*, "size_bytes": 67108864, "strategy": "[a-z]*", "phys": [0-9]*, "zeroed": true, "fill": 17, "fill_read_back": true, "writecombine": false, "cpu_sync": "CMABUF_IOC_SYNC", "hold_seconds": 0}$'
 r=$?; ok $r "alloc '64 MiB' (as printed) --json: one document with every key"; diag $r
+
+# --writecombine: granted where INFO says the instance grants it (its
+# device is not coherent), and the buffer is still zero and reads back.
+r=0
+for d in $(echo "$list" | tr -d ,); do
+	grant=$(cmabufctl info --device $d --json | sed -n 's/.*"writecombine": \([a-z]*\).*/\1/p')
+	run cmabufctl alloc 1M --writecombine --fill 0x3c --verify --json --device $d
+	[ $rc -eq 0 ] && [ -n "$grant" ] && has "\"zeroed\": true, \"fill\": 60, \"fill_read_back\": true, \"writecombine\": $grant, \"cpu_sync\": \"CMABUF_IOC_SYNC\"" ||
+		{ r=1; echo "# $d (INFO: $grant): $out"; }
+done
+ok $r "alloc --writecombine on every instance: granted as INFO says, zeroed, the fill read back"
 
 # share, first without the importer module (another suite may have left it).
 ko=/lib/modules/cmabuf/cmabuf_importer.ko
@@ -238,17 +283,17 @@ cma_used=1
 cma_lacks="this kernel tells no CMA area's used pages (no CMA debugfs, no CMA sysfs)"
 skip_used="^  skip CMA used pages: "
 
-run cmabufctl share --device $def
+run cmabuf_testctl share --device $def
 [ $rc -eq 0 ] && has "^vgem: [0-9]* checks passed, 0 failed" && ! has "FAIL" &&
 	has "^  skip $imp_missing" && has "^importer: skipped, not available"
 r=$?; ok $r "share without the importer module: every vgem check passed, importer skipped"
 diag $r
 
-run cmabufctl share --importer importer --device $def
+run cmabuf_testctl share --importer importer --device $def
 [ $rc -eq 1 ] && has "share: importer: $imp_missing" && ! has "^vgem:"
 r=$?; ok $r "share --importer importer without the module: an error, exit 1"; diag $r
 
-run cmabufctl share --json --device $def
+run cmabuf_testctl share --json --device $def
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has "^{\"format\": 1, \"device\": \"$def\", \"size_bytes\": 1048576, " &&
 	has '{"name": "vgem", "status": "passed", "passed": [1-9][0-9]*, "failed": 0, "why": null, "checks": \[{"ok": true, "what": ' &&
@@ -261,7 +306,7 @@ r=$?; ok $r "insmod cmabuf_importer.ko"
 
 # The whole output of this run goes into the TAP as diagnostics. v4l2 and
 # kms go first, skipped here (no capture or modesetting driver).
-run cmabufctl share --device $def
+run cmabuf_testctl share --device $def
 echo "$out" | sed 's/^/# /'
 [ $rc -eq 0 ] && has "^vgem: [0-9]* checks passed, 0 failed" &&
 	has "^importer: [0-9]* checks passed, 0 failed" && ! has "FAIL" &&
@@ -299,7 +344,7 @@ else
 	skip "$held: $cma_lacks"
 fi
 
-run cmabufctl share 3M --device general --importer importer
+run cmabuf_testctl share 3M --device general --importer importer
 [ $rc -eq 0 ] && ! has "^vgem:" && has "^importer: [0-9]* checks passed, 0 failed" &&
 	! has "FAIL" && has "^  ok   1 DMA segment covering 3145728 bytes" &&
 	{ has "start [0-9]* + $((3 * SZ_1M / page))$" ||
@@ -310,10 +355,66 @@ diag $r
 rmmod cmabuf_importer
 r=$?; ok $r "rmmod cmabuf_importer: nothing left attached"
 
-run cmabufctl bench contig-64m --iterations 2 --json --strategy $strat,cma-debugfs
+# bench: a buffer's whole cycle, each strategy in turn, with percentiles.
+phases="alloc mmap sync touch munmap close cycle"
+out=$(cmabufctl bench 4M -n 2 -s $strat --device $def --json)
+rc=$?
+r=0
+for p in $phases; do
+	has "{\"strategy\": \"$strat\", \"phase\": \"$p\", \"n\": 2, \"median_ns\": [1-9][0-9]*, \"p90_ns\": [0-9]*, \"p99_ns\": [0-9]*, \"min_ns\": [0-9]*, \"max_ns\": [0-9]*, \"mean_ns\": [0-9]*}" ||
+		{ r=1; echo "# no result for phase $p"; }
+done
+[ $rc -eq 0 ] && [ $r -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "^{\"format\": 1, \"kernel\": \"[^\"]*\", \"device\": \"$def\", \"area\": \"[^\"]*\", \"size_bytes\": 4194304, \"iterations\": 2, \"page_size\": $page, \"results\": \[" &&
+	[ "$(count '"phase": ')" -eq 7 ]
+r=$?; ok $r "bench 4M -n 2 -s $strat --json: one document, the 7 phases with n, median, p90, p99"; diag $r
+
+# Without -d, the default instance, or the first there is (item 7: no
+# workload or command names the test bed's instances).
+run cmabufctl bench 1M -n 1 -s $strat --json
+[ $rc -eq 0 ] && has "\"device\": \"$def\", " && [ "$(count '"phase": ')" -eq 7 ]
+r=$?; ok $r "bench without -d: on $def"; diag $r
+
+# Every strategy the instance has but auto, COMPOUND where 4 MiB is one
+# of its sizes (else left out, said).
+run cmabufctl bench 4M -n 1 --device $def
+r=0
+for s in $strategies; do
+	[ "$s" = auto ] && continue
+	if [ $s = compound ] && [ $((4 * SZ_1M)) -lt $pmd ]; then
+		has "warning: bench: compound left out: 4 MiB is not a COMPOUND size of $def" || r=1
+		continue
+	fi
+	for p in $phases; do
+		has "^$s  *$p  *1 " || { r=1; echo "# no row for $s $p"; }
+	done
+done
+[ $rc -eq 0 ] && [ $r -eq 0 ] && has "^bench: 4 MiB, 1 iterations, $def (area .*), kernel " &&
+	has "^strategy  *phase  *n  *median  *p90  *p99  *min  *max$" && ! has "^auto "
+r=$?; ok $r "bench 4M on $def: every strategy but auto ($strategies), each phase a row"; diag $r
+
+case " $strategies " in
+*" compound "*)
+	run cmabufctl bench 3M -n 1 -s compound --device general
+	[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+		has "bench: compound: 3 MiB is not a COMPOUND size of /dev/cmabuf-general (a power of two from $(mib $pmd) to $(mib $general) here)$" ;;
+*)
+	run cmabufctl bench 3M -n 1 -s compound --device general
+	[ $rc -eq 1 ] && has "bench: strategy compound is not supported by this kernel" ;;
+esac
+r=$?; ok $r "bench 3M -s compound: refused before any cycle, saying why"; diag $r
+
+# What is wrong with the command line is said before the device is looked at.
+run cmabufctl bench -s bogus --device nosuch
+[ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "bench: bad strategy 'bogus'" && ! has "no such device"
+r=$?; ok $r "bench -s bogus on a missing device: the strategy is wrong, exit 2"; diag $r
+
+run cmabuf_testctl bench contig-64m --iterations 2 --json --strategy $strat,cma-debugfs
 if [ -d /sys/kernel/debug/cma ]; then
 	[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 		has '^{"format": 1, "kernel": "[^"]*", "workload": "contig-64m", ' &&
+		has '"allocator_zeroes": [tf][ra][ul][es]e*, "clears_frozen": [tf][ra][ul][es]e*, ' &&
 		[ "$(count '"n": 2')" -eq 5 ] &&
 		has "{\"path\": \"cmabuf-$strat\", \"phase\": \"free\", " &&
 		has "{\"path\": \"cmabuf-$strat\", \"phase\": \"alloc+clear\", " &&
@@ -326,46 +427,46 @@ else
 	r=$?; ok $r "bench cma-debugfs without CMA debugfs: refused, naming CONFIG_CMA_DEBUGFS"; diag $r
 fi
 
-run cmabufctl bench e2e-64m --iterations 1 --strategy $strat --json
+run cmabuf_testctl bench e2e-64m --iterations 1 --strategy $strat --json
 [ $rc -eq 0 ] && [ "$(count "\"path\": \"cmabuf-$strat\"")" -eq 7 ] &&
 	has '"phase": "sync"' && has '"phase": "touch"' &&
 	has '"phase": "munmap"' && has '"phase": "cycle"'
 r=$?; ok $r "bench e2e-64m: six phases (sync apart from touch) and the whole cycle"; diag $r
 
 # The same buffers mapped with 4 KiB entries only, beside the usual path.
-run cmabufctl bench e2e-64m --iterations 1 --strategy $strat,$strat-4k --json
+run cmabuf_testctl bench e2e-64m --iterations 1 --strategy $strat,$strat-4k --json
 [ $rc -eq 0 ] && [ "$(count "\"path\": \"cmabuf-$strat\"")" -eq 7 ] &&
 	[ "$(count "\"path\": \"cmabuf-$strat-4k\"")" -eq 7 ]
 r=$?; ok $r "bench e2e-64m $strat and $strat-4k: seven results each"; diag $r
 
 # Every path: as root, the parts of the ALLOC's limit timed beside them.
-run cmabufctl bench e2e-64m --iterations 1 --strategy all --json
+run cmabuf_testctl bench e2e-64m --iterations 1 --strategy all --json
 [ $rc -eq 0 ] && [ "$(count '"path": "cmabuf-limit"')" -eq 4 ] &&
 	has '"path": "cmabuf-limit", "phase": "zero-all"'
 r=$?; ok $r "bench e2e-64m all: the limit's allocation and clearings beside the paths"; diag $r
 
 # The same user-space work on any kernel, to compare two boots' runs.
-run cmabufctl bench e2e-64m --iterations 2 --strategy $strat,cpu-ref --json
+run cmabuf_testctl bench e2e-64m --iterations 2 --strategy $strat,cpu-ref --json
 [ $rc -eq 0 ] && [ "$(count '"path": "cpu-ref"')" -eq 1 ] &&
 	has '{"path": "cpu-ref", "phase": "ref", "strategy": "none", ' &&
 	has '"phase": "ref", [^}]*"n": 2[,}]' && ! has '"median_ns": 0,'
 r=$?; ok $r "bench e2e-64m cpu-ref: one result, phase ref, n=2, beside $strat's"; diag $r
 
-run cmabufctl bench concurrent --iterations 1 --strategy cpu-ref
+run cmabuf_testctl bench concurrent --iterations 1 --strategy cpu-ref
 [ $rc -eq 2 ] && has "path cpu-ref is timed beside iterations: not in workload concurrent"
 r=$?; ok $r "bench concurrent cpu-ref: refused, it has no iterations to be beside"; diag $r
 
-run cmabufctl bench contig-64m --iterations 1 --strategy $strat-4k
+run cmabuf_testctl bench contig-64m --iterations 1 --strategy $strat-4k
 [ $rc -eq 2 ] && has "path $strat-4k maps the buffer: e2e-\* workloads only"
 r=$?; ok $r "bench contig-64m $strat-4k: refused, nothing is mapped in the kernel"; diag $r
 
-run cmabufctl bench blocks-2m --iterations 1 --strategy $strat
+run cmabuf_testctl bench blocks-2m --iterations 1 --strategy $strat
 [ $rc -eq 0 ] && has "^cmabuf-$strat *alloc *512 " && has "^cmabuf-$strat *free *512 "
 r=$?; ok $r "bench blocks-2m: per-block table of 512 blocks"; diag $r
 
 # An in-kernel allocation with the clearing ALLOC adds to it, and what
 # "alloc" holds on this kernel (INFO's flags), under the table.
-run cmabufctl bench contig-64m --iterations 1 --strategy $strat
+run cmabuf_testctl bench contig-64m --iterations 1 --strategy $strat
 [ $rc -eq 0 ] && has "^cmabuf-$strat *alloc *1 " &&
 	has "^cmabuf-$strat *alloc+clear *1 " &&
 	has "^alloc: the allocator's call; " &&
@@ -376,7 +477,7 @@ r=$?; ok $r "bench contig-64m: alloc and alloc+clear, and what each holds under 
 # MiB with 64 KiB pages).
 contig=$((pmd > 67108864 ? pmd : 67108864))
 for s in frozen compound; do
-	run cmabufctl bench contig-64m --iterations 1 --strategy $s --size $((contig >> 20))MiB
+	run cmabuf_testctl bench contig-64m --iterations 1 --strategy $s --size $((contig >> 20))MiB
 	case " $strategies " in
 	*" $s "*)
 		[ $rc -eq 0 ] && has "^cmabuf-$s *free *1 "
@@ -391,19 +492,31 @@ done
 # A COMPOUND size the instance has not: why, not the driver's EINVAL.
 case " $strategies " in
 *" compound "*)
-	run cmabufctl bench contig-64m --iterations 1 --strategy compound --size 3MiB
+	run cmabuf_testctl bench contig-64m --iterations 1 --strategy compound --size 3MiB
 	[ $rc -eq 1 ] && has "bench: path compound: 3 MiB is not a COMPOUND size of /dev/cmabuf-general (a power of two from $(mib $pmd) to $(mib $general) here; --size to choose)$" ;;
 *)
-	run cmabufctl bench contig-64m --iterations 1 --strategy compound --size 3MiB
+	run cmabuf_testctl bench contig-64m --iterations 1 --strategy compound --size 3MiB
 	[ $rc -eq 1 ] && has "strategy compound is not supported by this kernel" ;;
 esac
 r=$?; ok $r "bench --strategy compound at a size COMPOUND has not here: refused, saying why"; diag $r
 
-run cmabufctl bench contig-64m --strategy nosuch
+# An option a workload has no use for is refused, not ignored.
+run cmabuf_testctl bench contig-64m --iterations 1 --procs 2 --seed 3
+[ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "bench: --procs means nothing to workload contig-64m (concurrent only)"
+r=$?; ok $r "bench contig-64m --procs: refused, concurrent only, exit 2"; diag $r
+
+# What is wrong with the command line is said before any device.
+run cmabuf_testctl bench e2e-64m -s bogus --device nosuch
+[ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "bench: unknown path 'bogus'" && ! has "no such device"
+r=$?; ok $r "bench e2e-64m -s bogus on a missing device: the path is wrong, exit 2"; diag $r
+
+run cmabuf_testctl bench contig-64m --strategy nosuch
 [ $rc -eq 2 ] && has "unknown path 'nosuch'"
 r=$?; ok $r "bench with an unknown path: exit 2"; diag $r
 
-run cmabufctl bench contig-64m --iterations 1 --strategy $strat --size 2MiB --json
+run cmabuf_testctl bench contig-64m --iterations 1 --strategy $strat --size 2MiB --json
 [ $rc -eq 0 ] && [ "$(count '"size_bytes": 2097152')" -eq 1 ] &&
 	[ "$(echo "$out" | wc -l)" -eq 1 ] && has '^{"format": 1, ' &&
 	[ "$(count '"phase": ')" -eq 3 ]
@@ -414,7 +527,7 @@ r=$?; ok $r "bench --size 2MiB: the workload at that size, one document of forma
 # area's free bytes are known (INFO, or CMA sysfs: not Debian's 6.x).
 small="bench blocks-2m on a small area: shrunk to fit, said, and run"
 if cmabufctl info --device $def --json | grep -q '"free_bytes": [0-9]'; then
-	run cmabufctl bench blocks-2m --iterations 1 --strategy $strat --device $def
+	run cmabuf_testctl bench blocks-2m --iterations 1 --strategy $strat --device $def
 	[ $rc -eq 0 ] && has "warning: bench: .* free on $def: [0-9]* KiB per allocation instead of 2 MiB (--size to choose)" &&
 		has "^cmabuf-$strat *alloc *512 "
 	r=$?; ok $r "$small"; diag $r
@@ -425,7 +538,7 @@ fi
 # The loaded workloads, idle and briefly: each runs and reports every
 # sample it took (make check loads memory in the "load" suite; "make
 # bench-load" measures them).
-run cmabufctl bench camera --iterations 2 --strategy $strat --json
+run cmabuf_testctl bench camera --iterations 2 --strategy $strat --json
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has '"workload": "camera"' && has '"failures": 0' &&
 	! has '"failures": [1-9]'
@@ -436,7 +549,7 @@ r=$?; ok $r "bench camera: 8 frames of 3840x2160 NV12 twice, every allocation su
 # left prepared after.
 stats=/sys/class/misc/cmabuf-general/stats
 hits=$(cat $stats/prepare_hits)
-run cmabufctl bench camera --iterations 2 --strategy auto-prepared --json
+run cmabuf_testctl bench camera --iterations 2 --strategy auto-prepared --json
 [ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has '{"path": "cmabuf-auto-prepared", "phase": "alloc", ' &&
 	has '"prepared": true, "prepare_hits": 16, ' &&
@@ -446,25 +559,25 @@ run cmabufctl bench camera --iterations 2 --strategy auto-prepared --json
 	[ "$(cat /sys/class/misc/cmabuf-general/prepared_bytes)" = 0 ]
 r=$?; ok $r "bench camera auto-prepared: 2 x 8 buffers prepared ahead, every ALLOC took one, given back"; diag $r
 
-run cmabufctl bench load-blocks-2m --iterations 1 --strategy auto-prepared
+run cmabuf_testctl bench load-blocks-2m --iterations 1 --strategy auto-prepared
 [ $rc -eq 2 ] && has "prepares the 512 buffers of load-blocks-2m at once: at most 256"
 r=$?
-run cmabufctl bench contig-64m --iterations 1 --strategy cmabuf-$strat-prepared
+run cmabuf_testctl bench contig-64m --iterations 1 --strategy cmabuf-$strat-prepared
 [ $r -eq 0 ] && [ $rc -eq 2 ] &&
 	has "path cmabuf-$strat-prepared prepares every sample's buffers: e2e-\*, load-\* and camera workloads only"
 r=$?; ok $r "bench prepared paths: refused past 256 buffers and in the kernel's workloads"; diag $r
 
-run cmabufctl bench load-blocks-2m --iterations 1 --strategy $strat --json
+run cmabuf_testctl bench load-blocks-2m --iterations 1 --strategy $strat --json
 [ $rc -eq 0 ] && has '"workload": "load-blocks-2m"' && has '"failures": 0' &&
 	! has '"failures": [1-9]'
 r=$?; ok $r "bench load-blocks-2m: 512 x 2 MiB, every allocation succeeded"; diag $r
 
-run cmabufctl bench concurrent --procs 1,2 --iterations 1 --strategy $strat --json
+run cmabuf_testctl bench concurrent --procs 1,2 --iterations 1 --strategy $strat --json
 [ $rc -eq 0 ] && has '"workload": "concurrent"' && ! has '"failures": [1-9]' &&
 	has '"path": "cmabuf-auto", "phase": "zero-all"'
 r=$?; ok $r "bench concurrent: 1 and 2 processes at once, nothing failed, the limit beside"; diag $r
 
-run cmabufctl bench fragment --steps 20 --strategy $strat --json
+run cmabuf_testctl bench fragment --steps 20 --strategy $strat --json
 [ $rc -eq 0 ] && has '"workload": "fragment"'
 r=$?; ok $r "bench fragment: 20 steps of a random mix"; diag $r
 
@@ -481,11 +594,11 @@ if [ "$def" = /dev/cmabuf ]; then
 		pdevs="$pdevs $(basename "$(readlink /sys/class/misc/$m/device)")"
 		echo "${pdevs##* }" >$driver/unbind
 	done
-	run cmabufctl bench contig-64m --iterations 1 --strategy legacy
+	run cmabuf_testctl bench contig-64m --iterations 1 --strategy legacy
 	[ $rc -eq 0 ] && has "warning: bench: no /dev/cmabuf-general here, using /dev/cmabuf (--device to choose)" &&
 		has "^cmabuf-legacy *free *1 "
 	r=$?; ok $r "$unbound_general"; diag $r
-	run cmabufctl bench gigantic-1g --iterations 1 --strategy legacy
+	run cmabuf_testctl bench gigantic-1g --iterations 1 --strategy legacy
 	[ $rc -eq 0 ] && has "using /dev/cmabuf " &&
 		has "free on /dev/cmabuf: [0-9]* MiB per allocation instead of 1 GiB" &&
 		has "^cmabuf-legacy *free *1 "
@@ -513,9 +626,10 @@ run cmabufctl info
 	[ "$(lines '^  releasing   ')" -eq "$devices" ]
 r=$?; ok $r "info: prepared buffers and releasing bytes of every instance"; diag $r
 
-# Held until SIGTERM, however slow the guest; the want outlasts the
-# default time-out only if an allocation takes from it, so ask for a long one.
-cmabufctl prepare 4M 2 --device general --wait --timeout 600000 --hold 600 \
+# Held until SIGTERM (--hold without seconds, as a service holds them);
+# the want outlasts the default time-out only if an allocation takes from
+# it, so ask for a long one.
+cmabufctl prepare 4M 2 --device general --wait --timeout 600000 --hold \
 	>/tmp/prep.out 2>&1 &
 preparer=$!
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
@@ -531,9 +645,10 @@ prc=$?
 [ $rc -eq 0 ] && has "zeroed on allocation: all 4194304 bytes are 0x00: ok" &&
 	[ $prc -eq 0 ] &&
 	grep -q "^prepare: 2 x 4 MiB on /dev/cmabuf-general, strategy auto, time-out 600000 ms: 2 ready$" /tmp/prep.out &&
+	grep -q "^holding until SIGINT or SIGTERM (pid [0-9]*): allocations of 4 MiB take them$" /tmp/prep.out &&
 	grep -q "^held [0-9]* s; allocations served ready meanwhile (all files): 1$" /tmp/prep.out &&
 	echo "$shown" | grep -q "^  prepared    2 buffers, 8 MiB ready$"
-r=$?; ok $r "prepare 4M 2 --wait --hold, ended by SIGTERM: info shows them, another program's alloc takes one, zeroed"
+r=$?; ok $r "prepare 4M 2 --wait --hold (until a signal), ended by SIGTERM: info shows them, another program's alloc takes one, zeroed"
 [ $r -eq 0 ] || { out="$shown
 $(cat /tmp/prep.out)"; diag $r; }
 
@@ -556,6 +671,36 @@ run cmabufctl prepare ${big}M 1 --device general
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
 	has "1 x $big MiB ($big MiB) and what other files prepare are more than prepared buffers may hold: [0-9.]* MiB, 50% of the area (module parameter prepare_max_percent)$"
 r=$?; ok $r "prepare ${big}M on the $(mib $general) area: ENOSPC, the limit and its parameter"; diag $r
+
+# reserve: the instance's standing reserve, set, made ready in the
+# background, shown, dropped; past reserve_max_bytes refused by name.
+gsys=/sys/class/misc/cmabuf-general
+run cmabufctl reserve 4Mx2 --device general
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	[ "$(cat $gsys/prepared_bytes)" = 8388608 ] && break
+	sleep 1
+done
+[ $rc -eq 0 ] && [ "$(cat $gsys/reserve)" = "4194304x2" ] &&
+	has "^  reserve     2 x 4 MiB (8 MiB); at most [0-9.]* [KMG]iB (reserve_max_bytes)$" &&
+	[ "$(cat $gsys/prepared_bytes)" = 8388608 ] &&
+	cmabufctl info --device general | grep -q "^  prepared    2 buffers, 8 MiB ready; reserve 4194304x2$"
+r=$?; ok $r "reserve 4Mx2: the reserve set and made ready, info shows it"; diag $r
+
+run cmabufctl reserve $((general >> 20))Mx1 --device general
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "reserve: /dev/cmabuf-general: more than the reserve may hold, [0-9.]* [KMG]iB (reserve_max_bytes: raise it with --max)$" &&
+	[ "$(cat $gsys/reserve)" = "4194304x2" ]
+r=$?; ok $r "reserve past reserve_max_bytes: ENOSPC named, the reserve unchanged"; diag $r
+
+run cmabufctl reserve none --device general --json
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	[ "$(cat $gsys/prepared_bytes)" = 0 ] && break
+	sleep 1
+done
+[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has '^{"format": 1, "device": "/dev/cmabuf-general", "reserve": \[\], "reserve_bytes": 0, "reserve_max_bytes": [0-9]*, ' &&
+	[ -z "$(cat $gsys/reserve)" ]
+r=$?; ok $r "reserve none --json: dropped, one document"; diag $r
 
 run cmabufctl info --json
 [ $rc -eq 0 ] && [ "$(count '"live_buffers": 0,')" -eq "$devices" ] &&

@@ -34,13 +34,13 @@ step() {
 step "instances and their areas" cmabufctl info
 step "64 MiB buffer zeroed, filled and read back" \
 	cmabufctl alloc 64M --device general --fill 0x5a --verify
-step "shared with vgem" cmabufctl share --device general
+step "shared with vgem" cmabuf_testctl share --device general
 # The strategies the kernel has: DMA alone on Debian's 6.12.
 paths=dma
 have_strategy legacy && paths=legacy
 have_frozen && paths=compound,frozen,legacy
 step "64 MiB allocated, mapped, touched and freed, timed" \
-	cmabufctl bench e2e-64m --strategy "$paths" --iterations 5
+	cmabufctl bench 64M --device general --strategy "$paths" --iterations 5
 bench "e2e-64m, short" e2e-64m --strategy "$paths" --iterations 10
 bench "e2e-1g, short" e2e-1g --strategy "$paths" --iterations 3
 bench "contig-64m, short" contig-64m --strategy "$paths" --iterations 10

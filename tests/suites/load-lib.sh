@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by the suites that run under memory load: start cmabuf_load
-# (tests/load) before cmabufctl bench and stop it after, have every sample
-# start from a refilled area (--prepare), and pass to the host what the
+# (tests/load) before cmabuf_testctl bench and stop it after, have every
+# sample start from a refilled area (--prepare), and pass to the host what the
 # load said ("# load-json {...}": where the pages were before each
 # sample) and the CMA trace events of the run ("# trace-json {...}").
 # Needs bench-lib.sh.
@@ -92,7 +92,7 @@ load_bench() {
 }
 
 # trace_on: record 7.2's cma_alloc_busy_retry events (an allocation found
-# a window busy and tried the next) on the clock cmabufctl's samples use,
+# a window busy and tried the next) on the clock cmabuf_testctl's samples use,
 # where the kernel has the event.
 trace_on() {
 	mount_once tracefs "$trace"

@@ -8,8 +8,9 @@
 # root's); then those nodes get what the rule gives them (group video,
 # 0660), and cmabufctl runs as a member of video (allocates from a named
 # instance, and is told of its cap for users past it; is refused the
-# default one with the reason; bench says the
-# debugfs file is root's and fails, having measured nothing) and as a user
+# default one with the reason; the test bed's in-kernel bench,
+# cmabuf_testctl, says the debugfs file is root's and fails, having
+# measured nothing) and as a user
 # outside it (told which group to join; info still describes every
 # instance from sysfs). The nodes are given back to root, 0600, at the end. Runs after heap-defaults,
 # so that the heaps exist where the kernel allows them.
@@ -102,15 +103,20 @@ echo "$oldcap" >$capfile
 r=$?; ok $r "a member of video past the cap: EDQUOT, the cap and what is held; info shows it ($shown)"
 diag $r
 
-# ... but not from the default CMA area, and is told why.
+# ... but not from the default CMA area, and is told why; without -d it
+# gets the first instance it may open, and is told which.
+run runas $cam $video cmabufctl alloc 1MiB --device default
+d_rc=$rc d_out=$out
 run runas $cam $video cmabufctl alloc 1MiB
-[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
-	echo "$out" | grep -q "/dev/cmabuf: permission denied: /dev/cmabuf is crw------- root:root: the default CMA area, which other drivers depend on, is root's"
-r=$?; ok $r "a member of video is refused the default instance, told it is root's and to use a named one"
-diag $r
+[ $d_rc -eq 1 ] && [ "$(echo "$d_out" | wc -l)" -eq 1 ] &&
+	echo "$d_out" | grep -q "/dev/cmabuf: permission denied: /dev/cmabuf is crw------- root:root: the default CMA area, which other drivers depend on, is root's" &&
+	[ $rc -eq 0 ] && echo "$out" | grep -q "^fd [0-9]*, size 1 MiB (1048576 bytes), strategy [a-z]*, from /dev/cmabuf-general$"
+r=$?; ok $r "a member of video is refused the default instance (told it is root's), and without -d allocates from the first named one, said"
+[ $r -eq 0 ] || out="$d_out
+$out"; diag $r
 
 # 4. ... but cannot time the allocator: told why, and bench fails.
-run runas $cam $video cmabufctl bench contig-64m --iterations 1
+run runas $cam $video cmabuf_testctl bench contig-64m --iterations 1
 [ $rc -eq 1 ] && echo "$out" | grep -q "the bench file in /sys/kernel/debug/cmabuf is root's (run as root)" &&
 	echo "$out" | grep -q "bench: measured nothing"
 r=$?; ok $r "bench without root says the bench file is root's and exits 1"

@@ -6,15 +6,20 @@
  * any failure.
  */
 #include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/cmabuf.h>
 #include "alloc.h"
 #include "bench.h"
+#include "cmd.h"
 #include "dev.h"
 #include "explain.h"
 #include "fmt.h"
+#include "hold.h"
 #include "json.h"
 #include "msg.h"
 #include "parse.h"
@@ -147,60 +152,6 @@ static void test_strategies(void)
 	ksft_test_result(parse_strategy("", &s) == -EINVAL, "empty strategy rejected\n");
 	ksft_test_result(!strcmp(strategy_name(CMABUF_STRATEGY_COUNT), "unknown"),
 			 "strategy_name of an unknown value\n");
-}
-
-struct bench_path_case {
-	const char *text;
-	int ret;
-	int strategy;
-	enum bench_variant variant;
-	const char *name;
-};
-
-static const struct bench_path_case bench_path_cases[] = {
-	{ "compound", 0, CMABUF_STRATEGY_COMPOUND, BENCH_COLD, "cmabuf-compound" },
-	{ "cmabuf-frozen", 0, CMABUF_STRATEGY_FROZEN, BENCH_COLD, "cmabuf-frozen" },
-	{ "legacy-4k", 0, CMABUF_STRATEGY_LEGACY, BENCH_SMALL_PAGES,
-	  "cmabuf-legacy-4k" },
-	{ "auto-prepared", 0, CMABUF_STRATEGY_AUTO, BENCH_PREPARED,
-	  "cmabuf-auto-prepared" },
-	{ "cmabuf-compound-prepared", 0, CMABUF_STRATEGY_COMPOUND, BENCH_PREPARED,
-	  "cmabuf-compound-prepared" },
-	{ "all", 0, PARSE_STRATEGY_ALL, BENCH_COLD, NULL },
-	{ "all-prepared", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "all-4k", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "prepared", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "-prepared", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "legacy-4k-prepared", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "legacy-prepared-4k", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "auto-Prepared", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "cmabuf-", -EINVAL, 0, BENCH_COLD, NULL },
-	{ "cma-heap-prepared", -EINVAL, 0, BENCH_COLD, NULL },
-};
-
-/* --strategy of bench: a strategy, its variants, and their names. */
-static void test_bench_paths(void)
-{
-	const struct bench_path_case *c;
-	enum bench_variant v;
-	char name[32];
-	size_t i;
-	int s, ret;
-
-	for (i = 0; i < ARRAY_SIZE(bench_path_cases); i++) {
-		c = &bench_path_cases[i];
-		s = -2;
-		v = BENCH_PREPARED + 1;
-		ret = bench_path_parse(c->text, &s, &v);
-		name[0] = '\0';
-		if (!ret && s >= 0)
-			bench_path_name(name, sizeof(name), s, v);
-		ksft_test_result(ret == c->ret &&
-				 (ret || (s == c->strategy && v == c->variant)) &&
-				 (!c->name || !strcmp(name, c->name)),
-				 "bench path '%s': %d, %s\n", c->text, ret,
-				 name[0] ? name : "no name");
-	}
 }
 
 static void test_stats(void)
@@ -628,17 +579,65 @@ static void test_prepare(void)
 			 "prepare ENOSPC, area size unknown: the shares: '%s'\n", buf);
 }
 
-/* alloc_parse() of "alloc" and @args (NULL-terminated). */
-static int alloc_parse_args(const char *const *args, struct alloc_opts *o)
+/* @cmd and @args (NULL-terminated) into @argv, room for 32; argc. */
+static int unit_argv(const char *cmd, const char *const *args, char **argv)
 {
-	char *argv[18] = { "alloc" };
 	int argc = 1;
 
-	while (argc < 17 && args[argc - 1]) {
+	argv[0] = (char *)cmd;
+	while (argc < 31 && args[argc - 1]) {
 		argv[argc] = (char *)args[argc - 1];
 		argc++;
 	}
-	return alloc_parse(argc, argv, o);
+	argv[argc] = NULL;
+	return argc;
+}
+
+/* alloc_parse() of "alloc" and @args (NULL-terminated). */
+static int alloc_parse_args(const char *const *args, struct alloc_opts *o)
+{
+	char *argv[32];
+
+	return alloc_parse(unit_argv("alloc", args, argv), argv, o);
+}
+
+/* bench_parse() of "bench" and @args (NULL-terminated). */
+static int bench_parse_args(const char *const *args, struct bench_opts *o)
+{
+	char *argv[32];
+
+	return bench_parse(unit_argv("bench", args, argv), argv, o);
+}
+
+/* bench's command line: a size, strategies, iterations; what it refuses. */
+static void test_bench(void)
+{
+	struct bench_opts o;
+	int ret;
+
+	ret = bench_parse_args((const char *const[]){ NULL }, &o);
+	ksft_test_result(!ret && o.size == 64ULL << 20 && !o.strategies &&
+			 o.iterations == 20 && !o.json,
+			 "bench: 64 MiB, every strategy, 20 iterations\n");
+	ret = bench_parse_args((const char *const[]){
+		"2M", "-s", "compound,legacy", "-n", "3", "-j", NULL,
+	}, &o);
+	ksft_test_result(!ret && o.size == 2ULL << 20 && o.iterations == 3 && o.json &&
+			 o.strategies == (CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_COMPOUND) |
+					  CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_LEGACY)),
+			 "bench 2M -s compound,legacy -n 3 -j: each one taken\n");
+	ret = bench_parse_args((const char *const[]){ "-s", "legacy,all", NULL }, &o);
+	ksft_test_result(!ret && !o.strategies, "bench -s legacy,all: all\n");
+	ret = bench_parse_args((const char *const[]){ "-s", "legacy,bogus", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "bench -s legacy,bogus: refused (%d)\n", ret);
+	ret = bench_parse_args((const char *const[]){ "-s", ",", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "bench -s ',': no strategy, refused (%d)\n", ret);
+	ret = bench_parse_args((const char *const[]){ "-n", "0", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "bench -n 0: refused (%d)\n", ret);
+	ret = bench_parse_args((const char *const[]){ "4M", "8M", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "bench 4M 8M: one size only (%d)\n", ret);
+	ret = bench_parse_args((const char *const[]){ "0", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "bench 0: refused (%d)\n", ret);
 }
 
 /*
@@ -663,6 +662,190 @@ static void test_alloc(void)
 	ksft_test_result(ret == EXIT_USAGE, "alloc 4M -v: refused (%d), not --verify\n", ret);
 	ret = alloc_parse_args((const char *const[]){ "4M", "-H", "3", NULL }, &o);
 	ksft_test_result(ret == EXIT_USAGE, "alloc 4M -H 3: refused (%d), not --hold\n", ret);
+	ret = alloc_parse_args((const char *const[]){ "4M", "--hold", NULL }, &o);
+	ksft_test_result(!ret && o.hold == HOLD_UNTIL_SIGNAL,
+			 "alloc 4M --hold: until a signal\n");
+	ret = alloc_parse_args((const char *const[]){ "--hold", "4M", NULL }, &o);
+	ksft_test_result(!ret && o.hold == HOLD_UNTIL_SIGNAL && o.size == 4ULL << 20,
+			 "alloc --hold 4M: until a signal, 4M the size\n");
+	ret = alloc_parse_args((const char *const[]){ "--hold=5", "4M", NULL }, &o);
+	ksft_test_result(!ret && o.hold == 5, "alloc --hold=5 4M: 5 s\n");
+	ret = alloc_parse_args((const char *const[]){ "--hold=x", "4M", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "alloc --hold=x: refused (%d)\n", ret);
+}
+
+/* What a test printed on stderr, from unit_stderr_begin() on. */
+static FILE *unit_err;
+static int unit_saved_stderr = -1;
+static char unit_err_text[2048];
+
+static void unit_stderr_begin(void)
+{
+	fflush(stderr);
+	unit_err = tmpfile();
+	unit_saved_stderr = dup(STDERR_FILENO);
+	dup2(fileno(unit_err), STDERR_FILENO);
+}
+
+static const char *unit_stderr_end(void)
+{
+	size_t n;
+
+	fflush(stderr);
+	dup2(unit_saved_stderr, STDERR_FILENO);
+	close(unit_saved_stderr);
+	rewind(unit_err);
+	n = fread(unit_err_text, 1, sizeof(unit_err_text) - 1, unit_err);
+	unit_err_text[n] = '\0';
+	fclose(unit_err);
+	return unit_err_text;
+}
+
+/* The parser of @cmd on @argc words of @argv, its command's name first. */
+static int unit_parse(int argc, char **argv)
+{
+	union {
+		struct alloc_opts alloc;
+		struct prepare_opts prepare;
+		struct bench_opts bench;
+		struct reserve_opts reserve;
+		struct share_opts share;
+	} o;
+
+	optind = 0;
+	if (!strcmp(argv[0], "alloc"))
+		return alloc_parse(argc, argv, &o.alloc);
+	if (!strcmp(argv[0], "prepare"))
+		return prepare_parse(argc, argv, &o.prepare);
+	if (!strcmp(argv[0], "bench"))
+		return bench_parse(argc, argv, &o.bench);
+	if (!strcmp(argv[0], "reserve"))
+		return reserve_parse(argc, argv, &o.reserve);
+	if (!strcmp(argv[0], "share"))
+		return share_parse(argc, argv, &o.share);
+	return cmd_info(argc, argv);
+}
+
+struct cmdline_case {
+	const char *cmd;
+	const char *args[4];
+	const char *err;
+};
+
+/*
+ * A command line that is wrong: one line on stderr, "PROG: CMD: <err>
+ * (try 'PROG CMD --help')", and exit status 2; no help text.
+ */
+static const struct cmdline_case cmdline_cases[] = {
+	{ "info", { "--bogus" }, "unknown option '--bogus'" },
+	{ "alloc", { "4M", "--bogus" }, "unknown option '--bogus'" },
+	{ "alloc", { "4M", "-v" }, "unknown option '-v'" },
+	{ "alloc", { "4M", "-s" }, "option '-s' needs a value" },
+	{ "prepare", { "12M", "4", "--strategy" }, "option '--strategy' needs a value" },
+	{ "bench", { "--bogus=3" }, "unknown option '--bogus'" },
+	{ "reserve", { "-x" }, "unknown option '-x'" },
+	{ "share", { "--bogus" }, "unknown option '--bogus'" },
+	{ "prepare", { "12M", "4", "extra" }, "unexpected argument 'extra'" },
+	{ "prepare", { "12M" }, "missing COUNT" },
+	{ "alloc", { }, "missing SIZE" },
+	{ "alloc", { "4M", "8M" }, "unexpected argument '8M'" },
+	{ "info", { "general" }, "unexpected argument 'general'" },
+	{ "share", { "1M", "2M" }, "unexpected argument '2M'" },
+};
+
+/* Issue 34, 2.1 and 2.4: a wrong command line is said alike everywhere. */
+static void test_cmdlines(void)
+{
+	const struct cmdline_case *c;
+	char want[512], *argv[32];
+	const char *got;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cmdline_cases); i++) {
+		c = &cmdline_cases[i];
+		snprintf(want, sizeof(want), "%s: %s: %s (try '%s %s --help')\n",
+			 msg_prog(), c->cmd, c->err, msg_prog(), c->cmd);
+		unit_stderr_begin();
+		ret = unit_parse(unit_argv(c->cmd, c->args, argv), argv);
+		got = unit_stderr_end();
+		ksft_test_result(ret == EXIT_USAGE && !strcmp(got, want),
+				 "%s %s ...: exit %d, '%.*s'\n", c->cmd,
+				 c->args[0] ? c->args[0] : "", ret,
+				 (int)strcspn(got, "\n"), got);
+	}
+}
+
+/* Issue 34, 2.2: whatever the command, a file that is not cmabuf's says so. */
+static void test_not_cmabuf(void)
+{
+	static const struct {
+		int (*run)(int argc, char **argv);
+		const char *cmd;
+		const char *args[6];
+	} cases[] = {
+		{ cmd_info, "info", { "-d", "/dev/null" } },
+		{ cmd_alloc, "alloc", { "4K", "-d", "/dev/null" } },
+		{ cmd_prepare, "prepare", { "4K", "1", "-d", "/dev/null" } },
+		{ cmd_bench, "bench", { "4K", "-n", "1", "-d", "/dev/null" } },
+		{ cmd_reserve, "reserve", { "-d", "/dev/null" } },
+	};
+	char want[128], *argv[32];
+	const char *got;
+	size_t i;
+	int ret;
+
+	snprintf(want, sizeof(want), "%s: /dev/null: not a cmabuf device\n",
+		 msg_prog());
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unit_stderr_begin();
+		optind = 0;
+		ret = cases[i].run(unit_argv(cases[i].cmd, cases[i].args, argv), argv);
+		got = unit_stderr_end();
+		ksft_test_result(ret == 1 && !strcmp(got, want),
+				 "%s -d /dev/null: exit %d, '%.*s'\n", cases[i].cmd, ret,
+				 (int)strcspn(got, "\n"), got);
+	}
+}
+
+/* reserve_parse() of "reserve" and @args (NULL-terminated). */
+static int reserve_parse_args(const char *const *args, struct reserve_opts *o)
+{
+	char *argv[32];
+
+	return reserve_parse(unit_argv("reserve", args, argv), argv, o);
+}
+
+/* reserve's command line: its words, none, --max; what it refuses. */
+static void test_reserve(void)
+{
+	const char *many[18] = { NULL };
+	struct reserve_opts o;
+	int i, ret;
+
+	ret = reserve_parse_args((const char *const[]){ NULL }, &o);
+	ksft_test_result(!ret && !o.set && !o.set_max && !strcmp(o.device, "/dev/cmabuf"),
+			 "reserve: show it\n");
+	ret = reserve_parse_args((const char *const[]){
+		"12Mx4", "64MiBx2", "-d", "video", "--max", "512M", NULL,
+	}, &o);
+	ksft_test_result(!ret && o.set && o.n == 2 && o.sizes[0] == 12ULL << 20 &&
+			 o.counts[0] == 4 && o.sizes[1] == 64ULL << 20 && o.counts[1] == 2 &&
+			 o.set_max && o.max == 512ULL << 20 &&
+			 !strcmp(o.device, "/dev/cmabuf-video"),
+			 "reserve 12Mx4 64MiBx2 -d video --max 512M: each one taken\n");
+	ret = reserve_parse_args((const char *const[]){ "none", NULL }, &o);
+	ksft_test_result(!ret && o.set && !o.n, "reserve none: drop it\n");
+	ret = reserve_parse_args((const char *const[]){ "12M", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "reserve 12M: no count, refused (%d)\n", ret);
+	ret = reserve_parse_args((const char *const[]){ "12Mx0", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "reserve 12Mx0: refused (%d)\n", ret);
+	ret = reserve_parse_args((const char *const[]){ "12Mx257", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "reserve 12Mx257: refused (%d)\n", ret);
+	for (i = 0; i < 17; i++)
+		many[i] = "1Mx1";
+	ret = reserve_parse_args(many, &o);
+	ksft_test_result(ret == EXIT_USAGE, "reserve with 17 sizes: refused (%d)\n", ret);
 }
 
 struct share_case {
@@ -792,14 +975,14 @@ static void test_share_why(void)
 	ksft_test_result(strstr(buf, "cannot reach") &&
 			 strstr(buf, "cmabuf-large/stats/unreachable_maps 0 -> 1") &&
 			 strstr(buf, "33-bit DMA mask") && strstr(buf, "/dev/cmabuf-general") &&
-			 strstr(buf, "dma reach") && strstr(buf, "docs/importers.md"),
+			 strstr(buf, "dma reach") && strstr(buf, CMABUFCTL_DOCDIR "/importers.md"),
 			 "why_unreachable: the counter, the mask, an instance that fits: '%s'\n",
 			 buf);
 	share_why_leaked(buf, sizeof(buf), "/dev/cmabuf-large", 5, 8);
 	ksft_test_result(strstr(buf, "3 buffer(s)") &&
 			 strstr(buf, "/dev/cmabuf-large stats/live_buffers 5 -> 8") &&
 			 strstr(buf, "videobuf2") && strstr(buf, "until reboot") &&
-			 strstr(buf, "docs/importers.md"),
+			 strstr(buf, CMABUFCTL_DOCDIR "/importers.md"),
 			 "why_leaked: how many, the counter, videobuf2, what to do: '%s'\n",
 			 buf);
 	share_why_unreachable(buf, sizeof(buf), "/dev/cmabuf", 2, 3, 0, "");
@@ -822,8 +1005,9 @@ static void test_share_why(void)
 
 #define PLAN	(ARRAY_SIZE(size_cases) + 15 + 10 + 10 + 5 + 7 + 1 + 2 + \
 		 ARRAY_SIZE(einval_cases) + 7 + 5 + 7 + 4 + \
-		 ARRAY_SIZE(prepare_cases) + 6 + 4 + ARRAY_SIZE(bench_path_cases) + \
-		 ARRAY_SIZE(share_cases) + 3 + 8 + 7)
+		 ARRAY_SIZE(prepare_cases) + 6 + 4 + \
+		 ARRAY_SIZE(share_cases) + 3 + 8 + 7 + 8 + 4 + 7 + \
+		 ARRAY_SIZE(cmdline_cases) + 5)
 
 int main(void)
 {
@@ -842,7 +1026,10 @@ int main(void)
 	test_devices();
 	test_prepare();
 	test_alloc();
-	test_bench_paths();
+	test_cmdlines();
+	test_not_cmabuf();
+	test_reserve();
+	test_bench();
 	test_share_parse();
 	test_share_fb();
 	test_share_why();

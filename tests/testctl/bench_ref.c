@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "clock.h"
 #include "msg.h"
 

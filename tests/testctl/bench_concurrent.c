@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "clock.h"
 #include "fmt.h"
 #include "kbench.h"
@@ -217,7 +217,7 @@ static int conc_spread(struct bench_ctx *c, struct bench_ctx *c2,
 		return c2->dev_fd;
 	ret = dev_info(c2->dev_fd, &c2->dev);
 	if (ret) {
-		msg_err("%s: CMABUF_IOC_INFO: %s", c2->dev_path, dev_strerror(ret));
+		dev_explain_info(c2->dev_path, ret);
 		return ret;
 	}
 	for (i = 0; i < n; i++) {

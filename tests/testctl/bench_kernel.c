@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "clock.h"
 #include "kbench.h"
 #include "msg.h"
@@ -39,7 +39,7 @@ static void kernel_explain(const struct bench_path *p, const struct bench_ctx *c
 			p->name, KBENCH_DEBUGFS);
 		break;
 	case -ENOENT:
-		msg_err("%s: no bench file for %s in %s (debugfs not mounted, or a kernel without CONFIG_DEBUG_FS)",
+		msg_err("%s: no bench file for %s in %s (debugfs not mounted, or a module built without it: CMABUF_BENCH=1)",
 			p->name, c->dev_path, KBENCH_DEBUGFS);
 		break;
 	case -EOPNOTSUPP:
@@ -151,7 +151,6 @@ const struct bench_path_ops bench_cmabuf_limit_ops = {
 	.run = cmabuf_limit_run,
 };
 
-#ifdef CMABUFCTL_TESTS
 /* The peer: CMA's own debugfs files, the test bed's build only. */
 static int debugfs_open(struct bench_path *p, const char *file)
 {
@@ -273,4 +272,3 @@ const struct bench_path_ops bench_cma_debugfs_ops = {
 	.run = cma_debugfs_run,
 	.teardown = cma_debugfs_teardown,
 };
-#endif

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * End-to-end paths, timed from userspace with CLOCK_MONOTONIC: allocate a
- * dma-buf (cmabuf ALLOC ioctl or the CMA heap), mmap it, write one word in
- * every page, munmap it, close it. The close drops the last reference and
- * so frees the buffer. A "-4k" path maps the same buffer with 4 KiB page
- * table entries only, so the two show what 2 MiB entries are worth: with
+ * End-to-end paths: a buffer's whole cycle (cycle_run(), cycle.c), its
+ * dma-buf from cmabuf's ALLOC ioctl or the CMA heap. A "-4k" path maps
+ * the same buffer with 4 KiB page table entries only, so the two show
+ * what 2 MiB entries are worth: with
  * THP disabled for the process (PR_SET_THP_DISABLE, for that path's cycle
  * alone) the kernel never calls cmabuf's huge_fault. MADV_NOHUGEPAGE would
  * do it per mapping, but kernels without CONFIG_ADVISE_SYSCALLS (the test
@@ -12,42 +11,16 @@
  * before each cycle (CMABUF_IOC_PREPARE, untimed): its ALLOC takes it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include <linux/dma-buf.h>
-
-#include "bench.h"
-#include "clock.h"
-#ifdef CMABUFCTL_TESTS
+#include "testbench.h"
+#include "cycle.h"
 #include "heap.h"
-#endif
 #include "msg.h"
 #include "parse.h"
-
-static int e2e_sync(int fd, __u64 flags)
-{
-	struct dma_buf_sync sync = { .flags = flags | DMA_BUF_SYNC_RW };
-
-	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
-}
-
-/*
- * Write one word in every page. The mapping escapes to munmap() and the
- * stores cannot be optimised away.
- */
-static void e2e_touch(unsigned char *map, __u64 size, __u32 page)
-{
-	__u64 off;
-
-	for (off = 0; off < size; off += page)
-		*(__u64 *)(map + off) = off | 1;
-}
 
 /* Why an allocation of the workload's size failed, in one line. */
 static void e2e_alloc_explain(const struct bench_path *p, const struct bench_ctx *c,
@@ -64,56 +37,46 @@ static void e2e_alloc_explain(const struct bench_path *p, const struct bench_ctx
 			c->wl->size, c->dev_path, strerror(-err));
 }
 
+/* The path's allocation, as cycle_run() calls it. */
+struct e2e_call {
+	struct bench_path *p;
+	struct bench_ctx *c;
+};
+
+static int e2e_alloc(void *arg, __u64 size, int *fd)
+{
+	struct e2e_call *call = arg;
+
+	return call->p->ops->alloc(call->p, call->c, size, fd);
+}
+
 static int e2e_cycle_timed(struct bench_path *p, struct bench_ctx *c,
 			   unsigned int iter)
 {
-	__u64 size = c->wl->size, t[8] = { };
-	unsigned char *map;
-	int fd, ret;
+	static const enum bench_phase phase[CYCLE_PHASES] = {
+		[CYCLE_ALLOC] = PHASE_ALLOC,
+		[CYCLE_MMAP] = PHASE_MMAP,
+		[CYCLE_SYNC] = PHASE_SYNC,
+		[CYCLE_TOUCH] = PHASE_TOUCH,
+		[CYCLE_MUNMAP] = PHASE_MUNMAP,
+		[CYCLE_CLOSE] = PHASE_CLOSE,
+		[CYCLE_WHOLE] = PHASE_CYCLE,
+	};
+	struct e2e_call call = { p, c };
+	__u64 ns[CYCLE_PHASES];
+	const char *failed;
+	int i, ret;
 
-	t[0] = clock_ns();
-	ret = p->ops->alloc(p, c, size, &fd);
-	t[1] = clock_ns();
-	if (ret) {
+	ret = cycle_run(e2e_alloc, &call, c->wl->size, c->page_size, ns,
+			&failed);
+	if (ret && !failed)
 		e2e_alloc_explain(p, c, ret);
-		return ret;
-	}
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	t[2] = clock_ns();
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		msg_err("%s: mmap: %s", p->name, strerror(-ret));
-		goto close_buf;
-	}
-	/*
-	 * The stores inside a CPU access bracket, timed apart: the bracket is
-	 * cache maintenance where the exporter's device is not coherent.
-	 */
-	ret = e2e_sync(fd, DMA_BUF_SYNC_START);
-	t[3] = clock_ns();
-	if (!ret)
-		e2e_touch(map, size, c->page_size);
-	t[4] = clock_ns();
-	if (!ret)
-		ret = e2e_sync(fd, DMA_BUF_SYNC_END);
-	t[5] = clock_ns();
-	if (ret)
-		msg_err("%s: DMA_BUF_IOCTL_SYNC: %s", p->name, strerror(-ret));
-	munmap(map, size);
-	t[6] = clock_ns();
-close_buf:
-	close(fd);
-	t[7] = clock_ns();
+	else if (ret)
+		msg_err("%s: %s: %s", p->name, failed, strerror(-ret));
 	if (ret)
 		return ret;
-
-	bench_record(p, PHASE_ALLOC, iter, t[1] - t[0]);
-	bench_record(p, PHASE_MMAP, iter, t[2] - t[1]);
-	bench_record(p, PHASE_SYNC, iter, t[3] - t[2] + t[5] - t[4]);
-	bench_record(p, PHASE_TOUCH, iter, t[4] - t[3]);
-	bench_record(p, PHASE_MUNMAP, iter, t[6] - t[5]);
-	bench_record(p, PHASE_CLOSE, iter, t[7] - t[6]);
-	bench_record(p, PHASE_CYCLE, iter, t[7] - t[0]);
+	for (i = 0; i < CYCLE_PHASES; i++)
+		bench_record(p, phase[i], iter, ns[i]);
 	return 0;
 }
 
@@ -177,17 +140,7 @@ static int e2e_cycle(struct bench_path *p, struct bench_ctx *c,
 static int cmabuf_e2e_alloc(struct bench_path *p, struct bench_ctx *c,
 			    __u64 size, int *fd)
 {
-	struct cmabuf_alloc_data d = {
-		.size = size,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-		.flags = p->strategy,
-	};
-	int ret;
-
-	ret = dev_alloc(c->dev_fd, &d);
-	if (!ret)
-		*fd = d.fd;
-	return ret;
+	return dev_alloc_fd(c->dev_fd, size, p->strategy, fd);
 }
 
 /* A prepared path has a file of its own to prepare on. */
@@ -203,7 +156,6 @@ const struct bench_path_ops bench_cmabuf_e2e_ops = {
 	.alloc = cmabuf_e2e_alloc,
 };
 
-#ifdef CMABUFCTL_TESTS
 /* The peer: the upstream CMA dma-heap, the test bed's build only. */
 static int cma_heap_setup(struct bench_path *p, struct bench_ctx *c)
 {
@@ -237,4 +189,3 @@ const struct bench_path_ops bench_cma_heap_ops = {
 	.teardown = cma_heap_teardown,
 	.alloc = cma_heap_alloc,
 };
-#endif

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "clock.h"
 #include "fmt.h"
 #include "msg.h"

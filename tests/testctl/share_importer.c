@@ -18,6 +18,7 @@
 #include "dev.h"
 #include "fmt.h"
 #include "share.h"
+#include "testctl.h"
 
 #define IMPORTER_DEV	"/dev/cmabuf_importer"
 
@@ -286,6 +287,27 @@ static void importer_settle(struct share_result *res,
 			    when, a->dev_path);
 }
 
+/*
+ * The pages of @area in use: debugfs "used" (root's), or where the kernel
+ * has no CMA debugfs (Debian's kernels) its world-readable CMA sysfs
+ * counters, pages allocated minus pages released. Return: 0 or the -errno
+ * of the debugfs read when neither is there.
+ */
+static int importer_area_used(const char *area, __u64 *val)
+{
+	__u64 allocated, released;
+	int ret;
+
+	ret = dev_area_read(area, "used", val);
+	if (ret != -ENOENT)
+		return ret;
+	if (dev_area_sysfs_read(area, "alloc_pages_success", &allocated) ||
+	    dev_area_sysfs_read(area, "release_pages_success", &released))
+		return ret;
+	*val = allocated - released;
+	return 0;
+}
+
 /* The area's used pages now are @start, plus the buffer's when @held. */
 static void importer_used(struct share_result *res, const struct importer_area *a,
 			  bool held, const char *when)
@@ -297,7 +319,7 @@ static void importer_used(struct share_result *res, const struct importer_area *
 		return;
 	if (!held)
 		importer_settle(res, a, when);
-	ret = dev_area_used(a->di.area, &used);
+	ret = importer_area_used(a->di.area, &used);
 	if (ret)
 		share_check(res, false, "%s: %s/%s/used: %s", when, CMA_DEBUGFS,
 			    a->di.area, strerror(-ret));
@@ -326,7 +348,7 @@ static int importer_area_start(struct share_result *res,
 		return ret;
 	/* Not counting buffers freed before, still on their way back. */
 	importer_settle(res, a, "start");
-	ret = dev_area_used(a->di.area, &a->start);
+	ret = importer_area_used(a->di.area, &a->start);
 	a->counted = !ret;
 	if (ret)
 		share_skip("CMA used pages: %s/%s/used: %s (no CMA debugfs or sysfs?)",

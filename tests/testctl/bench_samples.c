@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "msg.h"
 
 static const char * const counter_names[BENCH_COUNTERS] = {

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "clock.h"
 #include "fmt.h"
 #include "msg.h"

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "fmt.h"
 #include "json.h"
 #include "parse.h"
@@ -222,10 +222,10 @@ void bench_json_begin(struct json *j, const struct bench_ctx *c)
 	json_str(j, "device", c->dev_path);
 	json_str(j, "area", c->dev.area);
 	json_u64(j, "cpus", c->cpus);
-	json_u64(j, "allocator_zeroes",
-		 !!(c->dev.info.flags & CMABUF_INFO_ALLOCATOR_ZEROES));
-	json_u64(j, "clears_frozen",
-		 !!(c->dev.info.flags & CMABUF_INFO_CLEARS_FROZEN));
+	json_bool(j, "allocator_zeroes",
+		  c->dev.info.flags & CMABUF_INFO_ALLOCATOR_ZEROES);
+	json_bool(j, "clears_frozen",
+		  c->dev.info.flags & CMABUF_INFO_CLEARS_FROZEN);
 	json_array(j, "results");
 }
 

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "msg.h"
 #include "parse.h"
 

@@ -3,7 +3,7 @@
  * The driver's in-kernel benchmark, /sys/kernel/debug/cmabuf/<name>/bench:
  * one request written as a line of "key=value" words, the report read
  * back as "<phase> samples=.. min_ns=.. ..." lines (drivers/cmabuf_bench.c
- * documents both). Shared by cmabufctl and the tests.
+ * documents both). The test bed's client of it.
  */
 #ifndef CMABUF_KBENCH_H
 #define CMABUF_KBENCH_H

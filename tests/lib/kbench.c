@@ -118,7 +118,7 @@ int kbench_parse(const char *report, struct kbench *b)
 /*
  * Run @b on the instance behind @dev. Return: 0, or the negative errno of
  * the run (EINVAL, EOPNOTSUPP, ENOMEM, EINTR, ENODEV), of the bench file
- * (ENOENT without debugfs or CONFIG_DEBUG_FS, EACCES without root), or
+ * (ENOENT without debugfs or a module built with it, EACCES without root), or
  * -EPROTO for a report that cannot be read.
  */
 int kbench_run(const char *dev, struct kbench *b)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
+#include "testbench.h"
 #include "parse.h"
 
 static const char * const variant_suffix[] = {

@@ -14,11 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
 
+#include "dev.h"
 #include "share.h"
+#include "testctl.h"
 
 #define DRI_DIR		"/dev/dri"
 #define BUFINFO		"/sys/kernel/debug/dma_buf/bufinfo"
@@ -125,14 +129,99 @@ static void vgem_reexport(struct share_result *res, int drm_fd, __u32 handle,
 	close(fd);
 }
 
+/*
+ * Child side: allocate, report the fd number, wait until the parent has
+ * taken its own reference (the "go" pipe closes), exit.
+ */
+static void vgem_child(const struct share_buf *buf, int report, int go)
+{
+	int dev_fd, fd;
+	char byte;
+
+	dev_fd = dev_open(buf->dev_path);
+	if (dev_fd < 0 || share_alloc(buf, dev_fd, &fd))
+		_exit(1);
+	if (write(report, &fd, sizeof(fd)) != sizeof(fd))
+		_exit(1);
+	while (read(go, &byte, 1) > 0)
+		;
+	_exit(0);
+}
+
+/* The parent's own fd of the child's dma-buf, through pidfd_getfd(). */
+static int vgem_take(pid_t pid, int report, int *fd)
+{
+	int pidfd, child_fd, ret = 0;
+
+	if (read(report, &child_fd, sizeof(child_fd)) != sizeof(child_fd))
+		return -EIO;
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	*fd = syscall(SYS_pidfd_getfd, pidfd, child_fd, 0);
+	if (*fd < 0)
+		ret = -errno;
+	close(pidfd);
+	return ret;
+}
+
+/*
+ * A buffer exported by a child process that has exited by the time this
+ * returns: the parent took the fd with pidfd_getfd(), which needs no
+ * sockets (CONFIG_NET may be off), and is the buffer's only user.
+ */
+static int vgem_alloc_in_child(const struct share_buf *buf, int *fd)
+{
+	int report[2], go[2], status, ret;
+	pid_t pid;
+
+	if (pipe2(report, O_CLOEXEC))
+		return -errno;
+	if (pipe2(go, O_CLOEXEC)) {
+		ret = -errno;
+		goto close_report;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		goto close_go;
+	}
+	if (!pid) {
+		close(go[1]);
+		vgem_child(buf, report[1], go[0]);
+	}
+	/* A child that dies before reporting must end the read with EOF. */
+	close(report[1]);
+	report[1] = -1;
+	ret = vgem_take(pid, report[0], fd);
+	close(go[1]);
+	go[1] = -1;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		if (!ret)
+			close(*fd);
+		ret = ret ?: -ECHILD;
+	}
+close_go:
+	close(go[0]);
+	if (go[1] >= 0)
+		close(go[1]);
+close_report:
+	close(report[0]);
+	if (report[1] >= 0)
+		close(report[1]);
+	return ret;
+}
+
 /* Import of a buffer whose exporting process has already exited. */
 static void vgem_orphan(struct share_result *res, const struct share_buf *buf,
 			int drm_fd, __u32 other)
 {
 	__u32 handle = 0;
-	int fd, ret;
+	int fd = -1, ret;
 
-	ret = share_alloc_in_child(buf, &fd);
+	ret = vgem_alloc_in_child(buf, &fd);
 	if (!share_check(res, !ret, "buffer from a child process that exited: %s",
 			 ret ? strerror(-ret) : "received"))
 		return;
