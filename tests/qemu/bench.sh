@@ -43,7 +43,8 @@ if [ $suite = demo ]; then
 			-s headers_install INSTALL_HDR_PATH="$CMABUF_BUILD/headers"
 	bash "$top/kernel/stock-image.sh" fetch stock-6.12
 	bash "$top/kernel/stock-image.sh" module stock-6.12
-	make -s -C "$top/userspace" ARCH=arm64 TESTS=1
+	make -s -C "$top/userspace" ARCH=arm64
+	make -s -C "$top/tests/testctl"
 	logs=$CMABUF_BUILD/logs/stock-6.12-demo
 	CMABUF_LOGS=$logs bash "$here/boot.sh" --suites demo stock-6.12 ||
 		die "the stock-6.12 guest did not finish; see $logs/console.log"
