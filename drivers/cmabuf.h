@@ -315,8 +315,7 @@ int cmabuf_dmabuf_sync_range(struct dma_buf *dmabuf, u32 flags, u64 offset,
 struct page *cmabuf_dmabuf_page(struct dma_buf *dmabuf);
 int cmabuf_dmabuf_io_begin(struct dma_buf *dmabuf, u64 offset, u64 length,
 			   bool to_buffer);
-void cmabuf_dmabuf_io_end(struct dma_buf *dmabuf, u64 offset, u64 length,
-			  bool to_buffer);
+void cmabuf_dmabuf_io_end(struct dma_buf *dmabuf, u64 offset, u64 length);
 
 /* cmabuf_rw.c */
 int cmabuf_rw(const struct cmabuf_rw *req, u64 *done);

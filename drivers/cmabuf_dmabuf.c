@@ -883,27 +883,29 @@ int cmabuf_dmabuf_io_begin(struct dma_buf *dmabuf, u64 offset, u64 length,
 }
 
 /**
- * cmabuf_dmabuf_io_end() - after the kernel moved bytes of a buffer
+ * cmabuf_dmabuf_io_end() - after the kernel wrote bytes into a buffer
  * @dmabuf: the buffer of cmabuf_dmabuf_io_begin().
  * @offset: first byte of the range.
  * @length: bytes in the range.
- * @to_buffer: the transfer wrote the range; else it read it.
  *
- * What DMA_BUF_SYNC_END does for the range. A copy into a write-combined
- * buffer went through its cacheable alias: those lines are cleaned to
- * memory, where its mappings read, and invalidated.
+ * What DMA_BUF_SYNC_END (with DMA_BUF_SYNC_WRITE) does for the range, so
+ * that the importers' devices and a device driven from CMABUF_IOC_PHYS
+ * see the bytes: even with O_DIRECT the CPU may have written some (the
+ * zeros of a hole, a file system that fell back to the page cache). A
+ * copy into a write-combined buffer went through its cacheable alias:
+ * those lines are cleaned to memory, where its mappings read, and
+ * invalidated. A transfer out of a buffer changes nothing in it and needs
+ * nothing after.
  */
-void cmabuf_dmabuf_io_end(struct dma_buf *dmabuf, u64 offset, u64 length,
-			  bool to_buffer)
+void cmabuf_dmabuf_io_end(struct dma_buf *dmabuf, u64 offset, u64 length)
 {
 	struct cmabuf_buffer *buffer = dmabuf->priv;
 
-	if (buffer->wc && to_buffer)
+	if (buffer->wc)
 		cmabuf_buffer_own_sync(buffer, offset, length,
 				       DMA_BIDIRECTIONAL,
 				       CMABUF_OWN_FOR_DEVICE |
 				       CMABUF_OWN_FOR_CPU);
 	cmabuf_dmabuf_sync_range(dmabuf, DMA_BUF_SYNC_END |
-				 cmabuf_dmabuf_io_flags(to_buffer),
-				 offset, length);
+				 cmabuf_dmabuf_io_flags(true), offset, length);
 }

@@ -30,25 +30,44 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
 #include "cmabuf.h"
 
 /*
- * Bytes one call of read_iter or write_iter moves. Signals are looked at
- * between two; the first carries the remainder of @length modulo this, so
- * that an O_DIRECT alignment error shows before any byte moved, and the
- * others start where the first ended (a multiple of any alignment).
+ * Bytes one call of read_iter or write_iter moves: a piece. Signals are
+ * looked at between two; each call waits for its bios, so the device's
+ * queue drains once per piece. The first piece carries the remainder of
+ * the length modulo the piece, so that an O_DIRECT alignment error shows
+ * before any byte moved, and the others start where it ended (a whole
+ * number of MiB from the start: a multiple of any alignment).
  */
-#define CMABUF_RW_CHUNK		SZ_8M
-/* Pages a chunk can touch: one more where it does not start on a page. */
-#define CMABUF_RW_CHUNK_PAGES	(CMABUF_RW_CHUNK / PAGE_SIZE + 1)
+static unsigned int cmabuf_rw_piece_mib = 128;
+module_param_named(rw_piece_mib, cmabuf_rw_piece_mib, uint, 0644);
+MODULE_PARM_DESC(rw_piece_mib,
+		 "MiB a CMABUF_IOC_RW moves between two looks at signals, 1 to 1024 (default: 128)");
+
+#define CMABUF_RW_PIECE_MAX_MIB	1024
+
+/*
+ * A bio_vec spans at most an aligned block of MAX_ORDER_NR_PAGES pages:
+ * their struct pages are contiguous whatever the memory model, as the
+ * iterators' page arithmetic (bv_page + n) wants.
+ */
+#define CMABUF_RW_BVEC_BYTES	((u64)MAX_ORDER_NR_PAGES << PAGE_SHIFT)
+
+static u64 cmabuf_rw_piece(void)
+{
+	return (u64)clamp(READ_ONCE(cmabuf_rw_piece_mib), 1U,
+			  CMABUF_RW_PIECE_MAX_MIB) << 20;
+}
 
 /*
  * Files whose reads and writes take no page reference from an ITER_BVEC
@@ -77,21 +96,26 @@ static bool cmabuf_rw_file_ok(struct file *file)
 
 /*
  * Describe @len bytes of the buffer that starts at page frame @pfn, from
- * its byte @offset, one bio_vec per page. Return: the bio_vecs used.
+ * its byte @offset: physically contiguous, so one bio_vec per aligned
+ * block of MAX_ORDER_NR_PAGES pages it touches. Return: the bio_vecs used.
  */
 static unsigned int cmabuf_rw_bvecs(struct bio_vec *bv, unsigned long pfn,
 				    u64 offset, size_t len)
 {
-	unsigned long frame = pfn + (offset >> PAGE_SHIFT);
-	unsigned int off = offset_in_page(offset);
+	unsigned long frame;
 	unsigned int n = 0;
-	size_t part;
+	size_t part, room;
 
 	while (len) {
-		part = min_t(size_t, len, PAGE_SIZE - off);
-		bvec_set_page(&bv[n++], pfn_to_page(frame++), part, off);
+		frame = pfn + (offset >> PAGE_SHIFT);
+		room = ((MAX_ORDER_NR_PAGES -
+			 (frame & (MAX_ORDER_NR_PAGES - 1))) << PAGE_SHIFT) -
+		       offset_in_page(offset);
+		part = min(len, room);
+		bvec_set_page(&bv[n++], pfn_to_page(frame), part,
+			      offset_in_page(offset));
+		offset += part;
 		len -= part;
-		off = 0;
 	}
 	return n;
 }
@@ -109,17 +133,21 @@ static ssize_t cmabuf_rw_file(struct file *file, loff_t pos,
 			      unsigned long pfn, u64 offset, u64 length,
 			      bool to_buffer)
 {
-	size_t len = length % CMABUF_RW_CHUNK ?: CMABUF_RW_CHUNK;
+	u64 piece = cmabuf_rw_piece(), done = 0, rem;
+	size_t len;
 	struct iov_iter iter;
 	struct kiocb kiocb;
 	struct bio_vec *bv;
 	ssize_t ret = 0;
-	u64 done = 0;
 	unsigned int n;
 
-	bv = kvmalloc_array(CMABUF_RW_CHUNK_PAGES, sizeof(*bv), GFP_KERNEL);
+	/* One more for a piece that does not start on a block. */
+	bv = kmalloc_array(div64_u64(piece, CMABUF_RW_BVEC_BYTES) + 2,
+			   sizeof(*bv), GFP_KERNEL);
 	if (!bv)
 		return -ENOMEM;
+	div64_u64_rem(length, piece, &rem);
+	len = rem ?: piece;
 
 	while (done < length) {
 		n = cmabuf_rw_bvecs(bv, pfn, offset + done, len);
@@ -136,11 +164,11 @@ static ssize_t cmabuf_rw_file(struct file *file, loff_t pos,
 		done += ret;
 		if ((size_t)ret < len || signal_pending(current))
 			break;
-		len = CMABUF_RW_CHUNK;
+		len = piece;
 		cond_resched();
 	}
 
-	kvfree(bv);
+	kfree(bv);
 	return done ? done : ret;
 }
 
@@ -209,7 +237,9 @@ int cmabuf_rw(const struct cmabuf_rw *req, u64 *done)
 		goto put_file;
 	ret = cmabuf_rw_file(file, req->file_offset, page_to_pfn(page),
 			     req->buf_offset, req->length, to_buffer);
-	cmabuf_dmabuf_io_end(dmabuf, req->buf_offset, req->length, to_buffer);
+	/* A transfer out of the buffer changed nothing in it. */
+	if (to_buffer)
+		cmabuf_dmabuf_io_end(dmabuf, req->buf_offset, req->length);
 	if (ret > 0) {
 		*done = ret;
 		ret = 0;

@@ -60,8 +60,25 @@
 #define SZ_16M		0x01000000ULL
 #define SZ_8M		0x00800000ULL
 
-/* The driver moves this much per call of read_iter (cmabuf_rw.c). */
-#define CHUNK		SZ_8M
+/*
+ * Bytes the driver moves per call of read_iter (its module parameter
+ * rw_piece_mib, which suites/rw.sh sets low so that 16 MiB buffers hold
+ * two pieces), and so between two looks at signals.
+ */
+static __u64 piece(void)
+{
+	unsigned long long mib = 0;
+
+	if (rel_read_ull("/sys/module/cmabuf/parameters/rw_piece_mib", &mib) ||
+	    !mib)
+		mib = 128;
+	return mib << 20;
+}
+
+/* Why a test of @len bytes cannot span two pieces, or NULL. */
+#define PIECE_TOO_BIG(len)						\
+	(piece() >= (len) ?						\
+	 "rw_piece_mib too large for two pieces here (suites/rw.sh sets 4)" : NULL)
 
 /* A 64 MiB transfer under KASAN takes long. */
 #define TIMEOUT		600
@@ -600,8 +617,10 @@ TEST_F_TIMEOUT(rw, read_range_leaves_the_rest, TIMEOUT)
 {
 	__u64 boff = 3 * page_size() + 3 * SZ_512;
 	__u64 foff = 7 * page_size() + SZ_512;
-	__u64 len = CHUNK + SZ_1M + 5 * SZ_512, done = 0;
+	__u64 len = piece() + SZ_1M + 5 * SZ_512, done = 0;
 
+	if (PIECE_TOO_BIG(SZ_8M))
+		SKIP(return, "%s", PIECE_TOO_BIG(SZ_8M));
 	pattern_fill(self->map, self->size, 5, 0);
 	ASSERT_EQ(0, file_fill(&self->f, 0, foff + len + SZ_1M, 6, 0));
 	ASSERT_EQ(0, do_rw(self->dev, self->buf, self->f.fd, foff, boff, len,
@@ -619,9 +638,11 @@ TEST_F_TIMEOUT(rw, write_range_leaves_the_rest_of_the_file, TIMEOUT)
 {
 	__u64 boff = 5 * page_size() + SZ_512;
 	__u64 foff = 3 * page_size() + 7 * SZ_512;
-	__u64 len = CHUNK + 2 * SZ_1M + 3 * SZ_512, done = 0;
+	__u64 len = piece() + 2 * SZ_1M + 3 * SZ_512, done = 0;
 	__u64 end = foff + len + SZ_1M;
 
+	if (PIECE_TOO_BIG(SZ_8M))
+		SKIP(return, "%s", PIECE_TOO_BIG(SZ_8M));
 	pattern_fill(self->map, self->size, 7, 0);
 	ASSERT_EQ(0, file_fill(&self->f, 0, end, 8, 0));
 	ASSERT_EQ(0, do_rw(self->dev, self->buf, self->f.fd, foff, boff, len,
@@ -1028,7 +1049,7 @@ static void odirect_alignment(struct __test_metadata *_metadata, int dev,
 {
 	struct rw_file f;
 	const char *why;
-	__u64 len = CHUNK + SZ_1M;
+	__u64 len = piece() + SZ_1M;
 	struct {
 		__u64 foff, boff, len;
 	} bad[] = {
@@ -1042,6 +1063,8 @@ static void odirect_alignment(struct __test_metadata *_metadata, int dev,
 	__u8 *map;
 	int buf;
 
+	if (PIECE_TOO_BIG(SZ_8M))
+		SKIP(return, "%s", PIECE_TOO_BIG(SZ_8M));
 	why = rw_file_open(&f, kind, 0);
 	if (why)
 		SKIP(return, "%s: %s", kind_names[kind], why);
@@ -1168,6 +1191,8 @@ TEST_F_TIMEOUT(rw_life, signal_stops_between_pieces_with_a_count, TIMEOUT)
 	__u8 *map;
 	int buf, ret;
 
+	if (PIECE_TOO_BIG(self->size / 2))
+		SKIP(return, "%s", PIECE_TOO_BIG(self->size / 2));
 	buf = buf_alloc(self->dev, self->size, CMABUF_STRATEGY_AUTO, 0,
 			O_RDWR | O_CLOEXEC, NULL);
 	ASSERT_LE(0, buf);
@@ -1187,7 +1212,7 @@ TEST_F_TIMEOUT(rw_life, signal_stops_between_pieces_with_a_count, TIMEOUT)
 	       (unsigned long long)done, self->size);
 	EXPECT_LT(0ULL, done);
 	EXPECT_GT(self->size, done);
-	EXPECT_EQ(0ULL, done % CHUNK);
+	EXPECT_EQ(0ULL, done % piece());
 	EXPECT_EQ(done, pattern_check(map, done, 31, 0));
 	EXPECT_EQ(self->size - done,
 		  pattern_check(map + done, self->size - done, 32, done));

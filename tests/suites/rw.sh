@@ -50,10 +50,17 @@ else
 	echo "# no ext4 disk (serial cmabuf-ext4): the ext4 cases skip" >&2
 fi
 
+# Pieces of 4 MiB (rw_piece_mib, default 128), so that the 16 MiB
+# buffers' ranges and a 64 MiB transfer span several: the test reads it.
+param=/sys/module/cmabuf/parameters/rw_piece_mib
+piece=$(cat $param 2>/dev/null)
+[ -n "$piece" ] && echo 4 >$param
+
 # shellcheck disable=SC2046 # one word per option
 cmabuf-run --time "${CMABUF_SUITE:-rw}" cmabuf_rw_test \
 	$(echo "${CMABUF_RW_ARGS:-}" | tr , ' ')
 rc=$?
+[ -n "$piece" ] && echo "$piece" >$param
 if [ -n "$mounted" ] && ! umount $mnt; then
 	echo "# umount $mnt failed: something of the test is still open" >&2
 	rc=1

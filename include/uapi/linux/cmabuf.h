@@ -568,10 +568,11 @@ struct cmabuf_rw {
  * block and memory alignment; EINVAL otherwise, before any byte moves),
  * O_APPEND (writes go to the end), the end of a block device (a write that
  * starts there: ENOSPC), file size limits (EFBIG). Large transfers are
- * done in pieces; a signal stops the transfer between two pieces, and
- * @done says how many bytes moved, as read() returns a short count. The
- * call returns 0 whenever a byte moved: an error after that ends the
- * transfer early, and the next call from there reports it.
+ * done in pieces (module parameter rw_piece_mib, 128 MiB by default); a
+ * signal stops the transfer between two pieces, and @done says how many
+ * bytes moved, as read() returns a short count. The call returns 0
+ * whenever a byte moved: an error after that ends the transfer early,
+ * and the next call from there reports it.
  *
  * Only files whose reads and writes cmabuf knows not to take references
  * on the buffer's pages are accepted (FROZEN and COMPOUND pages have none
@@ -579,13 +580,14 @@ struct cmabuf_rw {
  * systems on block devices (not FUSE), tmpfs and ramfs. Others (network
  * file systems, FUSE, pipes, sockets, character devices) are EOPNOTSUPP.
  *
- * The transfer is CPU access in dma-buf terms: it begins as
- * DMA_BUF_IOCTL_SYNC's DMA_BUF_SYNC_START does (waiting for the fences it
- * conflicts with, then syncing every importer's mapping, or the
- * instance's device, for the CPU) and ends as DMA_BUF_SYNC_END does, over
- * [@buf_offset, @buf_offset + @length): DMA_BUF_SYNC_WRITE for READ,
- * DMA_BUF_SYNC_READ for WRITE. Around it no other bracket is needed. The
- * buffer stays allocated until the call returns, whatever else closes it.
+ * The transfer is CPU access in dma-buf terms, over [@buf_offset,
+ * @buf_offset + @length): it begins as DMA_BUF_IOCTL_SYNC's
+ * DMA_BUF_SYNC_START does (waiting for the fences it conflicts with, then
+ * syncing every importer's mapping, or the instance's device, for the
+ * CPU), with DMA_BUF_SYNC_WRITE for READ and DMA_BUF_SYNC_READ for WRITE,
+ * and a READ ends as DMA_BUF_SYNC_END does (a WRITE changed nothing in
+ * the buffer). Around it no other bracket is needed. The buffer stays
+ * allocated until the call returns, whatever else closes it.
  *
  * Errors: EBADF when either fd is not open, when @file_fd is not open for
  * reading (READ) or writing (WRITE), or when @buf_fd's dma-buf is not open
