@@ -31,7 +31,9 @@
  *
  * Output: one line per call, "# bench-rw-json {...}", then per size,
  * direction and path the median and the range of the throughput and of
- * the CPU times, and the ratios of the medians.
+ * the CPU times, and the ratios of the medians. With --min-lead RATIO the
+ * exit status is 1 when cmabuf-rw's median throughput is below RATIO
+ * times pagecache's in either direction (the speedup suite's check).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -77,6 +79,8 @@ struct bench {
 	unsigned long long sizes[MAX_SIZES];
 	unsigned int nsizes;
 	unsigned int runs;
+	double min_lead;
+	bool behind;
 	__u32 strategy;
 	int fd_direct, fd_cache, dev;
 };
@@ -238,7 +242,7 @@ static double mib_s(size_t len, unsigned long long ns)
 	return ns ? (double)len / (1 << 20) / (ns / 1e9) : 0;
 }
 
-static void report(const struct bench *b, size_t len, bool write,
+static void report(struct bench *b, size_t len, bool write,
 		   struct sample s[NPATHS][MAX_RUNS])
 {
 	unsigned long long v[MAX_RUNS], med[NPATHS], lo, hi, pm, bm, x, y;
@@ -271,6 +275,12 @@ static void report(const struct bench *b, size_t len, bool write,
 	printf("cmabuf-rw without its brackets / anon-odirect %.2f (medians)\n",
 	       med[PATH_RW] > med[PATH_SYNC] ?
 	       (double)med[PATH_ANON] / (med[PATH_RW] - med[PATH_SYNC]) : 0);
+	if ((double)med[PATH_CACHE] < b->min_lead * med[PATH_RW]) {
+		printf("# %4llu MiB %-5s cmabuf-rw is not %.1f times pagecache\n",
+		       (unsigned long long)len >> 20, write ? "write" : "read",
+		       b->min_lead);
+		b->behind = true;
+	}
 }
 
 static void sample_print(size_t len, bool read, int path, unsigned int run,
@@ -390,6 +400,7 @@ int main(int argc, char **argv)
 		{ "runs", required_argument, NULL, 'n' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "compound", no_argument, NULL, 'c' },
+		{ "min-lead", required_argument, NULL, 'l' },
 		{ }
 	};
 	struct bench b = { .device = "/dev/cmabuf-large", .runs = 5 };
@@ -417,6 +428,11 @@ int main(int argc, char **argv)
 		case 'c':
 			b.strategy = CMABUF_STRATEGY_COMPOUND;
 			break;
+		case 'l':
+			b.min_lead = atof(optarg);
+			if (b.min_lead <= 0)
+				goto usage;
+			break;
 		default:
 			goto usage;
 		}
@@ -435,9 +451,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < b.nsizes; i++)
 		if (bench_size(&b, b.sizes[i]))
 			return 1;
-	return 0;
+	return b.behind;
 usage:
 	fprintf(stderr, "usage: cmabuf_rw_bench --disk DEV [--size SIZE]... [--runs N (1-%d)]\n"
-		"                       [--device CMABUF] [--compound]\n", MAX_RUNS);
+		"                       [--device CMABUF] [--compound] [--min-lead RATIO]\n",
+		MAX_RUNS);
 	return 2;
 }
