@@ -5,6 +5,8 @@
  * The files, from the top down; each calls only those below it:
  *   cmabuf_main.c    module, platform driver, probe and remove
  *   cmabuf_ioctl.c   misc device and its ioctls
+ *   cmabuf_rw.c      bytes moved between a file and a buffer, by the
+ *                    file's own read_iter and write_iter on its pages
  *   cmabuf_heap.c    dma-heap front end
  *   cmabuf_bench.c   allocator round trips timed, in debugfs
  *   cmabuf_dmabuf.c  the dma-buf exporter
@@ -266,6 +268,13 @@ u32 cmabuf_dmabuf_cache_flags(struct cmabuf_dev *cdev);
 bool cmabuf_dmabuf_writecombine(struct dma_buf *dmabuf);
 int cmabuf_dmabuf_sync_range(struct dma_buf *dmabuf, u32 flags, u64 offset,
 			     u64 length);
+struct page *cmabuf_dmabuf_page(struct dma_buf *dmabuf);
+int cmabuf_dmabuf_io_begin(struct dma_buf *dmabuf, u64 offset, u64 length,
+			   bool to_buffer);
+void cmabuf_dmabuf_io_end(struct dma_buf *dmabuf, u64 offset, u64 length);
+
+/* cmabuf_rw.c */
+int cmabuf_rw(const struct cmabuf_rw *req, u64 *done);
 
 /**
  * struct cmabuf_tries - how an allocation went, to be counted

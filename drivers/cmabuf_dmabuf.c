@@ -698,3 +698,86 @@ int cmabuf_dmabuf_sync_range(struct dma_buf *dmabuf, u32 flags, u64 offset,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_sync_range);
+
+/**
+ * cmabuf_dmabuf_page() - first page of a buffer
+ * @dmabuf: any dma-buf.
+ *
+ * Return: the page, or NULL when @dmabuf was not exported by cmabuf.
+ */
+struct page *cmabuf_dmabuf_page(struct dma_buf *dmabuf)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+
+	if (dmabuf->ops != &cmabuf_dmabuf_ops)
+		return NULL;
+	return buffer->range.page;
+}
+
+/* The CPU access a transfer is: it writes the buffer, or reads it. */
+static u32 cmabuf_dmabuf_io_flags(bool to_buffer)
+{
+	return to_buffer ? DMA_BUF_SYNC_WRITE : DMA_BUF_SYNC_READ;
+}
+
+/**
+ * cmabuf_dmabuf_io_begin() - before the kernel moves bytes of a buffer
+ * @dmabuf: a cmabuf buffer (cmabuf_dmabuf_page() said so).
+ * @offset: first byte of the range.
+ * @length: bytes in the range; the range lies within the buffer.
+ * @to_buffer: the transfer writes the range; else it reads it.
+ *
+ * A transfer by the kernel (a device's DMA for a file opened O_DIRECT,
+ * a CPU copy through the linear map otherwise) is CPU access in dma-buf
+ * terms: what DMA_BUF_SYNC_START does for the range (the fences, the
+ * importers' mappings, or the instance's device). A write-combined
+ * buffer's cacheable alias may also hold lines older than what its
+ * mappings wrote to memory: they are invalidated, so that neither a copy
+ * nor a device that snoops the caches reads them.
+ *
+ * Return: 0, or -EINTR or -ERESTARTSYS from the wait for fences.
+ */
+int cmabuf_dmabuf_io_begin(struct dma_buf *dmabuf, u64 offset, u64 length,
+			   bool to_buffer)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+	int ret;
+
+	ret = cmabuf_dmabuf_sync_range(dmabuf, DMA_BUF_SYNC_START |
+				       cmabuf_dmabuf_io_flags(to_buffer),
+				       offset, length);
+	if (ret)
+		return ret;
+	if (buffer->wc)
+		cmabuf_buffer_own_sync(buffer, offset, length,
+				       DMA_BIDIRECTIONAL, CMABUF_OWN_FOR_CPU);
+	return 0;
+}
+
+/**
+ * cmabuf_dmabuf_io_end() - after the kernel wrote bytes into a buffer
+ * @dmabuf: the buffer of cmabuf_dmabuf_io_begin().
+ * @offset: first byte of the range.
+ * @length: bytes in the range.
+ *
+ * What DMA_BUF_SYNC_END (with DMA_BUF_SYNC_WRITE) does for the range, so
+ * that the importers' devices and a device driven from CMABUF_IOC_PHYS
+ * see the bytes: even with O_DIRECT the CPU may have written some (the
+ * zeros of a hole, a file system that fell back to the page cache). A
+ * copy into a write-combined buffer went through its cacheable alias:
+ * those lines are cleaned to memory, where its mappings read, and
+ * invalidated. A transfer out of a buffer changes nothing in it and needs
+ * nothing after.
+ */
+void cmabuf_dmabuf_io_end(struct dma_buf *dmabuf, u64 offset, u64 length)
+{
+	struct cmabuf_buffer *buffer = dmabuf->priv;
+
+	if (buffer->wc)
+		cmabuf_buffer_own_sync(buffer, offset, length,
+				       DMA_BIDIRECTIONAL,
+				       CMABUF_OWN_FOR_DEVICE |
+				       CMABUF_OWN_FOR_CPU);
+	cmabuf_dmabuf_sync_range(dmabuf, DMA_BUF_SYNC_END |
+				 cmabuf_dmabuf_io_flags(true), offset, length);
+}

@@ -9,6 +9,7 @@
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
+#include <linux/bitops.h>
 #include <linux/capability.h>
 #include <linux/cma.h>
 #include <linux/dma-buf.h>
@@ -343,6 +344,41 @@ static long cmabuf_ioctl_sync(unsigned int cmd, unsigned long arg)
 	return ret;
 }
 
+/*
+ * CMABUF_IOC_RW: move bytes between a file and a cmabuf buffer, of any
+ * instance (cmabuf_rw.c). A transfer that moved bytes returns 0, @done
+ * saying how many, even when an error or a signal stopped it.
+ *
+ * Errors: -EINVAL (flags, not one direction, non-zero pad or done, zero
+ * length, a range not within the buffer or past the largest file offset,
+ * not a dma-buf, not ours, a structure too short for @done, O_DIRECT's
+ * alignment), -EBADF (an fd not open, or not open for what the transfer
+ * does to it), -EOPNOTSUPP (a file of another kind), -EINTR or
+ * -ERESTARTSYS (a signal while waiting for fences), -ENOMEM, -EFAULT, and
+ * the file's own errors when no byte moved.
+ */
+static long cmabuf_ioctl_rw(unsigned int cmd, unsigned long arg)
+{
+	struct cmabuf_uarg ua;
+	struct cmabuf_rw data;
+	int ret;
+
+	ret = cmabuf_copy_in(cmd, CMABUF_IOC_RW, arg, &data,
+			     offsetof(struct cmabuf_rw, done), &ua);
+	if (ret)
+		return ret;
+	if (ua.out_size < offsetofend(struct cmabuf_rw, done))
+		return -EINVAL;
+	if (data.flags & ~CMABUF_RW_VALID_FLAGS ||
+	    hweight32(data.flags) != 1 || data.pad || !data.length)
+		return -EINVAL;
+
+	ret = cmabuf_rw(&data, &data.done);
+	if (ret)
+		return ret;
+	return cmabuf_copy_out(&ua, &data);
+}
+
 static long cmabuf_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -363,6 +399,8 @@ static long cmabuf_ioctl(struct file *file, unsigned int cmd,
 		return cmabuf_ioctl_prepare(cdev, file, cmd, arg);
 	case _IOC_NR(CMABUF_IOC_SYNC):
 		return cmabuf_ioctl_sync(cmd, arg);
+	case _IOC_NR(CMABUF_IOC_RW):
+		return cmabuf_ioctl_rw(cmd, arg);
 	default:
 		return -ENOTTY;
 	}

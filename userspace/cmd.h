@@ -12,5 +12,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_share(int argc, char **argv);
 int cmd_prepare(int argc, char **argv);
 int cmd_reserve(int argc, char **argv);
+int cmd_load(int argc, char **argv);
+int cmd_save(int argc, char **argv);
 
 #endif /* CMABUFCTL_CMD_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabufctl: inspect, allocate, prepare, time and share cmabuf buffers.
+ * cmabufctl: inspect, allocate, prepare, load, save, time and share cmabuf
+ * buffers.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "list every instance and its CMA area" },
 	{ "alloc", cmd_alloc, "allocate a buffer, optionally fill, verify, hold it" },
 	{ "prepare", cmd_prepare, "have buffers of a size ready before they are asked for" },
+	{ "load", cmd_load, "read a file into a buffer, by the storage's DMA" },
+	{ "save", cmd_save, "write a buffer to a file, by the storage's DMA" },
 	{ "reserve", cmd_reserve, "keep buffers ready for a service, whatever the pressure" },
 	{ "bench", cmd_bench, "time a buffer's allocation, mapping and release" },
 	{ "share", cmd_share, "check that capture and display drivers take the buffers" },

@@ -86,6 +86,7 @@ static const struct fz_op fz_ops[] = {
 	{ fz_op_release, 30 },
 	{ fz_op_heap, 40 },
 	{ fz_op_sysheap, 5 },
+	{ fz_op_rw, 40 },
 };
 
 static struct fz fz;
@@ -183,6 +184,7 @@ static int fz_setup(struct fz *f)
 	f->imp = open(REL_IMPORTER_DEV, O_RDWR | O_CLOEXEC);
 	fz_fd_set(f, f->imp, FZ_FD_IMPORTER, 0, -1, O_RDWR);
 	fz_prepare_setup(f);
+	fz_rw_setup();
 	f->sysheap = fz_open_heap("system");
 	fz_fd_set(f, f->sysheap, FZ_FD_HEAP, 0, -1, O_RDONLY);
 	if (fz_arena_init(&f->arena, f->page))
@@ -338,6 +340,7 @@ int main(int argc, char **argv)
 	ms = fz_run(f, &o);
 	fz_prepare_drop_all(f);
 	fz_release_all(f);
+	fz_rw_cleanup();
 	fz_check_live(f);
 	ops = fz_total(f);
 	ret = rel_snapshot_settle(rel, f->ninst, &base, 2000, &now, why,

@@ -12,6 +12,7 @@
  *   fuzz_bench.c    the benchmark's debugfs file, request lines and reports
  *   fuzz_dmabuf.c   operations on the exported dma-bufs
  *   fuzz_import.c   the test importer and the dma-heaps
+ *   fuzz_rw.c       CMABUF_IOC_RW: bytes between a tmpfs file and buffers
  */
 #ifndef FUZZ_H
 #define FUZZ_H
@@ -504,5 +505,10 @@ void fz_op_hold(struct fz *f);
 void fz_op_release(struct fz *f);
 void fz_op_heap(struct fz *f);
 void fz_op_sysheap(struct fz *f);
+
+/* fuzz_rw.c */
+void fz_rw_setup(void);
+void fz_rw_cleanup(void);
+void fz_op_rw(struct fz *f);
 
 #endif /* FUZZ_H */

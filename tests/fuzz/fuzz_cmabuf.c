@@ -623,14 +623,15 @@ void fz_op_phys(struct fz *f)
 		fz_phys_check(f, e_fd->buf, out.phys, out.size);
 }
 
-/* The numbers of cmabuf's ioctls: ALLOC, INFO, PHYS, PREPARE and SYNC. */
+/* The numbers of cmabuf's ioctls: ALLOC, INFO, PHYS, PREPARE, SYNC, RW. */
 static bool fz_known_nr(unsigned int nr)
 {
 	return nr == _IOC_NR(CMABUF_IOC_ALLOC) ||
 	       nr == _IOC_NR(CMABUF_IOC_INFO) ||
 	       nr == _IOC_NR(CMABUF_IOC_PHYS) ||
 	       nr == _IOC_NR(CMABUF_IOC_PREPARE) ||
-	       nr == _IOC_NR(CMABUF_IOC_SYNC);
+	       nr == _IOC_NR(CMABUF_IOC_SYNC) ||
+	       nr == _IOC_NR(CMABUF_IOC_RW);
 }
 
 /*

@@ -146,6 +146,19 @@ static void cmabuf_uapi_sync(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_sync, length));
 }
 
+static void cmabuf_uapi_rw(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 48, sizeof(struct cmabuf_rw));
+	KUNIT_EXPECT_EQ(test, 0, offsetof(struct cmabuf_rw, buf_fd));
+	KUNIT_EXPECT_EQ(test, 4, offsetof(struct cmabuf_rw, file_fd));
+	KUNIT_EXPECT_EQ(test, 8, offsetof(struct cmabuf_rw, file_offset));
+	KUNIT_EXPECT_EQ(test, 16, offsetof(struct cmabuf_rw, buf_offset));
+	KUNIT_EXPECT_EQ(test, 24, offsetof(struct cmabuf_rw, length));
+	KUNIT_EXPECT_EQ(test, 32, offsetof(struct cmabuf_rw, flags));
+	KUNIT_EXPECT_EQ(test, 36, offsetof(struct cmabuf_rw, pad));
+	KUNIT_EXPECT_EQ(test, 40, offsetof(struct cmabuf_rw, done));
+}
+
 static void cmabuf_uapi_check_cmd(struct kunit *test, unsigned int cmd,
 				  unsigned int nr, unsigned int size)
 {
@@ -172,6 +185,7 @@ static void cmabuf_uapi_ioctl_numbers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, _IOC_WRITE, _IOC_DIR(CMABUF_IOC_SYNC));
 	KUNIT_EXPECT_EQ(test, sizeof(struct cmabuf_sync),
 			_IOC_SIZE(CMABUF_IOC_SYNC));
+	cmabuf_uapi_check_cmd(test, CMABUF_IOC_RW, 6, sizeof(struct cmabuf_rw));
 }
 
 static void cmabuf_uapi_constants(struct kunit *test)
@@ -198,6 +212,9 @@ static void cmabuf_uapi_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0x10U, CMABUF_INFO_CLEARS_FROZEN);
 	KUNIT_EXPECT_EQ(test, 0x20U, CMABUF_INFO_CACHE_SYNC);
 	KUNIT_EXPECT_EQ(test, 0x40U, CMABUF_INFO_WRITECOMBINE);
+	KUNIT_EXPECT_EQ(test, 0x1U, CMABUF_RW_READ);
+	KUNIT_EXPECT_EQ(test, 0x2U, CMABUF_RW_WRITE);
+	KUNIT_EXPECT_EQ(test, 0x3U, CMABUF_RW_VALID_FLAGS);
 	/* PREPARE's flags: ALLOC's strategy byte, then its own bits. */
 	KUNIT_EXPECT_EQ(test, 0x100U, CMABUF_PREPARE_WAIT);
 	KUNIT_EXPECT_EQ(test, 0x1ffU, CMABUF_PREPARE_VALID_FLAGS);
@@ -210,6 +227,7 @@ static struct kunit_case cmabuf_uapi_cases[] = {
 	KUNIT_CASE(cmabuf_uapi_phys),
 	KUNIT_CASE(cmabuf_uapi_prepare),
 	KUNIT_CASE(cmabuf_uapi_sync),
+	KUNIT_CASE(cmabuf_uapi_rw),
 	KUNIT_CASE(cmabuf_uapi_ioctl_numbers),
 	KUNIT_CASE(cmabuf_uapi_constants),
 	{}

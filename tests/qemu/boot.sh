@@ -235,13 +235,34 @@ fi
 initrd=$logs/initramfs.cpio.gz
 bash "$here/mkinitramfs.sh" "$kernel" "$initrd"
 
+# The guest's disks (tests/suites/rw.sh, bench-rw.sh), new at every boot:
+# a raw one for O_DIRECT on the block device (sparse, CMABUF_DISK_SIZE,
+# default 2 GiB) and an ext4 image (256 MiB) for a file system's files.
+# QEMU opens both with O_DIRECT (cache=none) and submits through Linux
+# AIO (aio=native): the host's page cache never holds their blocks, so
+# every read in the guest reaches the host's disk. The guest finds them
+# by their serial numbers.
+disk_raw=$logs/disk-raw.img
+disk_ext4=$logs/disk-ext4.img
+rm -f "$disk_raw" "$disk_ext4"
+truncate -s "${CMABUF_DISK_SIZE:-2G}" "$disk_raw"
+truncate -s 256M "$disk_ext4"
+mkfs.ext4 -q -F -L cmabuf-ext4 "$disk_ext4" ||
+	die "mkfs.ext4 failed (e2fsprogs: tests/qemu/install-deps.sh)"
+disks=()
+for d in raw:"$disk_raw" ext4:"$disk_ext4"; do
+	disks+=(-drive "file=${d#*:},format=raw,if=none,id=${d%%:*},cache=none,aio=native"
+		-device "virtio-blk-device,drive=${d%%:*},serial=cmabuf-${d%%:*}")
+done
+
 append="$QEMU_CMDLINE$cmdline CMABUF_KERNEL=$kernel CMABUF_MODE=$mode CMABUF_RUN=$run_id"
 append="$append CMABUF_SUITES=$(echo $suites | tr ' ' ',')$env"
 qemu=("$QEMU" "${QEMU_MACHINE[@]}" -no-reboot
 	-kernel "$image" -initrd "$initrd" -dtb "$dtb" -append "$append"
 	-device virtio-serial-device
 	-chardev "file,id=results,path=$logs/results.log"
-	-device virtconsole,chardev=results)
+	-device virtconsole,chardev=results
+	"${disks[@]}")
 
 if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -nographic

@@ -17,6 +17,8 @@ packages=(
 	libdrm-dev libdrm-dev:arm64 libc6-dev:arm64
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 	gnuplot-nox dt-schema dkms man-db
+	# mkfs.ext4: the guest's ext4 disk (tests/qemu/boot.sh)
+	e2fsprogs
 	# pahole: the BTF of modules built against a headers package that
 	# ships vmlinux (Debian's 6.12, kernel/stock-image.sh)
 	dwarves

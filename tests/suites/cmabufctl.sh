@@ -4,7 +4,8 @@
 # cmabufctl in the guest, as TAP: info, alloc with verify, the error lines
 # and exit codes (each naming the fix), JSON documents, share through vgem
 # and through the importer module (loaded for those tests, unloaded after),
-# short runs of every workload kind, and prepare serving another program. Busybox sh; needs cmabuf.ko loaded
+# short runs of every workload kind, prepare serving another program, load
+# and save of files and of another program's buffer. Busybox sh; needs cmabuf.ko loaded
 # and root. The same as a user who is not root: the permissions suite.
 # Kernel-agnostic: what a kernel lacks (frozen, compound) is read from
 # "cmabufctl info". Where a kernel gives no default instance (/dev/cmabuf:
@@ -39,7 +40,7 @@ count() {
 }
 
 echo "TAP version 13"
-echo "1..72"
+echo "1..80"
 
 devices=0
 list=
@@ -701,6 +702,69 @@ done
 	has '^{"format": 1, "device": "/dev/cmabuf-general", "reserve": \[\], "reserve_bytes": 0, "reserve_max_bytes": [0-9]*, ' &&
 	[ -z "$(cat $gsys/reserve)" ]
 r=$?; ok $r "reserve none --json: dropped, one document"; diag $r
+
+# load and save (CMABUF_IOC_RW): a tmpfs file, a buffer another process
+# holds, the raw disk of tests/qemu/boot.sh when the guest has one.
+dd if=/dev/urandom of=/tmp/load.bin bs=1024 count=3072 2>/dev/null
+head -c 100 /dev/urandom >>/tmp/load.bin
+run cmabufctl load /tmp/load.bin --device general --verify --quiet
+[ $rc -eq 0 ] &&
+	has "^load: 3.00 MiB (3145828 bytes) from /tmp/load.bin in [0-9.]* [mu]*s, [0-9.]* [KMG]iB/s, " &&
+	has "^verify: the buffer holds the 3145828 bytes of /tmp/load.bin: ok$"
+r=$?; ok $r "load FILE --verify: every byte of a 3 MiB + 100 byte tmpfs file in a new buffer"; diag $r
+
+run cmabufctl load /tmp/load.bin --device general -o 1M -l 8K --json
+[ $rc -eq 0 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has '"offset": 1048576,' && has '"bytes": 8192,' &&
+	has '"strategy": "[a-z]*",' && has '"verified": null'
+r=$?; ok $r "load -o 1M -l 8K --json: one document, 8192 bytes"; diag $r
+
+cmabufctl alloc 2M --device general --fill 0x5a --hold 600 >/tmp/hold.out 2>&1 &
+holder=$!
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	grep -q '^holding' /tmp/hold.out && break
+	sleep 1
+done
+hfd=$(sed -n 's/^holding for .* (pid [0-9]*, fd \([0-9]*\))$/\1/p' /tmp/hold.out)
+run cmabufctl save /tmp/save.bin --from "$holder:$hfd" --verify --quiet
+[ $rc -eq 0 ] && [ "$(stat -c %s /tmp/save.bin)" -eq 2097152 ] &&
+	[ "$(tr -d '\132' </tmp/save.bin | wc -c)" -eq 0 ] &&
+	has "^verify: /tmp/save.bin holds the 2097152 bytes of the buffer: ok$"
+r=$?; ok $r "save --from PID:FD: the 2 MiB another process filled with 0x5a"; diag $r
+run cmabufctl load /tmp/load.bin --into "$holder:$hfd" --device general -l 1M --verify --quiet
+[ $rc -eq 0 ] && has "^verify: the buffer holds the 1048576 bytes of /tmp/load.bin: ok$"
+r=$?; ok $r "load --into PID:FD: into the buffer another process holds"; diag $r
+kill -TERM $holder
+wait $holder
+
+run cmabufctl load /tmp/missing.bin
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "^cmabufctl: load: /tmp/missing.bin: No such file or directory$"
+r=$?; ok $r "load of a missing file: one error line, exit 1"; diag $r
+
+run cmabufctl save /dev/null --size 4K --device general
+[ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] &&
+	has "after 0 bytes: not a file it moves bytes of (block devices; files on disks, tmpfs, ramfs)$"
+r=$?; ok $r "save to /dev/null: refused (EOPNOTSUPP), one line naming what it takes"; diag $r
+
+raw=
+for s in /sys/block/*/serial; do
+	[ -f "$s" ] && [ "$(cat "$s")" = cmabuf-raw ] && raw=/dev/$(basename "${s%/serial}")
+done
+if [ -n "$raw" ]; then
+	run cmabufctl save "$raw" --size 4M --fill 0xa5 --device general -o 1M --verify --quiet
+	[ $rc -eq 0 ] && has "^save: 4 MiB (4194304 bytes) to $raw in .*, O_DIRECT$" &&
+		has "^verify: $raw holds the 4194304 bytes of the buffer: ok$"
+	r=$?; ok $r "save to the raw disk: 4 MiB with O_DIRECT, read back equal"; diag $r
+	run cmabufctl load "$raw" --device general -o 1M -l 4M --verify --quiet
+	[ $rc -eq 0 ] && has "^load: 4 MiB (4194304 bytes) from $raw in .*, O_DIRECT$" &&
+		has "^verify: the buffer holds the 4194304 bytes of $raw: ok$"
+	r=$?; ok $r "load from the raw disk: 4 MiB with O_DIRECT, equal"; diag $r
+else
+	skip "save to the raw disk: no raw disk (serial cmabuf-raw) in this guest"
+	skip "load from the raw disk: no raw disk (serial cmabuf-raw) in this guest"
+fi
+rm -f /tmp/load.bin /tmp/save.bin /tmp/hold.out
 
 run cmabufctl info --json
 [ $rc -eq 0 ] && [ "$(count '"live_buffers": 0,')" -eq "$devices" ] &&

@@ -27,6 +27,7 @@
 #include "share.h"
 #include "share_fb.h"
 #include "stats.h"
+#include "xfer.h"
 #include "kselftest.h"
 #include "util.h"
 
@@ -848,6 +849,89 @@ static void test_reserve(void)
 	ksft_test_result(ret == EXIT_USAGE, "reserve with 17 sizes: refused (%d)\n", ret);
 }
 
+/* @parse() of @cmd and @args (NULL-terminated). */
+static int xfer_parse_args(int (*parse)(int, char **, struct xfer_opts *),
+			   const char *cmd, const char *const *args,
+			   struct xfer_opts *o)
+{
+	char *argv[18] = { (char *)cmd };
+	int argc = 1;
+
+	while (argc < 17 && args[argc - 1]) {
+		argv[argc] = (char *)args[argc - 1];
+		argc++;
+	}
+	return parse(argc, argv, o);
+}
+
+/*
+ * load and save: the file, offsets and lengths, the holder of a buffer
+ * (PID:FD), and what each refuses: no file, two files, a bad holder,
+ * load's --hold with --into, save without a buffer or with two, save's
+ * --fill of a buffer it does not make.
+ */
+static void test_xfer(void)
+{
+	struct xfer_opts o;
+	pid_t pid;
+	int ret, fd;
+
+	ret = xfer_parse_args(load_parse, "load", (const char *const[]){
+		"model.bin", NULL }, &o);
+	ksft_test_result(!ret && !strcmp(o.file, "model.bin") && !o.offset &&
+			 !o.length && !o.pid && !o.buffered && !o.verify &&
+			 o.strategy == CMABUF_STRATEGY_AUTO,
+			 "load FILE: the whole file, into a new AUTO buffer\n");
+	ret = xfer_parse_args(load_parse, "load", (const char *const[]){
+		"/dev/vda", "-o", "1M", "-l", "64M", "--into", "123:7",
+		"--buffered", "--verify", "-q", "-j", NULL }, &o);
+	ksft_test_result(!ret && o.offset == 1ULL << 20 && o.offset_given &&
+			 o.length == 64ULL << 20 && o.pid == 123 && o.fd == 7 &&
+			 o.buffered && o.verify && o.quiet && o.json,
+			 "load -o 1M -l 64M --into 123:7 --buffered --verify -q -j: each taken\n");
+	ret = xfer_parse_args(load_parse, "load", (const char *const[]){
+		"a", "b", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "load a b: refused (%d)\n", ret);
+	ret = xfer_parse_args(load_parse, "load", (const char *const[]){
+		"a", "--into", "1:2", "--hold", "5", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE,
+			 "load --into with --hold: refused (%d)\n", ret);
+	ret = xfer_parse_args(load_parse, "load", (const char *const[]){
+		"a", "-l", "0", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "load -l 0: refused (%d)\n", ret);
+	ret = xfer_parse_args(save_parse, "save", (const char *const[]){
+		"out.bin", "--size", "4M", "-f", "0x5a", NULL }, &o);
+	ksft_test_result(!ret && o.size == 4ULL << 20 && o.do_fill &&
+			 o.fill == 0x5a && !o.offset_given && !o.pid,
+			 "save FILE --size 4M -f 0x5a: a new buffer, filled\n");
+	ret = xfer_parse_args(save_parse, "save", (const char *const[]){
+		"out.bin", "--from", "99:4", "-o", "8K", NULL }, &o);
+	ksft_test_result(!ret && o.pid == 99 && o.fd == 4 &&
+			 o.offset == 8192 && o.offset_given,
+			 "save --from 99:4 -o 8K: that buffer, at that offset\n");
+	ret = xfer_parse_args(save_parse, "save", (const char *const[]){
+		"out.bin", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "save without a buffer: refused (%d)\n",
+			 ret);
+	ret = xfer_parse_args(save_parse, "save", (const char *const[]){
+		"out.bin", "--from", "1:2", "--size", "4M", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE, "save with two buffers: refused (%d)\n",
+			 ret);
+	ret = xfer_parse_args(save_parse, "save", (const char *const[]){
+		"out.bin", "--from", "1:2", "-f", "1", NULL }, &o);
+	ksft_test_result(ret == EXIT_USAGE,
+			 "save --from with --fill: refused (%d)\n", ret);
+	ksft_test_result(!xfer_parse_holder("4242:17", &pid, &fd) &&
+			 pid == 4242 && fd == 17 &&
+			 xfer_parse_holder("0:1", &pid, &fd) &&
+			 xfer_parse_holder("12", &pid, &fd) &&
+			 xfer_parse_holder("12:", &pid, &fd) &&
+			 xfer_parse_holder(":3", &pid, &fd) &&
+			 xfer_parse_holder("1:2x", &pid, &fd) &&
+			 xfer_parse_holder("-1:2", &pid, &fd),
+			 "PID:FD: 4242:17 taken; 0:1, 12, 12:, :3, 1:2x, -1:2 refused\n");
+}
+
 struct share_case {
 	const char *args[12];
 	int ret;
@@ -1007,7 +1091,7 @@ static void test_share_why(void)
 		 ARRAY_SIZE(einval_cases) + 7 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 6 + 4 + \
 		 ARRAY_SIZE(share_cases) + 3 + 8 + 7 + 8 + 4 + 7 + \
-		 ARRAY_SIZE(cmdline_cases) + 5)
+		 ARRAY_SIZE(cmdline_cases) + 5 + 11)
 
 int main(void)
 {
@@ -1030,6 +1114,7 @@ int main(void)
 	test_not_cmabuf();
 	test_reserve();
 	test_bench();
+	test_xfer();
 	test_share_parse();
 	test_share_fb();
 	test_share_why();

@@ -138,6 +138,11 @@
 /* &cmabuf_sync.flags: DMA_BUF_SYNC_START or _END, with _READ, _WRITE or _RW. */
 #define CMABUF_SYNC_VALID_FLAGS		0x7U	/* DMA_BUF_SYNC_RW | DMA_BUF_SYNC_END */
 
+/* &cmabuf_rw.flags: exactly one direction. */
+#define CMABUF_RW_READ			(1U << 0)	/* file to buffer */
+#define CMABUF_RW_WRITE			(1U << 1)	/* buffer to file */
+#define CMABUF_RW_VALID_FLAGS		(CMABUF_RW_READ | CMABUF_RW_WRITE)
+
 /* &cmabuf_prepare.flags: the strategy in the low byte, as for ALLOC. */
 #define CMABUF_PREPARE_WAIT		(1U << 8)
 #define CMABUF_PREPARE_VALID_FLAGS	(CMABUF_ALLOC_STRATEGY_MASK | \
@@ -289,6 +294,34 @@ struct cmabuf_sync {
 	__u32 flags;
 	__u64 offset;
 	__u64 length;
+};
+
+/**
+ * struct cmabuf_rw - CMABUF_IOC_RW argument
+ * @buf_fd: in: a dma-buf file descriptor exported by cmabuf (any instance).
+ * @file_fd: in: the file: a block device, or a regular file of a file
+ *	system on a block device, of tmpfs or of ramfs (DOC: CMABUF_IOC_RW).
+ * @file_offset: in: where in the file the transfer starts.
+ * @buf_offset: in: where in the buffer the transfer starts.
+ * @length: in: bytes to move, at least 1; [@buf_offset, @buf_offset +
+ *	@length) must lie within the buffer.
+ * @flags: in: %CMABUF_RW_READ (from the file into the buffer) or
+ *	%CMABUF_RW_WRITE (from the buffer to the file); all other bits must
+ *	be zero.
+ * @pad: must be zero.
+ * @done: out: bytes moved, from the start of the range; below @length at
+ *	the end of the file, when an error or a signal stopped the transfer
+ *	after some bytes, or when the file took fewer. Must be zero on input.
+ */
+struct cmabuf_rw {
+	__u32 buf_fd;
+	__u32 file_fd;
+	__u64 file_offset;
+	__u64 buf_offset;
+	__u64 length;
+	__u32 flags;
+	__u32 pad;
+	__u64 done;
 };
 
 #define CMABUF_IOC_MAGIC	0xB9
@@ -517,6 +550,59 @@ struct cmabuf_sync {
  * bad pointer.
  */
 #define CMABUF_IOC_SYNC		_IOW(CMABUF_IOC_MAGIC, 0x05, struct cmabuf_sync)
+
+/**
+ * DOC: CMABUF_IOC_RW - move bytes between a file and a buffer
+ *
+ * What pread() into, or pwrite() from, a mapping of the buffer would do,
+ * done by the kernel on the buffer's own pages: a file opened with
+ * O_DIRECT is read or written by its device's DMA straight into or out
+ * of the buffer, with no copy by the CPU (read() into a mapping of a
+ * cmabuf buffer fails there with EFAULT: the mapping has no struct pages
+ * the block layer could pin). A file opened without O_DIRECT goes through
+ * the page cache as read() and write() would, one CPU copy. Issued on any
+ * cmabuf instance's device node; the buffer may be any instance's.
+ *
+ * The file's rules apply as for pread() and pwrite() on it: O_DIRECT's
+ * alignment (@file_offset, @length and @buf_offset on the device's logical
+ * block and memory alignment; EINVAL otherwise, before any byte moves),
+ * O_APPEND (writes go to the end), the end of a block device (a write that
+ * starts there: ENOSPC), file size limits (EFBIG). Large transfers are
+ * done in pieces (module parameter rw_piece_mib, 128 MiB by default); a
+ * signal stops the transfer between two pieces, and @done says how many
+ * bytes moved, as read() returns a short count. The call returns 0
+ * whenever a byte moved: an error after that ends the transfer early,
+ * and the next call from there reports it.
+ *
+ * Only files whose reads and writes cmabuf knows not to take references
+ * on the buffer's pages are accepted (FROZEN and COMPOUND pages have none
+ * to take: DOC: struct pages): block devices, and regular files of file
+ * systems on block devices (not FUSE), tmpfs and ramfs. Others (network
+ * file systems, FUSE, pipes, sockets, character devices) are EOPNOTSUPP.
+ *
+ * The transfer is CPU access in dma-buf terms, over [@buf_offset,
+ * @buf_offset + @length): it begins as DMA_BUF_IOCTL_SYNC's
+ * DMA_BUF_SYNC_START does (waiting for the fences it conflicts with, then
+ * syncing every importer's mapping, or the instance's device, for the
+ * CPU), with DMA_BUF_SYNC_WRITE for READ and DMA_BUF_SYNC_READ for WRITE,
+ * and a READ ends as DMA_BUF_SYNC_END does (a WRITE changed nothing in
+ * the buffer). Around it no other bracket is needed. The buffer stays
+ * allocated until the call returns, whatever else closes it.
+ *
+ * Errors: EBADF when either fd is not open, when @file_fd is not open for
+ * reading (READ) or writing (WRITE), or when @buf_fd's dma-buf is not open
+ * for writing (READ: a read-only buffer) or reading (WRITE); EINVAL for an
+ * fd that is not a dma-buf exported by cmabuf, an unknown flag, not
+ * exactly one direction, a non-zero @pad or @done, a zero @length, a range
+ * not within the buffer, a file range past the largest file offset, a
+ * structure too short to hold @done, or O_DIRECT's alignment;
+ * EOPNOTSUPP for a file of a kind not listed above; EINTR or ERESTARTSYS
+ * when a signal arrived while waiting for fences; ENOMEM; EFAULT for a bad
+ * pointer; and the errors of the file's own reads and writes (EIO,
+ * ENOSPC, EFBIG, EPERM for a read-only block device, ...) when no byte
+ * moved.
+ */
+#define CMABUF_IOC_RW		_IOWR(CMABUF_IOC_MAGIC, 0x06, struct cmabuf_rw)
 
 /**
  * DOC: DMA mask
