@@ -207,8 +207,10 @@ static void info_print_text(const struct info_inst *in)
 	printf("%s\n", in->path);
 	printf("  area        %s\n", in->di.area);
 	if (in->have_area_stats) {
-		printf("  size        %s\n", fmt_size(i->total_bytes, a, sizeof(a)));
-		printf("  free        %s\n", fmt_size(i->free_bytes, a, sizeof(a)));
+		printf("  size        %s%s\n", fmt_size(i->total_bytes, a, sizeof(a)),
+		       in->di.size_from_node ? " (from the reserved-memory node)" : "");
+		printf("  free        %s%s\n", fmt_size(i->free_bytes, a, sizeof(a)),
+		       in->di.stats_from_sysfs ? " (from CMA sysfs)" : "");
 		printf("  used        %s\n", fmt_size(i->used_bytes, a, sizeof(a)));
 	} else if (i->total_bytes) {
 		printf("  size        %s (from the reserved-memory node; %s)\n",

@@ -235,10 +235,11 @@ int dev_ioctl(int fd, unsigned long cmd, void *arg)
 }
 
 /*
- * The area's size and free bytes from CMA sysfs (7.2 has total_pages and
+ * The area's free bytes, and its size where the driver does not know it
+ * from the area's node, from CMA sysfs (7.2 has total_pages and
  * available_pages), where INFO does not tell them (a kernel without
  * cma_get_available_pages(): Debian's): %CMABUF_INFO_AREA_STATS then says
- * they are known, whoever told.
+ * they are known, and @di says who told.
  */
 void dev_area_stats(struct dev_info *di)
 {
@@ -249,9 +250,13 @@ void dev_area_stats(struct dev_info *di)
 	    dev_area_sysfs_read(di->area, "total_pages", &total) ||
 	    dev_area_sysfs_read(di->area, "available_pages", &avail))
 		return;
-	i->total_bytes = total * i->page_size;
+	if (i->total_bytes)
+		di->size_from_node = true;
+	else
+		i->total_bytes = total * i->page_size;
+	di->stats_from_sysfs = true;
 	i->free_bytes = avail * i->page_size;
-	i->used_bytes = i->total_bytes - i->free_bytes;
+	i->used_bytes = (total - avail) * i->page_size;
 	i->flags |= CMABUF_INFO_AREA_STATS;
 }
 

@@ -29,12 +29,17 @@
 
 /**
  * struct dev_info - what CMABUF_IOC_INFO tells about an instance
- * @info: the raw answer
+ * @info: the answer, the area's statistics completed from CMA sysfs
  * @area: name of the CMA area, NUL-terminated
+ * @size_from_node: @info's total_bytes is the driver's, from the area's
+ *	reserved-memory node, the free bytes CMA sysfs's
+ * @stats_from_sysfs: @info's free and used bytes are CMA sysfs's
  */
 struct dev_info {
 	struct cmabuf_info info;
 	char area[DEV_AREA_NAME_MAX];
+	bool size_from_node;
+	bool stats_from_sysfs;
 };
 
 const char *dev_resolve(const char *arg, char *buf, size_t len);
