@@ -16,6 +16,7 @@
 #include "json.h"
 #include "msg.h"
 #include "parse.h"
+#include "opts.h"
 #include "xfer.h"
 
 static void load_usage(FILE *fp)
@@ -71,18 +72,18 @@ int load_parse(int argc, char **argv, struct xfer_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *device = NULL;
+	struct opt_common oc = { };
 	int c, s, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->strategy = CMABUF_STRATEGY_AUTO;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:l:s:d:qjh", opts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "o:l:s:q", opts, &oc)) != -1) {
 		switch (c) {
 		case 'o':
 			ret = parse_size(optarg, &o->offset);
 			if (ret) {
-				msg_err("load: bad offset '%s': %s", optarg,
+				opt_error(argv[0], "bad offset '%s': %s", optarg,
 					parse_strerror(ret));
 				return EXIT_USAGE;
 			}
@@ -91,32 +92,29 @@ int load_parse(int argc, char **argv, struct xfer_opts *o)
 		case 'l':
 			ret = parse_size(optarg, &o->length);
 			if (ret || !o->length) {
-				msg_err("load: bad length '%s': %s", optarg,
+				opt_error(argv[0], "bad length '%s': %s", optarg,
 					ret ? parse_strerror(ret) : "must not be zero");
 				return EXIT_USAGE;
 			}
 			break;
 		case XFER_OPT_INTO:
 			if (xfer_parse_holder(optarg, &o->pid, &o->fd)) {
-				msg_err("load: bad --into '%s' (PID:FD, as 'cmabufctl alloc --hold' prints them)",
+				opt_error(argv[0], "bad --into '%s' (PID:FD, as 'cmabufctl alloc --hold' prints them)",
 					optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 's':
 			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
-				msg_err("load: bad strategy '%s' (auto, compound, frozen, legacy or dma)",
+				opt_error(argv[0], "bad strategy '%s' (auto, compound, frozen, legacy or dma)",
 					optarg);
 				return EXIT_USAGE;
 			}
 			o->strategy = s;
 			break;
-		case 'd':
-			device = optarg;
-			break;
 		case XFER_OPT_HOLD:
 			if (parse_u32(optarg, &o->hold)) {
-				msg_err("load: bad --hold '%s' (whole seconds)", optarg);
+				opt_error(argv[0], "bad --hold '%s' (whole seconds)", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -129,27 +127,23 @@ int load_parse(int argc, char **argv, struct xfer_opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
-		case 'j':
-			o->json = true;
-			break;
 		case 'h':
 			load_usage(stdout);
 			return -1;
 		default:
-			load_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		msg_err("load: expected exactly one FILE (try 'cmabufctl load --help')");
-		return EXIT_USAGE;
-	}
+	ret = opt_words(argc, argv, 1, 1, "FILE");
+	if (ret)
+		return ret;
 	if (o->pid && o->hold) {
-		msg_err("load: --hold keeps a new buffer; the one of --into is its holder's");
+		opt_error(argv[0], "--hold keeps a new buffer; the one of --into is its holder's");
 		return EXIT_USAGE;
 	}
 	o->file = argv[optind];
-	dev_resolve(device, o->device, sizeof(o->device));
+	o->json = oc.json;
+	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "json.h"
 #include "msg.h"
 #include "parse.h"
+#include "opts.h"
 #include "xfer.h"
 
 static void save_usage(FILE *fp)
@@ -78,17 +79,17 @@ int save_parse(int argc, char **argv, struct xfer_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *device = NULL;
+	struct opt_common oc = { };
 	int c, s, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->strategy = CMABUF_STRATEGY_AUTO;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "f:o:l:s:d:qjh", opts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "f:o:l:s:q", opts, &oc)) != -1) {
 		switch (c) {
 		case XFER_OPT_FROM:
 			if (xfer_parse_holder(optarg, &o->pid, &o->fd)) {
-				msg_err("save: bad --from '%s' (PID:FD, as 'cmabufctl alloc --hold' prints them)",
+				opt_error(argv[0], "bad --from '%s' (PID:FD, as 'cmabufctl alloc --hold' prints them)",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -96,14 +97,14 @@ int save_parse(int argc, char **argv, struct xfer_opts *o)
 		case XFER_OPT_SIZE:
 			ret = parse_size(optarg, &o->size);
 			if (ret || !o->size) {
-				msg_err("save: bad size '%s': %s", optarg,
+				opt_error(argv[0], "bad size '%s': %s", optarg,
 					ret ? parse_strerror(ret) : "must not be zero");
 				return EXIT_USAGE;
 			}
 			break;
 		case 'f':
 			if (parse_byte(optarg, &o->fill)) {
-				msg_err("save: bad --fill '%s' (0-255 or 0x00-0xff)", optarg);
+				opt_error(argv[0], "bad --fill '%s' (0-255 or 0x00-0xff)", optarg);
 				return EXIT_USAGE;
 			}
 			o->do_fill = true;
@@ -111,7 +112,7 @@ int save_parse(int argc, char **argv, struct xfer_opts *o)
 		case 'o':
 			ret = parse_size(optarg, &o->offset);
 			if (ret) {
-				msg_err("save: bad offset '%s': %s", optarg,
+				opt_error(argv[0], "bad offset '%s': %s", optarg,
 					parse_strerror(ret));
 				return EXIT_USAGE;
 			}
@@ -120,21 +121,18 @@ int save_parse(int argc, char **argv, struct xfer_opts *o)
 		case 'l':
 			ret = parse_size(optarg, &o->length);
 			if (ret || !o->length) {
-				msg_err("save: bad length '%s': %s", optarg,
+				opt_error(argv[0], "bad length '%s': %s", optarg,
 					ret ? parse_strerror(ret) : "must not be zero");
 				return EXIT_USAGE;
 			}
 			break;
 		case 's':
 			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
-				msg_err("save: bad strategy '%s' (auto, compound, frozen, legacy or dma)",
+				opt_error(argv[0], "bad strategy '%s' (auto, compound, frozen, legacy or dma)",
 					optarg);
 				return EXIT_USAGE;
 			}
 			o->strategy = s;
-			break;
-		case 'd':
-			device = optarg;
 			break;
 		case XFER_OPT_BUFFERED:
 			o->buffered = true;
@@ -145,31 +143,27 @@ int save_parse(int argc, char **argv, struct xfer_opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
-		case 'j':
-			o->json = true;
-			break;
 		case 'h':
 			save_usage(stdout);
 			return -1;
 		default:
-			save_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		msg_err("save: expected exactly one FILE (try 'cmabufctl save --help')");
-		return EXIT_USAGE;
-	}
+	ret = opt_words(argc, argv, 1, 1, "FILE");
+	if (ret)
+		return ret;
 	if (!o->pid == !o->size) {
-		msg_err("save: give the buffer: --from PID:FD or --size SIZE, one of them");
+		opt_error(argv[0], "give the buffer: --from PID:FD or --size SIZE, one of them");
 		return EXIT_USAGE;
 	}
 	if (o->pid && o->do_fill) {
-		msg_err("save: --fill fills a new buffer; the one of --from is saved as it is");
+		opt_error(argv[0], "--fill fills a new buffer; the one of --from is saved as it is");
 		return EXIT_USAGE;
 	}
 	o->file = argv[optind];
-	dev_resolve(device, o->device, sizeof(o->device));
+	o->json = oc.json;
+	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return 0;
 }
 

@@ -711,6 +711,7 @@ static int unit_parse(int argc, char **argv)
 		struct bench_opts bench;
 		struct reserve_opts reserve;
 		struct share_opts share;
+		struct xfer_opts xfer;
 	} o;
 
 	optind = 0;
@@ -724,6 +725,10 @@ static int unit_parse(int argc, char **argv)
 		return reserve_parse(argc, argv, &o.reserve);
 	if (!strcmp(argv[0], "share"))
 		return share_parse(argc, argv, &o.share);
+	if (!strcmp(argv[0], "load"))
+		return load_parse(argc, argv, &o.xfer);
+	if (!strcmp(argv[0], "save"))
+		return save_parse(argc, argv, &o.xfer);
 	return cmd_info(argc, argv);
 }
 
@@ -752,6 +757,10 @@ static const struct cmdline_case cmdline_cases[] = {
 	{ "alloc", { "4M", "8M" }, "unexpected argument '8M'" },
 	{ "info", { "general" }, "unexpected argument 'general'" },
 	{ "share", { "1M", "2M" }, "unexpected argument '2M'" },
+	{ "load", { "a", "--bogus" }, "unknown option '--bogus'" },
+	{ "load", { }, "missing FILE" },
+	{ "save", { "a", "b" }, "unexpected argument 'b'" },
+	{ "save", { "a", "-o" }, "option '-o' needs a value" },
 };
 
 /* Issue 34, 2.1 and 2.4: a wrong command line is said alike everywhere. */
