@@ -341,7 +341,7 @@ fi
 # The kernels with 16 and 64 KiB pages run the suites whose outcome
 # depends on the page size and no others; the page size follows the name.
 n=$((n + 1))
-want="testbed kunit cmabuf cmabufctl heap-defaults sharing dma fuzz"
+want="testbed kunit cmabuf cmabufctl heap-defaults sharing dma rw fuzz"
 sizes=$(. "$top/kernel/common.sh" && for k in 7.2 7.2-debug 6.12 7.2-16k 7.2-64k; do
 	kernel_page_size "$k"
 done | xargs)
