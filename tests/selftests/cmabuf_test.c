@@ -2201,8 +2201,8 @@ TEST_F(info, unknown_command_enotty)
 	const unsigned long cmds[] = {
 		/* The number of the BENCH ioctl before it went to debugfs. */
 		_IOWR(CMABUF_IOC_MAGIC, 0x02, struct cmabuf_info),
-		/* The first after SYNC's. */
-		_IOWR(CMABUF_IOC_MAGIC, 0x06, struct cmabuf_info),
+		/* The first after RW's. */
+		_IOWR(CMABUF_IOC_MAGIC, 0x07, struct cmabuf_info),
 		_IOWR(CMABUF_IOC_MAGIC, 0xff, struct cmabuf_info),
 		_IO(CMABUF_IOC_MAGIC, 0x10),
 		_IOWR('b', _IOC_NR(CMABUF_IOC_INFO), struct cmabuf_info),
