@@ -177,11 +177,17 @@ static void fz_rw_model_file(struct fz *f, const struct fz_rw_side *s,
 
 /* The buffer side's rules. */
 static void fz_rw_model_buf(struct fz *f, int fd, const struct cmabuf_rw *d,
-			    bool to_buffer, struct fz_expect *e)
+			    const struct fz_rw_side *s, bool to_buffer,
+			    struct fz_expect *e)
 {
 	const struct fz_fd *m = fd >= 0 && fd < FZ_MAX_FDS ? &f->fds[fd] : NULL;
 	const struct fz_buf *b;
 
+	/* The file the call opened for its file side: open, no dma-buf. */
+	if (fd >= 0 && (fd == s->close[0] || fd == s->close[1])) {
+		fz_err(e, EINVAL, "the call's own file, not a dma-buf");
+		return;
+	}
 	if (!m || m->kind == FZ_FD_NONE) {
 		fz_err(e, EBADF, "buffer fd not open");
 		return;
@@ -227,7 +233,7 @@ static bool fz_rw_model(struct fz *f, const struct fz_call *c,
 		fz_err(e, EINVAL, "file range past the largest offset");
 		return false;
 	}
-	fz_rw_model_buf(f, (int)d->buf_fd, d, to_buffer, e);
+	fz_rw_model_buf(f, (int)d->buf_fd, d, s, to_buffer, e);
 	fz_rw_model_file(f, s, to_buffer, e);
 	moves = e->may_succeed;
 	if (moves && !fz_writable(f, c->ptr, c->out))
