@@ -26,9 +26,14 @@
 
 #include "fuzz.h"
 
-/* The file's bytes stay below this; a transfer moves at most FZ_RW_MAX. */
+/*
+ * The file's bytes stay below this; a transfer moves at most FZ_RW_MAX,
+ * mostly at most FZ_RW_SMALL (every byte is copied twice under TCG: the
+ * operation must cost about what the others do).
+ */
 #define FZ_RW_FILE_MAX		(16ULL << 20)
-#define FZ_RW_MAX		(4ULL << 20)
+#define FZ_RW_MAX		0x100000ULL	/* 1 MiB */
+#define FZ_RW_SMALL		(64ULL << 10)
 
 static char fz_rw_path[FZ_PATH_LEN];
 
@@ -175,7 +180,11 @@ static void fz_rw_model_file(struct fz *f, const struct fz_rw_side *s,
 	fz_err(e, EOPNOTSUPP, "not a file it can reach safely");
 }
 
-/* The buffer side's rules. */
+/*
+ * The buffer side's rules. An fd this operation opened for the file (the
+ * model does not know it) is that file, whatever the model says of its
+ * number: not a dma-buf.
+ */
 static void fz_rw_model_buf(struct fz *f, int fd, const struct cmabuf_rw *d,
 			    const struct fz_rw_side *s, bool to_buffer,
 			    struct fz_expect *e)
@@ -183,9 +192,8 @@ static void fz_rw_model_buf(struct fz *f, int fd, const struct cmabuf_rw *d,
 	const struct fz_fd *m = fd >= 0 && fd < FZ_MAX_FDS ? &f->fds[fd] : NULL;
 	const struct fz_buf *b;
 
-	/* The file the call opened for its file side: open, no dma-buf. */
 	if (fd >= 0 && (fd == s->close[0] || fd == s->close[1])) {
-		fz_err(e, EINVAL, "the call's own file, not a dma-buf");
+		fz_err(e, EINVAL, "the operation's own file as the buffer");
 		return;
 	}
 	if (!m || m->kind == FZ_FD_NONE) {
@@ -255,7 +263,8 @@ static void fz_rw_template(struct fz *f, int buf_fd, struct cmabuf_rw *d)
 	d->buf_fd = buf_fd;
 	d->flags = rel_chance(&f->rng, 50) ? CMABUF_RW_READ : CMABUF_RW_WRITE;
 	d->buf_offset = rel_chance(&f->rng, 50) ? 0 : rel_below(&f->rng, size);
-	max = fz_min(size - d->buf_offset, FZ_RW_MAX);
+	max = fz_min(size - d->buf_offset,
+		     rel_chance(&f->rng, 80) ? FZ_RW_SMALL : FZ_RW_MAX);
 	d->length = 1 + rel_below(&f->rng, max);
 	d->file_offset = rel_below(&f->rng, FZ_RW_FILE_MAX - FZ_RW_MAX);
 	if (roll < 80)
