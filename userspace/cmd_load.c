@@ -73,7 +73,7 @@ int load_parse(int argc, char **argv, struct xfer_opts *o)
 		{ }
 	};
 	struct opt_common oc = { };
-	int c, s, ret;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->strategy = CMABUF_STRATEGY_AUTO;
@@ -84,33 +84,26 @@ int load_parse(int argc, char **argv, struct xfer_opts *o)
 			ret = parse_size(optarg, &o->offset);
 			if (ret) {
 				opt_error(argv[0], "bad offset '%s': %s", optarg,
-					parse_strerror(ret));
+					  parse_strerror(ret));
 				return EXIT_USAGE;
 			}
 			o->offset_given = true;
 			break;
 		case 'l':
-			ret = parse_size(optarg, &o->length);
-			if (ret || !o->length) {
-				opt_error(argv[0], "bad length '%s': %s", optarg,
-					ret ? parse_strerror(ret) : "must not be zero");
+			if (opt_size(argv[0], "length", optarg, &o->length))
 				return EXIT_USAGE;
-			}
 			break;
 		case XFER_OPT_INTO:
 			if (xfer_parse_holder(optarg, &o->pid, &o->fd)) {
-				opt_error(argv[0], "bad --into '%s' (PID:FD, as 'cmabufctl alloc --hold' prints them)",
-					optarg);
+				opt_error(argv[0],
+					  "bad --into '%s' (PID:FD, as 'cmabufctl alloc --hold' prints them)",
+					  optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 's':
-			if (parse_strategy(optarg, &s) || s == PARSE_STRATEGY_ALL) {
-				opt_error(argv[0], "bad strategy '%s' (auto, compound, frozen, legacy or dma)",
-					optarg);
+			if (opt_strategy(argv[0], optarg, &o->strategy))
 				return EXIT_USAGE;
-			}
-			o->strategy = s;
 			break;
 		case XFER_OPT_HOLD:
 			if (parse_u32(optarg, &o->hold)) {
