@@ -14,6 +14,9 @@ top=$(cd "$here/../.." && pwd)
 . "$top/tests/suites/tap-lib.sh"
 
 kernel=${1:-7.2}
+# A user's shell: not the directories the top Makefile exports to its own
+# sub-makes when this runs under "make check".
+unset PREFIX DOCDIR
 kdir=$(kernel_out_dir "$kernel")
 work=$CMABUF_BUILD/install-test
 src=$work/src

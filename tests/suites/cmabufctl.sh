@@ -213,6 +213,7 @@ run cmabufctl alloc 1GiB --device general
 r=$?; ok $r "alloc 1GiB on the $(mib $general) area: ENOMEM, more than the whole area"; diag $r
 
 # Most of the general area held by another process, then more asked for.
+: >/tmp/hold.out
 cmabufctl alloc $((general * 25 / 32 >> 20))MiB --device general --hold 60 \
 	>/tmp/hold.out 2>&1 &
 holder=$!
@@ -630,6 +631,7 @@ r=$?; ok $r "info: prepared buffers and releasing bytes of every instance"; diag
 # Held until SIGTERM (--hold without seconds, as a service holds them);
 # the want outlasts the default time-out only if an allocation takes from
 # it, so ask for a long one.
+: >/tmp/prep.out
 cmabufctl prepare 4M 2 --device general --wait --timeout 600000 --hold \
 	>/tmp/prep.out 2>&1 &
 preparer=$!
@@ -719,6 +721,9 @@ run cmabufctl load /tmp/load.bin --device general -o 1M -l 8K --json
 	has '"strategy": "[a-z]*",' && has '"verified": null'
 r=$?; ok $r "load -o 1M -l 8K --json: one document, 8192 bytes"; diag $r
 
+# Emptied here, not by the redirection in the child, which may run after
+# the loop below has read an earlier holder's line.
+: >/tmp/hold.out
 cmabufctl alloc 2M --device general --fill 0x5a --hold 600 >/tmp/hold.out 2>&1 &
 holder=$!
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
