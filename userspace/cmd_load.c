@@ -48,6 +48,17 @@ static void load_usage(FILE *fp)
 		"  -j, --json         one JSON document instead of text\n");
 }
 
+/* --hold; 0, or EXIT_USAGE after the error line. */
+static int load_opt(int c, char **argv, struct xfer_opts *o)
+{
+	if (c != XFER_OPT_HOLD)
+		return EXIT_USAGE;
+	if (!parse_u32(optarg, &o->hold))
+		return 0;
+	opt_error(argv[0], "bad --hold '%s' (whole seconds)", optarg);
+	return EXIT_USAGE;
+}
+
 /**
  * load_parse() - the command line of cmabufctl load
  * @argc: arguments, the command's name first
@@ -59,84 +70,19 @@ static void load_usage(FILE *fp)
 int load_parse(int argc, char **argv, struct xfer_opts *o)
 {
 	static const struct option opts[] = {
-		{ "offset", required_argument, NULL, 'o' },
-		{ "length", required_argument, NULL, 'l' },
 		{ "into", required_argument, NULL, XFER_OPT_INTO },
-		{ "strategy", required_argument, NULL, 's' },
-		{ "device", required_argument, NULL, 'd' },
 		{ "hold", required_argument, NULL, XFER_OPT_HOLD },
-		{ "buffered", no_argument, NULL, XFER_OPT_BUFFERED },
-		{ "verify", no_argument, NULL, XFER_OPT_VERIFY },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct opt_common oc = { };
-	int c, ret;
+	int ret;
 
-	memset(o, 0, sizeof(*o));
-	o->strategy = CMABUF_STRATEGY_AUTO;
-	optind = 0;
-	while ((c = opt_next(argc, argv, "o:l:s:q", opts, &oc)) != -1) {
-		switch (c) {
-		case 'o':
-			ret = parse_size(optarg, &o->offset);
-			if (ret) {
-				opt_error(argv[0], "bad offset '%s': %s", optarg,
-					  parse_strerror(ret));
-				return EXIT_USAGE;
-			}
-			o->offset_given = true;
-			break;
-		case 'l':
-			if (opt_size(argv[0], "length", optarg, &o->length))
-				return EXIT_USAGE;
-			break;
-		case XFER_OPT_INTO:
-			if (xfer_parse_holder(optarg, &o->pid, &o->fd)) {
-				opt_error(argv[0],
-					  "bad --into '%s' (PID:FD, as 'cmabufctl alloc --hold' prints them)",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 's':
-			if (opt_strategy(argv[0], optarg, &o->strategy))
-				return EXIT_USAGE;
-			break;
-		case XFER_OPT_HOLD:
-			if (parse_u32(optarg, &o->hold)) {
-				opt_error(argv[0], "bad --hold '%s' (whole seconds)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case XFER_OPT_BUFFERED:
-			o->buffered = true;
-			break;
-		case XFER_OPT_VERIFY:
-			o->verify = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			load_usage(stdout);
-			return -1;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	ret = opt_words(argc, argv, 1, 1, "FILE");
+	ret = xfer_parse(argc, argv, "", opts, load_opt, load_usage, o);
 	if (ret)
 		return ret;
 	if (o->pid && o->hold) {
 		opt_error(argv[0], "--hold keeps a new buffer; the one of --into is its holder's");
 		return EXIT_USAGE;
 	}
-	o->file = argv[optind];
-	o->json = oc.json;
-	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return 0;
 }
 

@@ -54,6 +54,30 @@ static void save_usage(FILE *fp)
 		"  -j, --json         one JSON document instead of text\n");
 }
 
+/* --size, --fill; 0, or EXIT_USAGE after the error line. */
+static int save_opt(int c, char **argv, struct xfer_opts *o)
+{
+	int ret;
+
+	switch (c) {
+	case XFER_OPT_SIZE:
+		ret = parse_size(optarg, &o->size);
+		if (!ret && o->size)
+			return 0;
+		opt_error(argv[0], "bad size '%s': %s", optarg,
+			  ret ? parse_strerror(ret) : "must not be zero");
+		return EXIT_USAGE;
+	case 'f':
+		if (parse_byte(optarg, &o->fill)) {
+			opt_error(argv[0], "bad --fill '%s' (0-255 or 0x00-0xff)", optarg);
+			return EXIT_USAGE;
+		}
+		o->do_fill = true;
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
 /**
  * save_parse() - the command line of cmabufctl save
  * @argc: arguments, the command's name first
@@ -68,82 +92,11 @@ int save_parse(int argc, char **argv, struct xfer_opts *o)
 		{ "from", required_argument, NULL, XFER_OPT_FROM },
 		{ "size", required_argument, NULL, XFER_OPT_SIZE },
 		{ "fill", required_argument, NULL, 'f' },
-		{ "offset", required_argument, NULL, 'o' },
-		{ "length", required_argument, NULL, 'l' },
-		{ "strategy", required_argument, NULL, 's' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "buffered", no_argument, NULL, XFER_OPT_BUFFERED },
-		{ "verify", no_argument, NULL, XFER_OPT_VERIFY },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct opt_common oc = { };
-	int c, ret;
+	int ret;
 
-	memset(o, 0, sizeof(*o));
-	o->strategy = CMABUF_STRATEGY_AUTO;
-	optind = 0;
-	while ((c = opt_next(argc, argv, "f:o:l:s:q", opts, &oc)) != -1) {
-		switch (c) {
-		case XFER_OPT_FROM:
-			if (xfer_parse_holder(optarg, &o->pid, &o->fd)) {
-				opt_error(argv[0],
-					  "bad --from '%s' (PID:FD, as 'cmabufctl alloc --hold' prints them)",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case XFER_OPT_SIZE:
-			ret = parse_size(optarg, &o->size);
-			if (ret || !o->size) {
-				opt_error(argv[0], "bad size '%s': %s", optarg,
-					  ret ? parse_strerror(ret) : "must not be zero");
-				return EXIT_USAGE;
-			}
-			break;
-		case 'f':
-			if (parse_byte(optarg, &o->fill)) {
-				opt_error(argv[0], "bad --fill '%s' (0-255 or 0x00-0xff)", optarg);
-				return EXIT_USAGE;
-			}
-			o->do_fill = true;
-			break;
-		case 'o':
-			ret = parse_size(optarg, &o->offset);
-			if (ret) {
-				opt_error(argv[0], "bad offset '%s': %s", optarg,
-					  parse_strerror(ret));
-				return EXIT_USAGE;
-			}
-			o->offset_given = true;
-			break;
-		case 'l':
-			if (opt_size(argv[0], "length", optarg, &o->length))
-				return EXIT_USAGE;
-			break;
-		case 's':
-			if (opt_strategy(argv[0], optarg, &o->strategy))
-				return EXIT_USAGE;
-			break;
-		case XFER_OPT_BUFFERED:
-			o->buffered = true;
-			break;
-		case XFER_OPT_VERIFY:
-			o->verify = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			save_usage(stdout);
-			return -1;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	ret = opt_words(argc, argv, 1, 1, "FILE");
+	ret = xfer_parse(argc, argv, "f:", opts, save_opt, save_usage, o);
 	if (ret)
 		return ret;
 	if (!o->pid == !o->size) {
@@ -151,12 +104,10 @@ int save_parse(int argc, char **argv, struct xfer_opts *o)
 		return EXIT_USAGE;
 	}
 	if (o->pid && o->do_fill) {
-		opt_error(argv[0], "--fill fills a new buffer; the one of --from is saved as it is");
+		opt_error(argv[0],
+			  "--fill fills a new buffer; the one of --from is saved as it is");
 		return EXIT_USAGE;
 	}
-	o->file = argv[optind];
-	o->json = oc.json;
-	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return 0;
 }
 

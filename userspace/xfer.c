@@ -25,6 +25,9 @@
 #include "dev.h"
 #include "fmt.h"
 #include "msg.h"
+#include "opts.h"
+#include "parse.h"
+#include "util.h"
 #include "xfer.h"
 
 /* Bytes per ioctl: the progress line moves once per piece. */
@@ -180,6 +183,124 @@ int xfer_parse_holder(const char *s, pid_t *pid, int *fd)
 		return -EINVAL;
 	*pid = p;
 	*fd = f;
+	return 0;
+}
+
+/**
+ * xfer_opt() - an option load and save share, in their getopt_long() loops
+ * @cmd: the command ("load")
+ * @c: what opt_next() returned
+ * @arg: its value (optarg)
+ * @o: where it goes
+ *
+ * -o OFF (0 allowed), -l LEN, -s S, --into or --from PID:FD (the buffer
+ * another process holds), --buffered, --verify and -q: one parse and one
+ * error text for both commands.
+ *
+ * Return: 0 when taken, 1 when @c is none of them, or %EXIT_USAGE after
+ * the error line.
+ */
+int xfer_opt(const char *cmd, int c, const char *arg, struct xfer_opts *o)
+{
+	int ret;
+
+	switch (c) {
+	case 'o':
+		ret = parse_size(arg, &o->offset);
+		if (ret) {
+			opt_error(cmd, "bad offset '%s': %s", arg,
+				  parse_strerror(ret));
+			return EXIT_USAGE;
+		}
+		o->offset_given = true;
+		return 0;
+	case 'l':
+		return opt_size(cmd, "length", arg, &o->length);
+	case 's':
+		return opt_strategy(cmd, arg, &o->strategy);
+	case XFER_OPT_INTO:
+	case XFER_OPT_FROM:
+		if (!xfer_parse_holder(arg, &o->pid, &o->fd))
+			return 0;
+		opt_error(cmd, "bad %s '%s' (PID:FD, as 'cmabufctl alloc --hold' prints them)",
+			  c == XFER_OPT_INTO ? "--into" : "--from", arg);
+		return EXIT_USAGE;
+	case XFER_OPT_BUFFERED:
+		o->buffered = true;
+		return 0;
+	case XFER_OPT_VERIFY:
+		o->verify = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* The long options load and save share, after each one's own. */
+static const struct option xfer_longs[] = {
+	{ "offset", required_argument, NULL, 'o' },
+	{ "length", required_argument, NULL, 'l' },
+	{ "strategy", required_argument, NULL, 's' },
+	{ "buffered", no_argument, NULL, XFER_OPT_BUFFERED },
+	{ "verify", no_argument, NULL, XFER_OPT_VERIFY },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ }
+};
+
+/**
+ * xfer_parse() - the command line of load or save
+ * @argc: arguments, the command's name first
+ * @argv: them
+ * @shorts: the command's own short options ("f:"), before those of
+ *	xfer_opt()
+ * @longs: its own long options, at most %XFER_OWN_LONGS, ending with { }
+ * @own: takes one of them: 0, or %EXIT_USAGE after its error line (for
+ *	an option opt_next() refused, at once)
+ * @usage: prints the command's --help
+ * @o: out: what they ask for; FILE is the one word
+ *
+ * Return: 0, -1 after --help, or %EXIT_USAGE after an error line.
+ */
+int xfer_parse(int argc, char **argv, const char *shorts,
+	       const struct option *longs,
+	       int (*own)(int c, char **argv, struct xfer_opts *o),
+	       void (*usage)(FILE *fp), struct xfer_opts *o)
+{
+	struct option all[XFER_OWN_LONGS + ARRAY_SIZE(xfer_longs)];
+	struct opt_common oc = { };
+	char spec[32];
+	int c, ret;
+	size_t n;
+
+	for (n = 0; n < XFER_OWN_LONGS && longs[n].name; n++)
+		all[n] = longs[n];
+	memcpy(all + n, xfer_longs, sizeof(xfer_longs));
+	snprintf(spec, sizeof(spec), "%so:l:s:q", shorts);
+	memset(o, 0, sizeof(*o));
+	o->strategy = CMABUF_STRATEGY_AUTO;
+	optind = 0;
+	while ((c = opt_next(argc, argv, spec, all, &oc)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return -1;
+		}
+		ret = xfer_opt(argv[0], c, optarg, o);
+		if (ret == 1)
+			ret = own(c, argv, o);
+		if (ret)
+			return ret;
+	}
+	ret = opt_words(argc, argv, 1, 1, "FILE");
+	if (ret)
+		return ret;
+	o->file = argv[optind];
+	o->json = oc.json;
+	dev_resolve(oc.device, o->device, sizeof(o->device));
 	return 0;
 }
 

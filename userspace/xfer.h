@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Moving bytes between a file and a buffer with CMABUF_IOC_RW, for
- * cmabufctl load and save: the transfer with its progress line
- * (xfer.c), and the two commands' command lines, for the commands
- * (cmd_load.c, cmd_save.c) and the unit tests.
+ * cmabufctl load and save: the transfer with its progress line and the
+ * command line the two share (xfer.c), and each command's own (cmd_load.c,
+ * cmd_save.c), for the commands and the unit tests.
  */
 #ifndef CMABUFCTL_XFER_H
 #define CMABUFCTL_XFER_H
 
+#include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <linux/types.h>
+
+/* Long options a command adds to those load and save share, at most. */
+#define XFER_OWN_LONGS		8
 
 /* Long options without a short one. */
 #define XFER_OPT_HOLD		0x100
@@ -115,6 +120,11 @@ int xfer_compare(int buf, __u64 buf_offset, int fd, __u64 file_offset,
 const char *xfer_strerror(int err);
 void xfer_print(const char *what, const char *file,
 		const struct xfer_result *res);
+int xfer_opt(const char *cmd, int c, const char *arg, struct xfer_opts *o);
+int xfer_parse(int argc, char **argv, const char *shorts,
+	       const struct option *longs,
+	       int (*own)(int c, char **argv, struct xfer_opts *o),
+	       void (*usage)(FILE *fp), struct xfer_opts *o);
 int load_parse(int argc, char **argv, struct xfer_opts *o);
 int save_parse(int argc, char **argv, struct xfer_opts *o);
 

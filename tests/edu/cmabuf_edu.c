@@ -1,20 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf_edu: a test driver that moves dma-buf data with a real DMA engine.
+ * cmabuf_edu: a test driver that moves dma-buf data with QEMU's edu PCI
+ * device (QEMU's docs/specs/edu.rst), a DMA engine that keeps the PCI
+ * core's defaults: 64 KiB segments, a 4 GiB boundary (uapi: cmabuf_edu.h).
  *
- * QEMU's edu PCI device (1234:11e8, QEMU's docs/specs/edu.rst) copies up to
- * 4 KiB between memory, at a DMA address, and a buffer of its own, and
- * raises an interrupt when done. This driver binds to it and keeps the DMA
- * parameters the PCI core gave the device (64 KiB segments, a 4 GiB
- * boundary). Through its misc device, /dev/cmabuf_edu-<PCI name>,
- * userspace hands it a dma-buf: it attaches as the PCI device, maps the
- * attachment, and has the device read and write the buffer at the DMA
- * addresses the mapping returned (tests/edu/cmabuf_edu.h).
- *
- * The DMA mask is a property of the device (edu's "dma_mask", 28 bits
- * unless QEMU is told otherwise; the device drops the address bits above
- * it) that the driver cannot read: the dma_bits parameter says it, as
- * "PCI-NAME=BITS,...", and a device it does not name gets edu's 28 bits.
+ * edu drops the address bits above its "dma_mask" property, which the
+ * driver cannot read: the dma_bits parameter says it.
  */
 #define pr_fmt(fmt) "cmabuf_edu: " fmt
 
@@ -40,10 +31,7 @@
 
 #include "cmabuf_edu.h"
 
-/*
- * Kernels before 6.2 (Debian's 6.1) take the dma-buf's lock in
- * dma_buf_vmap() themselves and have no *_unlocked variants.
- */
+/* Before 6.2, dma_buf_vmap() takes the lock itself: no _unlocked variant. */
 static int cmabuf_edu_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 #ifdef CMABUF_HAVE_LOCKED_VMAP
@@ -67,7 +55,7 @@ static void cmabuf_edu_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 #define kzalloc_obj(obj, ...)	kzalloc(sizeof(obj), GFP_KERNEL)
 #endif
 
-/* edu's registers, in BAR 0 */
+/* BAR 0 */
 #define EDU_REG_ID		0x00	/* low byte 0xed */
 #define EDU_REG_IRQ_STATUS	0x24
 #define EDU_REG_IRQ_ACK		0x64
@@ -82,11 +70,9 @@ static void cmabuf_edu_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
 #define EDU_DMA_IRQ		BIT(2)
 #define EDU_IRQ_DMA		0x100
 
-/* The device's own buffer, in its address space. */
 #define EDU_BUF_ADDR		0x40000
 #define EDU_BUF_SIZE		4096
 
-/* edu's default "dma_mask" property. */
 #define CMABUF_EDU_DEFAULT_BITS	28
 
 /* A transfer takes edu 100 ms of virtual time; allow for a slow host. */
@@ -162,7 +148,7 @@ static struct device *cmabuf_edu_dev(struct cmabuf_edu *edu)
 	return &edu->pdev->dev;
 }
 
-/* Are the @len bytes of @s from @offset all zero? */
+/* Are bytes @offset up to @len of @s all zero? */
 static bool cmabuf_edu_zeroed(const void *s, size_t offset, size_t len)
 {
 	return !memchr_inv((const u8 *)s + offset, 0, len - offset);
@@ -181,7 +167,6 @@ static irqreturn_t cmabuf_edu_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-/* One transfer of @len bytes between @addr and the device's buffer. */
 static int cmabuf_edu_transfer(struct cmabuf_edu *edu, dma_addr_t addr,
 			       u32 buf_off, u32 len, bool to_memory)
 {
@@ -203,11 +188,7 @@ static int cmabuf_edu_transfer(struct cmabuf_edu *edu, dma_addr_t addr,
 	return 0;
 }
 
-/*
- * Move @len bytes between the dma-buf at @off and the device's buffer, at
- * the DMA addresses of @sgt: one transfer per DMA segment the range
- * touches. @addr is set to the DMA address of @off.
- */
+/* One transfer per DMA segment of @sgt the range touches; @addr of @off. */
 static int cmabuf_edu_move(struct cmabuf_edu *edu, struct sg_table *sgt,
 			   u64 off, u32 len, bool to_memory, u64 *addr)
 {
@@ -237,7 +218,6 @@ static int cmabuf_edu_move(struct cmabuf_edu *edu, struct sg_table *sgt,
 	return -EINVAL;
 }
 
-/* Report the DMA segments of @sgt, judged by the device's limits. */
 static void cmabuf_edu_describe(struct cmabuf_edu *edu,
 				const struct sg_table *sgt,
 				struct cmabuf_edu_map *arg)
@@ -289,7 +269,6 @@ static void cmabuf_edu_drop_all(struct cmabuf_edu_file *ef)
 	}
 }
 
-/* Is [@off, @off + @len) a non-empty range of at most a device buffer? */
 static bool cmabuf_edu_range_ok(const struct cmabuf_edu_held *held, u64 off,
 				u32 len)
 {
@@ -457,7 +436,6 @@ static long cmabuf_edu_ioctl_detach(struct cmabuf_edu_file *ef,
 	return 0;
 }
 
-/* Check a CMABUF_EDU_IOC_DMA request against its buffer. */
 static int cmabuf_edu_dma_valid(const struct cmabuf_edu_dma *arg,
 				const struct cmabuf_edu_held *held)
 {
@@ -474,7 +452,6 @@ static int cmabuf_edu_dma_valid(const struct cmabuf_edu_dma *arg,
 	return 0;
 }
 
-/* The device's part of CMABUF_EDU_IOC_DMA, with the scratch page. */
 static int cmabuf_edu_dma_run(struct cmabuf_edu *edu, struct sg_table *sgt,
 			      struct cmabuf_edu_dma *arg)
 {
@@ -538,7 +515,6 @@ static long cmabuf_edu_ioctl_dma(struct cmabuf_edu_file *ef, void __user *uarg)
 	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
 }
 
-/* The CPU's read of @len bytes at @off through the kernel's mapping. */
 static int cmabuf_edu_vread(struct dma_buf *dmabuf, u64 off, void *buf,
 			    u32 len)
 {
@@ -588,7 +564,6 @@ static long cmabuf_edu_ioctl_vread(struct cmabuf_edu_file *ef,
 	return ret;
 }
 
-/* Run @handler under the device's lock, if the device can still be used. */
 static long cmabuf_edu_locked(struct cmabuf_edu_file *ef, void __user *uarg,
 			      long (*handler)(struct cmabuf_edu_file *ef,
 					      void __user *uarg))
@@ -686,7 +661,6 @@ static const struct file_operations cmabuf_edu_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-/* The width dma_bits gives the device @name, or edu's default. */
 static int cmabuf_edu_bits(const char *name, unsigned int *bits)
 {
 	size_t len = strlen(name);
@@ -707,11 +681,7 @@ static int cmabuf_edu_bits(const char *name, unsigned int *bits)
 	return 0;
 }
 
-/*
- * The device's DMA mask, and what the DMA API makes of it. A mask the DMA
- * API refuses leaves the device bound but unusable, so that userspace sees
- * why (&cmabuf_edu_info.dma_error).
- */
+/* A refused mask leaves the device bound, so that userspace sees why. */
 static int cmabuf_edu_dma_setup(struct cmabuf_edu *edu)
 {
 	struct device *dev = cmabuf_edu_dev(edu);
@@ -748,7 +718,6 @@ static void cmabuf_edu_dma_teardown(struct cmabuf_edu *edu)
 				  edu->scratch, edu->scratch_dma);
 }
 
-/* BAR 0, checked to be edu's. */
 static int cmabuf_edu_map_regs(struct cmabuf_edu *edu)
 {
 	struct pci_dev *pdev = edu->pdev;
@@ -860,11 +829,7 @@ put_edu:
 	return ret;
 }
 
-/*
- * Unbinding with buffers still attached and mapped is expected: every
- * file's attachments are unmapped and detached here, and the files, which
- * stay open, get -ENODEV from then on.
- */
+/* Files may stay open with buffers mapped: they get -ENODEV from now on. */
 static void cmabuf_edu_remove(struct pci_dev *pdev)
 {
 	struct cmabuf_edu *edu = pci_get_drvdata(pdev);
@@ -899,8 +864,5 @@ module_pci_driver(cmabuf_edu_driver);
 
 MODULE_DESCRIPTION("cmabuf test importer: QEMU's edu device moves dma-buf data by DMA");
 MODULE_LICENSE("GPL");
-/*
- * MODULE_IMPORT_NS() takes a string from 6.13 on and a bare word before;
- * both expand to this modinfo tag.
- */
+/* MODULE_IMPORT_NS() changed form in 6.13; both expand to this. */
 MODULE_INFO(import_ns, "DMA_BUF");

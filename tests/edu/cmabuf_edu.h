@@ -1,14 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * cmabuf_edu: a test driver for QEMU's edu PCI device that imports
- * dma-bufs and moves their data with the device's DMA engine, through its
- * misc device /dev/cmabuf_edu-<PCI name> (mode 0600), one per device.
- *
- * A buffer is attached (CMABUF_EDU_IOC_ATTACH), mapped once or twice
- * (CMABUF_EDU_IOC_MAP), used by the device (CMABUF_EDU_IOC_DMA) and by the
- * CPU through the kernel's mapping (CMABUF_EDU_IOC_VREAD), unmapped and
- * detached. What a file attached is detached when it is closed, and when
- * the device is unbound from the driver.
+ * cmabuf_edu's ioctls, on /dev/cmabuf_edu-<PCI name>, one per edu device.
+ * What a file attached is detached when it is closed or the device unbound.
  */
 #ifndef _UAPI_CMABUF_EDU_H
 #define _UAPI_CMABUF_EDU_H
@@ -16,20 +9,13 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* Where the device nodes are: CMABUF_EDU_DEV_PREFIX "0000:00:02.0". */
 #define CMABUF_EDU_DEV_PREFIX	"/dev/cmabuf_edu-"
 
-/*
- * Most bytes the device moves in one CMABUF_EDU_IOC_DMA: its 4 KiB buffer
- * but the last byte, since QEMU before 8.0 stops with a hardware error on
- * a transfer that ends there.
- */
+/* edu's 4 KiB but its last byte: QEMU before 8.0 fails a DMA ending there. */
 #define CMABUF_EDU_MAX_LEN	4095
 
-/* Mappings of one attachment at a time. */
 #define CMABUF_EDU_MAPS		2
 
-/* Attachments of one file at a time. */
 #define CMABUF_EDU_MAX_ATTACH	16
 
 /* &cmabuf_edu_info.flags */
@@ -140,10 +126,8 @@ struct cmabuf_edu_detach {
  *	segment.
  * @pad: must be zero.
  *
- * The device copies through its own buffer: a COPY is a transfer from the
- * buffer into it and one back; READ and WRITE add one between it and a
- * page of the driver's, so that what the device read or writes is seen
- * without the CPU touching the dma-buf.
+ * The device copies through its own buffer; READ and WRITE go through a
+ * page of the driver's, so that the CPU never touches the dma-buf.
  */
 struct cmabuf_edu_dma {
 	__u32 handle;
@@ -234,8 +218,6 @@ struct cmabuf_edu_vread {
 
 /**
  * DOC: CMABUF_EDU_IOC_VREAD - read the buffer through dma_buf_vmap()
- *
- * Between dma_buf_begin_cpu_access() and dma_buf_end_cpu_access().
  *
  * Errors: ENOENT for an unknown handle; EINVAL for a length of 0 or over
  * %CMABUF_EDU_MAX_LEN or a range outside the buffer; the error of

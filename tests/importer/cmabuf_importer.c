@@ -1,19 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf_importer: a test driver that imports dma-bufs like a device does.
- *
- * It registers a platform device of its own, gives it a 64-bit DMA mask and
- * a misc device, /dev/cmabuf_importer; and a second one with a 32-bit mask,
- * /dev/cmabuf_importer32, as a device that only reaches the first 4 GiB
- * (most camera and display engines). Through either, userspace hands it a
- * dma-buf fd and it attaches, maps, vmaps and accesses the buffer as a
- * device driver would, reporting every step (CMABUF_IMPORTER_IOC_CHECK); or
- * it keeps the buffer attached after userspace has let go
- * (CMABUF_IMPORTER_IOC_HOLD) until told to drop it
- * (CMABUF_IMPORTER_IOC_RELEASE) or until the module is unloaded.
- *
- * The 64-bit device also allocates memory as another driver of the kernel
- * does, with dma_alloc_coherent(): debugfs cmabuf_importer/coherent.
+ * cmabuf_importer: a test driver that imports dma-bufs as a device driver
+ * does, for a device that reaches all of memory and for one that reaches
+ * only its first 4 GiB, as most camera and display engines (uapi:
+ * cmabuf_importer.h).
  */
 #define pr_fmt(fmt) "cmabuf_importer: " fmt
 
@@ -37,10 +27,7 @@
 
 #include "cmabuf_importer.h"
 
-/*
- * Kernels before 6.2 (Debian's 6.1) take the dma-buf's lock in
- * dma_buf_vmap() themselves and have no *_unlocked variants.
- */
+/* Before 6.2, dma_buf_vmap() takes the lock itself: no _unlocked variant. */
 static int cmabuf_importer_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 #ifdef CMABUF_HAVE_LOCKED_VMAP
@@ -123,7 +110,6 @@ static int cmabuf_importer_step(struct cmabuf_importer_check *chk, u32 step,
 	return err;
 }
 
-/* Report the DMA segments of @sgt in @chk. */
 static void cmabuf_importer_describe(const struct sg_table *sgt,
 				     struct cmabuf_importer_check *chk)
 {
@@ -140,10 +126,7 @@ static void cmabuf_importer_describe(const struct sg_table *sgt,
 		chk->dma_total += sg_dma_len(sg);
 }
 
-/*
- * Between two pattern words: every mebibyte, let others run and give up on
- * a fatal signal, so that even a 4 GiB buffer stays interruptible.
- */
+/* Every MiB, so that even a 4 GiB buffer stays interruptible. */
 static int cmabuf_importer_pause(size_t offset)
 {
 	if (!IS_ALIGNED(offset + CMABUF_IMPORTER_PATTERN_STRIDE, SZ_1M))
@@ -195,7 +178,6 @@ static int cmabuf_importer_write(struct iosys_map *map, size_t size,
 	return 0;
 }
 
-/* The CPU's part of a check, between begin and end of CPU access. */
 static int cmabuf_importer_access(struct dma_buf *dmabuf,
 				  struct iosys_map *map,
 				  struct cmabuf_importer_check *chk)
@@ -221,10 +203,7 @@ end_cpu_access:
 	return cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_END_CPU, ret);
 }
 
-/*
- * Use @dmabuf as a device driver does, recording each step in @chk. Every
- * step that succeeded is undone before returning, whatever failed.
- */
+/* Every step that succeeded is undone before returning, whatever failed. */
 static void cmabuf_importer_check_buf(struct cmabuf_importer *imp,
 				      struct dma_buf *dmabuf,
 				      struct cmabuf_importer_check *chk)
@@ -263,20 +242,16 @@ detach:
 	cmabuf_importer_step(chk, CMABUF_IMPORTER_STEP_DETACH, 0);
 }
 
-/* Are the @len bytes of @s from @offset all zero? */
+/* Are bytes @offset up to @len of @s all zero? */
 static bool cmabuf_importer_zeroed(const void *s, size_t offset, size_t len)
 {
 	return !memchr_inv((const u8 *)s + offset, 0, len - offset);
 }
 
 /*
- * CMABUF_IMPORTER_IOC_CHECK: import the dma-buf of @fd once, through every
- * step, and report them.
- *
- * Errors: -EFAULT for a bad pointer; -EINVAL for an unknown flag or a
- * non-zero output field or pad; -EBADF for an fd that is not open; -EINVAL
- * for one that is not a dma-buf. The failure of a step is reported in the
- * structure, not here.
+ * CMABUF_IMPORTER_IOC_CHECK. Errors: -EFAULT; -EINVAL for an unknown flag, a
+ * non-zero output field or pad, or an fd that is not a dma-buf; -EBADF. A
+ * step's failure is reported in the structure, not here.
  */
 static long cmabuf_importer_ioctl_check(struct cmabuf_importer *imp,
 					void __user *uarg)
@@ -316,7 +291,6 @@ static void cmabuf_importer_drop(struct cmabuf_importer_held *held)
 	kfree(held);
 }
 
-/* The direction HOLD's @flags ask for: bidirectional unless one is named. */
 static enum dma_data_direction cmabuf_importer_hold_dir(u32 flags)
 {
 	if (flags & CMABUF_IMPORTER_HOLD_TO_DEVICE)
@@ -326,7 +300,7 @@ static enum dma_data_direction cmabuf_importer_hold_dir(u32 flags)
 	return DMA_BIDIRECTIONAL;
 }
 
-/* Take, attach and possibly map the buffer of @arg->fd; fill @arg's outputs. */
+/* Take, attach, map and vmap as @arg asks; fill @arg's outputs. */
 static int cmabuf_importer_hold(struct cmabuf_importer *imp,
 				struct cmabuf_importer_hold *arg)
 {
@@ -404,15 +378,10 @@ static int cmabuf_importer_release(struct cmabuf_importer *imp, u32 handle)
 }
 
 /*
- * CMABUF_IMPORTER_IOC_HOLD: keep the dma-buf of @fd attached (and mapped,
- * vmapped) until CMABUF_IMPORTER_IOC_RELEASE or module unload.
- *
- * Errors: -EFAULT for a bad pointer (nothing is held then); -EINVAL for an
- * unknown flag, two directions or a direction without a mapping, or a
- * non-zero output field or pad; -EBADF for an fd that is
- * not open; -EINVAL for one that is not a dma-buf; -ENOSPC when
- * %CMABUF_IMPORTER_MAX_HOLDS buffers are held; -ENOMEM; the error of
- * dma_buf_attach(), dma_buf_map_attachment() or dma_buf_vmap().
+ * CMABUF_IMPORTER_IOC_HOLD. Errors: -EFAULT (nothing is held then); -EINVAL
+ * for bad flags, a non-zero output field or pad, or an fd that is not a
+ * dma-buf; -EBADF; -ENOSPC when %CMABUF_IMPORTER_MAX_HOLDS are held; -ENOMEM;
+ * the error of dma_buf_attach(), dma_buf_map_attachment() or dma_buf_vmap().
  */
 static long cmabuf_importer_ioctl_hold(struct cmabuf_importer *imp,
 				       void __user *uarg)
@@ -444,13 +413,7 @@ static long cmabuf_importer_ioctl_hold(struct cmabuf_importer *imp,
 	return 0;
 }
 
-/*
- * CMABUF_IMPORTER_IOC_RELEASE: drop a buffer held by
- * CMABUF_IMPORTER_IOC_HOLD.
- *
- * Errors: -EFAULT for a bad pointer; -EINVAL for a non-zero pad; -ENOENT for
- * a handle that is not held.
- */
+/* CMABUF_IMPORTER_IOC_RELEASE. Errors: -EFAULT; -EINVAL; -ENOENT. */
 static long cmabuf_importer_ioctl_release(struct cmabuf_importer *imp,
 					  void __user *uarg)
 {
@@ -488,7 +451,6 @@ static const struct file_operations cmabuf_importer_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-/* Free what cmabuf_importer_coherent_set() kept. */
 static void cmabuf_importer_coherent_free(struct cmabuf_importer *imp)
 {
 	if (imp->coherent)
@@ -499,12 +461,8 @@ static void cmabuf_importer_coherent_free(struct cmabuf_importer *imp)
 }
 
 /*
- * debugfs cmabuf_importer/coherent, written: free the memory kept, then
- * allocate @val bytes with dma_alloc_coherent() and keep them, as a
- * display or codec driver does. The device has no CMA area of its own:
- * more than a page comes from the kernel's default area, or, up to the
- * largest buddy order, from the page allocator. 0 only frees.
- * Errors: -ENOMEM when there is no such memory (nothing is kept then).
+ * debugfs coherent (DOC: coherent). Errors: -EINVAL; -ENOMEM, and nothing
+ * is kept then.
  */
 static int cmabuf_importer_coherent_set(void *data, u64 val)
 {
@@ -528,7 +486,6 @@ static int cmabuf_importer_coherent_set(void *data, u64 val)
 	return ret;
 }
 
-/* Read: the bytes kept, 0 for none. */
 static int cmabuf_importer_coherent_get(void *data, u64 *val)
 {
 	struct cmabuf_importer *imp = data;
@@ -554,11 +511,7 @@ static int cmabuf_importer_probe(struct platform_device *pdev)
 	if (!imp)
 		return -ENOMEM;
 
-	/*
-	 * No firmware node describes this device, so nothing set up its DMA:
-	 * it gets the direct mapping and says it can reach memory up to its
-	 * mask, in one segment of any length.
-	 */
+	/* No firmware node set up its DMA: the direct mapping, no limits. */
 	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(bits));
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot use a %u-bit DMA mask\n",
@@ -586,10 +539,7 @@ static int cmabuf_importer_probe(struct platform_device *pdev)
 	return 0;
 }
 
-/*
- * Only module unload gets here (the driver cannot be unbound from sysfs),
- * after every file of the misc device is closed: drop what is still held.
- */
+/* Only module unload gets here (no sysfs unbind), with every file closed. */
 static void cmabuf_importer_remove(struct platform_device *pdev)
 {
 	struct cmabuf_importer *imp = platform_get_drvdata(pdev);
@@ -617,7 +567,7 @@ static int cmabuf_importer_remove_int(struct platform_device *pdev)
 }
 #endif
 
-/* The devices, by name, and the width of their DMA masks. */
+/* driver_data: the width of the device's DMA mask. */
 static const struct platform_device_id cmabuf_importer_ids[] = {
 	{ .name = CMABUF_IMPORTER_NAME, .driver_data = 64 },
 	{ .name = CMABUF_IMPORTER32_NAME, .driver_data = 32 },
@@ -689,8 +639,5 @@ module_exit(cmabuf_importer_exit);
 
 MODULE_DESCRIPTION("cmabuf test importer: uses dma-bufs as a device driver does");
 MODULE_LICENSE("GPL");
-/*
- * MODULE_IMPORT_NS() takes a string from 6.13 on and a bare word before;
- * both expand to this modinfo tag.
- */
+/* MODULE_IMPORT_NS() changed form in 6.13; both expand to this. */
 MODULE_INFO(import_ns, "DMA_BUF");

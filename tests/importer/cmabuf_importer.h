@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * cmabuf_importer: a test driver that imports dma-bufs the way a device
- * driver does, through its misc devices: /dev/cmabuf_importer, a device
- * that reaches all of memory, and /dev/cmabuf_importer32, one whose DMA
- * mask is 32 bits. Neither is behind an IOMMU.
- *
- * The ioctls below are issued on either device (mode 0600). The structures
- * have a fixed size: a command with any other size is unknown (ENOTTY).
+ * cmabuf_importer's ioctls, on /dev/cmabuf_importer (a device that reaches
+ * all of memory) and /dev/cmabuf_importer32 (a 32-bit DMA mask), neither
+ * behind an IOMMU. A command of another size is unknown (ENOTTY).
  */
 #ifndef _UAPI_CMABUF_IMPORTER_H
 #define _UAPI_CMABUF_IMPORTER_H
@@ -17,26 +13,21 @@
 /**
  * DOC: coherent
  *
- * %CMABUF_IMPORTER_COHERENT, written with a byte count, has
- * /dev/cmabuf_importer's device free the memory it kept and allocate that
- * much with dma_alloc_coherent(), as another driver of the kernel does;
- * it keeps it until the next write (0 frees only) or the module's unload.
- * The write fails with ENOMEM when there is no such memory. More than a
- * page comes from the kernel's default CMA area (the device has none of
- * its own), or up to the page allocator's largest block from there.
- * Read, it gives the bytes kept.
+ * Writing N to %CMABUF_IMPORTER_COHERENT frees what the 64-bit device kept
+ * and keeps N bytes of dma_alloc_coherent() instead, as another driver
+ * would (0 only frees; ENOMEM when there is no such memory): more than a
+ * page comes from the default CMA area, or from the page allocator. Read,
+ * it gives the bytes kept.
  */
 #define CMABUF_IMPORTER_COHERENT "/sys/kernel/debug/cmabuf_importer/coherent"
 
 /**
  * DOC: pattern
  *
- * Both sides of CMABUF_IMPORTER_IOC_CHECK write and verify the same
- * pattern: at every multiple of %CMABUF_IMPORTER_PATTERN_STRIDE bytes of
- * the buffer, the 64-bit word cmabuf_importer_pattern(seed, offset), in the
- * CPU's byte order. Every page and every cache line of the buffer holds
- * one word, so the pattern covers the whole buffer at a sixteenth of the
- * cost of filling it. The bytes in between are neither written nor read.
+ * At every multiple of %CMABUF_IMPORTER_PATTERN_STRIDE bytes, the 64-bit
+ * word cmabuf_importer_pattern(seed, offset) in the CPU's byte order: one
+ * in every cache line, at a sixteenth of the cost of filling the buffer.
+ * The bytes in between are neither written nor read.
  */
 #define CMABUF_IMPORTER_PATTERN_STRIDE	64
 
@@ -45,10 +36,7 @@
  * @seed: the pattern's seed.
  * @offset: byte offset of the word in the buffer.
  *
- * splitmix64 of @seed and @offset: every word differs from its neighbours
- * and from the words of any other seed.
- *
- * Return: the word expected at @offset.
+ * Return: splitmix64 of @seed and @offset.
  */
 static inline __u64 cmabuf_importer_pattern(__u64 seed, __u64 offset)
 {
@@ -62,12 +50,8 @@ static inline __u64 cmabuf_importer_pattern(__u64 seed, __u64 offset)
 /**
  * DOC: steps of CMABUF_IMPORTER_IOC_CHECK
  *
- * The importer runs these steps in order, the way a device driver uses a
- * dma-buf: attach, map, vmap, begin CPU access, verify, write, end CPU
- * access, vunmap, unmap, detach. The first step that fails stops the steps
- * after it; what was set up before it is still undone (end CPU access,
- * vunmap, unmap, detach, in that order). &cmabuf_importer_check.steps_done has the bit of
- * every step that ran and succeeded.
+ * In this order. The first that fails stops those after it, but what was
+ * set up before it is still undone.
  */
 #define CMABUF_IMPORTER_STEP_NONE	0
 #define CMABUF_IMPORTER_STEP_ATTACH	1	/* dma_buf_attach() */
@@ -82,7 +66,6 @@ static inline __u64 cmabuf_importer_pattern(__u64 seed, __u64 offset)
 #define CMABUF_IMPORTER_STEP_DETACH	10	/* dma_buf_detach() */
 #define CMABUF_IMPORTER_STEP_COUNT	11
 
-/* Bit of a step in &cmabuf_importer_check.steps_done. */
 #define CMABUF_IMPORTER_STEP_BIT(s)	(1U << (s))
 
 /* &cmabuf_importer_check.flags */
@@ -91,10 +74,7 @@ static inline __u64 cmabuf_importer_pattern(__u64 seed, __u64 offset)
 #define CMABUF_IMPORTER_CHECK_VALID_FLAGS \
 	(CMABUF_IMPORTER_CHECK_VERIFY | CMABUF_IMPORTER_CHECK_WRITE)
 
-/*
- * &cmabuf_importer_hold.flags. The mapping is DMA_BIDIRECTIONAL unless one
- * of the direction flags says otherwise (at most one of them).
- */
+/* &cmabuf_importer_hold.flags; at most one direction, else bidirectional */
 #define CMABUF_IMPORTER_HOLD_MAP	0x1U	/* also keep a mapping */
 #define CMABUF_IMPORTER_HOLD_TO_DEVICE	0x2U	/* map DMA_TO_DEVICE */
 #define CMABUF_IMPORTER_HOLD_FROM_DEVICE 0x4U	/* map DMA_FROM_DEVICE */
@@ -191,9 +171,8 @@ struct cmabuf_importer_release {
 /**
  * DOC: CMABUF_IMPORTER_IOC_CHECK - import a dma-buf once and check it
  *
- * Runs the steps above on the dma-buf of @fd and reports each one. The
- * ioctl succeeds when the buffer could be taken: a step that fails is
- * reported in @failed_step and @error, not as the ioctl's error.
+ * A step that fails is reported in @failed_step and @error, not as the
+ * ioctl's error.
  *
  * Errors: EBADF for an fd that is not open; EINVAL for an fd that is not a
  * dma-buf, an unknown flag, a non-zero pad or output field; EFAULT for a
@@ -205,10 +184,9 @@ struct cmabuf_importer_release {
 /**
  * DOC: CMABUF_IMPORTER_IOC_HOLD - keep a dma-buf attached
  *
- * Takes a reference to the dma-buf of @fd, attaches to it and, with
- * %CMABUF_IMPORTER_HOLD_MAP, maps the attachment. All of it is kept, after
- * every file descriptor of the buffer and of the importer is closed, until
- * CMABUF_IMPORTER_IOC_RELEASE or until the module is unloaded.
+ * The reference, the attachment and its mapping are kept, after every fd of
+ * the buffer and of the importer is closed, until
+ * CMABUF_IMPORTER_IOC_RELEASE or the module's unload.
  *
  * Errors: EBADF for an fd that is not open; EINVAL for an fd that is not a
  * dma-buf, an unknown flag, both direction flags or a direction without
@@ -222,9 +200,6 @@ struct cmabuf_importer_release {
 
 /**
  * DOC: CMABUF_IMPORTER_IOC_RELEASE - let go of a held dma-buf
- *
- * Unmaps, detaches and drops the reference that CMABUF_IMPORTER_IOC_HOLD
- * took. When that was the buffer's last user, its exporter frees it.
  *
  * Errors: ENOENT for a handle that is not held; EINVAL for a non-zero pad;
  * EFAULT for a bad pointer.

@@ -1,22 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suites of cmabuf
- *
- *   cmabuf_uapi      layout of the uapi structures and ioctl numbers
- *   cmabuf_arith     size, alignment and order arithmetic, the cap's charge
- *   cmabuf_strategy  the strategy and alignment each request gets
- *   cmabuf_probe     a platform device bound to the driver, and a buffer
- *                    that outlives the binding (charged to the cap on
- *                    callers without CAP_SYS_ADMIN, or not)
- *   cmabuf_sg        scatterlists cut to an importer's segment limits
- *   cmabuf_dma       DMA masks that reach an area, and the instance's own
- *                    device: its mask, its cache maintenance, and the
- *                    write-combined mappings it makes possible
- *   cmabuf_zero      clearing, alone and on every CPU, of dirtied ranges
- *
- * The arithmetic and strategy suites call the driver's pure helpers with
- * limits of their own, so they check the rules rather than the kernel they
- * happen to run on. cmabuf.ko must be loaded first.
+ * KUnit suites of cmabuf (tests/README.md). The arithmetic and strategy
+ * suites give the driver's helpers limits of their own: they check the
+ * rules, not the kernel they run on. cmabuf.ko must be loaded first.
  */
 
 #include <kunit/platform_device.h>
@@ -174,7 +160,7 @@ static void cmabuf_uapi_ioctl_numbers(struct kunit *test)
 			      sizeof(struct cmabuf_alloc_data));
 	cmabuf_uapi_check_cmd(test, CMABUF_IOC_INFO, 1,
 			      sizeof(struct cmabuf_info));
-	/* 0x02 was BENCH's until the benchmark went to debugfs: unused. */
+	/* 0x02 is retired. */
 	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PHYS, 3,
 			      sizeof(struct cmabuf_phys));
 	cmabuf_uapi_check_cmd(test, CMABUF_IOC_PREPARE, 4,
@@ -325,10 +311,7 @@ static void cmabuf_arith_aligned_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 14U,
 			cmabuf_aligned_order(unknown, (1UL << 15) - 1));
 	KUNIT_EXPECT_EQ(test, 0U, cmabuf_aligned_order(unknown, 1));
-	/*
-	 * A CMA area starts on a pageblock boundary: one pageblock holds a
-	 * block of its size (the default area with 64 KiB pages is one).
-	 */
+	/* A CMA area starts on a pageblock boundary. */
 	KUNIT_EXPECT_EQ(test, (unsigned int)pageblock_order,
 			cmabuf_aligned_order(unknown, pageblock_nr_pages));
 	KUNIT_EXPECT_EQ(test, (unsigned int)pageblock_order + 1,
@@ -419,10 +402,7 @@ static void cmabuf_arith_charge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (s64)SZ_8M, atomic64_read(&held));
 }
 
-/*
- * Clearing helpers run at most 4 chunks each ahead of the caller's count,
- * so that their CPU time stays within a multiple of the caller's.
- */
+/* Clearing helpers run at most 4 chunks each ahead of the caller. */
 static void cmabuf_arith_zero_lead(struct kunit *test)
 {
 	/* Before the caller took any: 4 chunks a helper. */
@@ -458,20 +438,7 @@ static struct kunit_suite cmabuf_arith_suite = {
 
 /* ---- cmabuf_strategy ---- */
 
-/**
- * struct cmabuf_plan_case - one request and the plan it must get
- * @name: description.
- * @lim: the kernel's limits.
- * @size: requested bytes.
- * @align: requested log2 alignment.
- * @strategy: requested strategy.
- * @ret: expected return value; the rest is checked only when it is 0.
- * @pages: expected page count.
- * @first: expected first strategy.
- * @order: expected alignment order of the first try.
- * @fallback: expected fallback (AUTO for none).
- * @fallback_order: expected alignment order of the fallback.
- */
+/* A request and its plan, checked when @ret is 0; @fallback AUTO is none. */
 struct cmabuf_plan_case {
 	const char *name;
 	const struct cmabuf_limits *lim;
@@ -732,10 +699,7 @@ static void cmabuf_probe_buffer_outlives_unbind(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(cdev->unbound));
 	KUNIT_EXPECT_NULL(test, platform_get_drvdata(pdev));
 
-	/*
-	 * The last user of the buffer frees it into the same area. A kthread's
-	 * fput() is deferred: flush it.
-	 */
+	/* A kthread's fput() is deferred: flush it. */
 	dma_buf_put(dmabuf);
 	flush_delayed_fput();
 	cmabuf_stats_live(cdev, &buffers, &bytes);
@@ -744,7 +708,6 @@ static void cmabuf_probe_buffer_outlives_unbind(struct kunit *test)
 	cmabuf_dev_put(cdev);
 }
 
-/* An allocation for a caller without CAP_SYS_ADMIN, of @pages pages. */
 static struct dma_buf *cmabuf_probe_alloc_unprivileged(struct cmabuf_dev *cdev,
 						       unsigned long pages)
 {
@@ -753,12 +716,7 @@ static struct dma_buf *cmabuf_probe_alloc_unprivileged(struct cmabuf_dev *cdev,
 				   NULL);
 }
 
-/*
- * The cap on callers without CAP_SYS_ADMIN: a buffer past it is refused
- * with -EDQUOT and counts nothing, a privileged one is not held to it, and
- * a charged buffer that outlives the binding gives its charge back when
- * it is released into the unbound instance.
- */
+/* The cap: EDQUOT past it, none for CAP_SYS_ADMIN; back after the unbind. */
 static void cmabuf_probe_cap_charged_buffer_outlives_unbind(struct kunit *test)
 {
 	struct dma_buf *charged, *other;
@@ -814,12 +772,7 @@ static void cmabuf_probe_cap_charged_buffer_outlives_unbind(struct kunit *test)
 	cmabuf_dev_put(cdev);
 }
 
-/*
- * The instance's own device maps buffers for cache maintenance: it gets a
- * 64-bit mask. Without a node it has the architecture's default coherency,
- * which on arm64 is none: its CPU access is maintained, and buffers may be
- * write-combined, unless its mappings would bounce.
- */
+/* Without a node the device is not coherent on arm64: syncs and WC. */
 static void cmabuf_probe_dma_setup(struct kunit *test)
 {
 	struct platform_device *pdev;
@@ -847,7 +800,6 @@ static void cmabuf_probe_dma_setup(struct kunit *test)
 	cmabuf_dev_put(cdev);
 }
 
-/* Is the user mapping at @addr write-combined? */
 static bool cmabuf_probe_vma_wc(struct kunit *test, unsigned long addr)
 {
 	struct vm_area_struct *vma;
@@ -862,11 +814,7 @@ static bool cmabuf_probe_vma_wc(struct kunit *test, unsigned long addr)
 	return wc;
 }
 
-/*
- * A write-combined buffer's kernel mapping is not the linear map's, and
- * its user mappings are write-combined, and both see the same bytes; a
- * buffer that did not ask keeps the linear map and cacheable mappings.
- */
+/* Both of a WC buffer's mappings are WC and see the same bytes. */
 static void cmabuf_probe_wc_mappings(struct kunit *test)
 {
 	const size_t size = 4 * PAGE_SIZE;
@@ -961,7 +909,6 @@ static void cmabuf_reclaim_prepare(struct kunit *test, struct cmabuf_dev *cdev,
 					       CMABUF_STRATEGY_AUTO, 0));
 }
 
-/* Drop @owner's want of @size. */
 static void cmabuf_reclaim_drop(struct cmabuf_dev *cdev, const void *owner,
 				u64 size)
 {
@@ -975,13 +922,8 @@ static void cmabuf_reclaim_drop(struct cmabuf_dev *cdev, const void *owner,
 }
 
 /*
- * Ready buffers go only to reclaim that can use CMA's pages, and in
- * proportion: a 4 MiB buffer prepared first (the least recently used)
- * and four of 256 KiB, asked for 128 pages at a time as do_shrink_slab()
- * asks. Reclaim for an unmovable allocation sees nothing; a movable one
- * gets no more pages, all calls together, than it asked for, each call's
- * request is reported scanned, and the 4 MiB buffer goes only once the
- * calls have asked for that much.
+ * Only to reclaim that can use CMA's pages, no more than it asked for; the
+ * big buffer, prepared first, goes once the calls have asked for that much.
  */
 static void cmabuf_pool_reclaim_in_proportion(struct kunit *test)
 {
@@ -1096,10 +1038,7 @@ static void cmabuf_sg_count_pci(struct kunit *test)
 	/* Not 64 KiB aligned: the segments are still 64 KiB long. */
 	KUNIT_EXPECT_EQ(test, 2U,
 			cmabuf_sg_count(lim, SZ_1G + PAGE_SIZE, SZ_128K));
-	/*
-	 * A page below 4 GiB: the first segment stops at the boundary, the
-	 * rest are 64 KiB (3 entries with 4 and 16 KiB pages, 2 with 64 KiB).
-	 */
+	/* A page below 4 GiB: the first segment stops at the boundary. */
 	KUNIT_EXPECT_EQ(test, 1U + DIV_ROUND_UP(SZ_128K - PAGE_SIZE, SZ_64K),
 			cmabuf_sg_count(lim, SZ_4G - PAGE_SIZE, SZ_128K));
 }
@@ -1119,11 +1058,7 @@ static void cmabuf_sg_count_boundary(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 512U, cmabuf_sg_count(&lim, SZ_1G, SZ_512M));
 }
 
-/*
- * Build a table of real pages and check every entry against the limits:
- * no longer than max_len (whole pages where max_len is), inside one
- * boundary window, and together the range in order.
- */
+/* Every entry within the limits, together the range in order. */
 static void cmabuf_sg_check_table(struct kunit *test, struct page *page,
 				  u64 size, const struct cmabuf_sg_limits *lim)
 {
@@ -1171,12 +1106,7 @@ static void cmabuf_sg_build_tables(struct kunit *test)
 	__free_pages(page, order);
 }
 
-/*
- * The longest segment cut for a device's max_seg_size: 4 KiB multiples,
- * or a power of two below 4 KiB; never 0 for a length a device can take,
- * whatever the page size (with 64 KiB pages a round-down to the page made
- * 0xffff, a common max_seg_size, 0: every map failed with EINVAL).
- */
+/* 4 KiB multiples, or a power of two below; never 0 whatever the page. */
 static void cmabuf_sg_max_len_below_a_page(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, 0xf000U, cmabuf_sg_max_len(0xffff));
@@ -1190,7 +1120,6 @@ static void cmabuf_sg_max_len_below_a_page(struct kunit *test)
 			cmabuf_sg_max_len(SIZE_MAX));
 }
 
-/* A platform device with a DMA mask and the segment limits given. */
 static struct device *cmabuf_sg_device(struct kunit *test,
 				       unsigned int max_seg,
 				       unsigned long boundary)
@@ -1208,12 +1137,7 @@ static struct device *cmabuf_sg_device(struct kunit *test,
 	return &pdev->dev;
 }
 
-/*
- * A device whose max_seg_size is 0xffff (or 0xfff, below a 4 KiB page)
- * gets limits, not EINVAL, and a table of sub-page entries that covers
- * the buffer within them; one whose boundary is below 512 bytes is
- * refused.
- */
+/* A max_seg_size below the page gets sub-page entries, not EINVAL. */
 static void cmabuf_sg_limits_of_short_segments(struct kunit *test)
 {
 	const unsigned int order = get_order(SZ_128K);
@@ -1273,10 +1197,7 @@ static void cmabuf_dma_bits_of_ends(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 40U, cmabuf_dma_bits(0xffffffffffULL));
 }
 
-/*
- * A platform device no driver binds: no IOMMU, no DMA ops, the direct
- * mapping with the mask the test gives it.
- */
+/* Unbound: no IOMMU, no DMA ops, the direct mapping. */
 static struct device *cmabuf_dma_device(struct kunit *test, unsigned int bits)
 {
 	struct platform_device *pdev;
@@ -1317,12 +1238,7 @@ static struct kunit_suite cmabuf_dma_suite = {
 	.test_cases = cmabuf_dma_cases,
 };
 
-/**
- * struct cmabuf_zero_case - one clearing: a size and the CPUs it may use
- * @name: for the KTAP output.
- * @pages: pages to clear, from the default CMA area.
- * @max_cpus: CPUs that may take part, 0 for all online ones.
- */
+/* @max_cpus: 0 for all online ones. */
 struct cmabuf_zero_case {
 	const char *name;
 	unsigned long pages;
@@ -1331,10 +1247,7 @@ struct cmabuf_zero_case {
 
 #define MB(n)	((n) * (SZ_1M >> PAGE_SHIFT))
 
-/*
- * Below and above the size where other CPUs join, whole chunks and a short
- * last one; with one CPU the same sizes must give the same result.
- */
+/* Below and above the size where other CPUs join; a short last chunk. */
 static const struct cmabuf_zero_case cmabuf_zero_cases[] = {
 	{ "one page, all CPUs", 1, 0 },
 	{ "1 MiB, all CPUs", MB(1), 0 },
@@ -1382,11 +1295,8 @@ static void cmabuf_zero_slow_caller(void)
 }
 
 /*
- * The helpers' CPU time is nobody's cgroup's, so they may not run ahead of
- * a caller that is held back: each at most CMABUF_ZERO_LEAD chunks beyond
- * the caller's, plus the one it may have taken as the caller's count was
- * read. Without that bound one helper clears 15 of these 16 chunks while
- * the caller sleeps after its first.
+ * Helpers' CPU time is no cgroup's: CMABUF_ZERO_LEAD chunks each ahead of
+ * the caller, and one taken as the caller's count was read.
  */
 static void cmabuf_zero_helpers_wait_for_the_caller(struct kunit *test)
 {

@@ -941,6 +941,121 @@ static void test_xfer(void)
 			 "PID:FD: 4242:17 taken; 0:1, 12, 12:, :3, 1:2x, -1:2 refused\n");
 }
 
+/* @parse() of FILE and @args, with what it said on stderr into @err. */
+static int xfer_parse_err(int (*parse)(int, char **, struct xfer_opts *),
+			  const char *cmd, const char *const *args,
+			  struct xfer_opts *o, char *err, size_t len)
+{
+	char *argv[32];
+	const char *got;
+	int ret;
+
+	unit_stderr_begin();
+	ret = parse(unit_argv(cmd, args, argv), argv, o);
+	got = unit_stderr_end();
+	snprintf(err, len, "%s", got);
+	return ret;
+}
+
+struct xfer_opt_case {
+	const char *load_opt;	/* as load writes it */
+	const char *save_opt;	/* as save writes it */
+	int c;			/* what opt_next() gives load */
+	const char *arg;
+	const char *err;	/* the text, %s for the option as written */
+};
+
+/* A bad value of every option load and save share, and what is said. */
+static const struct xfer_opt_case xfer_opt_cases[] = {
+	{ "-o", "-o", 'o', "1MB", "bad offset '1MB': not a valid value" },
+	{ "--length", "--length", 'l', "0",
+	  "bad length '0': must not be zero (e.g. 4K, 12M, 64MiB, 1G)" },
+	{ "-s", "-s", 's', "all",
+	  "bad strategy 'all' (auto, compound, frozen, legacy or dma)" },
+	{ "--into", "--from", XFER_OPT_INTO, "12",
+	  "bad %s '12' (PID:FD, as 'cmabufctl alloc --hold' prints them)" },
+};
+
+/*
+ * xfer_opt(), the options load and save share: each taken, one not shared
+ * left to the command; a bad value said by xfer_opt() in the words load
+ * and save say it, but for the command's and the holder option's names.
+ * Fails when one of the two parses a shared option its own way.
+ */
+static void test_xfer_opt(void)
+{
+	static const char *const shared[] = {
+		"-o", "1M", "-l", "8K", "-s", "dma", "--buffered", "--verify",
+		"-q", "-j", "-d", "video",
+	};
+	const char *file_args[16] = { "f" };
+	char err[512], want[512], text[256], load_err[512], save_err[512];
+	const struct xfer_opt_case *c;
+	struct xfer_opts o = { }, l, v;
+	int ret, i, n;
+	size_t k;
+
+	ret = xfer_opt("load", 'o', "0", &o) | xfer_opt("load", 'l', "8K", &o) |
+	      xfer_opt("load", 's', "legacy", &o) |
+	      xfer_opt("load", XFER_OPT_INTO, "12:3", &o) |
+	      xfer_opt("load", XFER_OPT_BUFFERED, NULL, &o) |
+	      xfer_opt("load", XFER_OPT_VERIFY, NULL, &o) |
+	      xfer_opt("load", 'q', NULL, &o);
+	ksft_test_result(!ret && !o.offset && o.offset_given && o.length == 8192 &&
+			 o.strategy == CMABUF_STRATEGY_LEGACY && o.pid == 12 &&
+			 o.fd == 3 && o.buffered && o.verify && o.quiet,
+			 "xfer_opt: -o 0 -l 8K -s legacy --into 12:3 --buffered --verify -q taken\n");
+	unit_stderr_begin();
+	ret = xfer_opt("save", 'f', "1", &o) == 1 &&
+	      xfer_opt("load", XFER_OPT_HOLD, "5", &o) == 1;
+	ksft_test_result(ret && !*unit_stderr_end(),
+			 "xfer_opt: --fill, --hold are the command's own, nothing said\n");
+
+	for (k = 0; k < ARRAY_SIZE(xfer_opt_cases); k++) {
+		c = &xfer_opt_cases[k];
+		unit_stderr_begin();
+		ret = xfer_opt("load", c->c, c->arg, &o);
+		snprintf(err, sizeof(err), "%s", unit_stderr_end());
+		snprintf(text, sizeof(text), c->err, c->load_opt);
+		snprintf(want, sizeof(want), "%s: load: %s (try '%s load --help')\n",
+			 msg_prog(), text, msg_prog());
+		n = ret == EXIT_USAGE && !strcmp(err, want);
+
+		ret = xfer_parse_err(load_parse, "load", (const char *const[]){
+			"f", c->load_opt, c->arg, NULL }, &l, load_err, sizeof(load_err));
+		n = n && ret == EXIT_USAGE && !strcmp(load_err, want);
+		snprintf(text, sizeof(text), c->err, c->save_opt);
+		snprintf(want, sizeof(want), "%s: save: %s (try '%s save --help')\n",
+			 msg_prog(), text, msg_prog());
+		ret = xfer_parse_err(save_parse, "save", (const char *const[]){
+			"f", "--size", "4K", c->save_opt, c->arg, NULL }, &v,
+			save_err, sizeof(save_err));
+		n = n && ret == EXIT_USAGE && !strcmp(save_err, want);
+		ksft_test_result(n,
+				 "load %s %s, save %s %s: as xfer_opt() says it: '%.*s', '%.*s'\n",
+				 c->load_opt, c->arg, c->save_opt, c->arg,
+				 (int)strcspn(load_err, "\n"), load_err,
+				 (int)strcspn(save_err, "\n"), save_err);
+	}
+
+	/* The same shared options give load and save the same values. */
+	for (i = 0; i < (int)ARRAY_SIZE(shared); i++)
+		file_args[i + 1] = shared[i];
+	ret = xfer_parse_err(load_parse, "load", file_args, &l, err, sizeof(err));
+	file_args[i + 1] = "--size";
+	file_args[i + 2] = "4K";
+	ret |= xfer_parse_err(save_parse, "save", file_args, &v, err, sizeof(err));
+	ksft_test_result(!ret && l.offset == v.offset && l.offset == 1ULL << 20 &&
+			 l.offset_given && v.offset_given && l.length == v.length &&
+			 l.length == 8192 && l.strategy == v.strategy &&
+			 l.strategy == CMABUF_STRATEGY_DMA && l.buffered && v.buffered &&
+			 l.verify && v.verify && l.quiet && v.quiet && l.json && v.json &&
+			 !strcmp(l.device, v.device) &&
+			 !strcmp(l.device, "/dev/cmabuf-video") &&
+			 !strcmp(l.file, "f") && !strcmp(v.file, "f"),
+			 "load and save: -o 1M -l 8K -s dma --buffered --verify -q -j -d video alike\n");
+}
+
 struct share_case {
 	const char *args[12];
 	int ret;
@@ -1100,7 +1215,8 @@ static void test_share_why(void)
 		 ARRAY_SIZE(einval_cases) + 7 + 5 + 7 + 4 + \
 		 ARRAY_SIZE(prepare_cases) + 6 + 4 + \
 		 ARRAY_SIZE(share_cases) + 3 + 8 + 7 + 8 + 4 + 7 + \
-		 ARRAY_SIZE(cmdline_cases) + 5 + 11)
+		 ARRAY_SIZE(cmdline_cases) + 5 + 11 + \
+		 3 + ARRAY_SIZE(xfer_opt_cases))
 
 int main(void)
 {
@@ -1124,6 +1240,7 @@ int main(void)
 	test_reserve();
 	test_bench();
 	test_xfer();
+	test_xfer_opt();
 	test_share_parse();
 	test_share_fb();
 	test_share_why();
