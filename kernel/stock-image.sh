@@ -145,10 +145,11 @@ boot_image() {
 }
 
 # The modules the guest loads (the results channel's virtio console, the
-# importers' drivers), where the image has them as modules, with what they
-# depend on: into modinst/lib/modules/RELEASE, uncompressed, with a
-# modules.dep of their own.
-GUEST_MODULES="virtio_mmio virtio_console vgem vivid vim2m vimc vkms"
+# importers' drivers, the rw suite's disks and their file system), where
+# the image has them as modules, with what they depend on: into
+# modinst/lib/modules/RELEASE, uncompressed, with a modules.dep of their
+# own; modinst/.guest-modules names them, so that a new list redoes them.
+GUEST_MODULES="virtio_mmio virtio_console virtio_blk ext4 vgem vivid vim2m vimc vkms"
 
 guest_modules() {
 	local root=$1 rel=$2 out=$3 m f dest
@@ -156,8 +157,9 @@ guest_modules() {
 	rm -rf "$out"
 	mkdir -p "$out/lib/modules/$rel"
 	for m in $GUEST_MODULES; do
+		# Debian builds vim2m, vimc and vkms into none of these images.
 		modprobe -d "$root" -S "$rel" --show-depends "$m" 2>/dev/null |
-			sed -n 's/^insmod \([^ ]*\).*/\1/p'
+			sed -n 's/^insmod \([^ ]*\).*/\1/p' || true
 	done | sort -u | while read -r f; do
 		dest=$out/lib/modules/$rel/${f#"$root/lib/modules/$rel/"}
 		mkdir -p "$(dirname "$dest")"
@@ -171,6 +173,7 @@ guest_modules() {
 	cp "$root/lib/modules/$rel"/modules.builtin* "$root/lib/modules/$rel/modules.order" \
 		"$out/lib/modules/$rel/"
 	depmod -b "$out" "$rel"
+	echo "$GUEST_MODULES" >"$out/.guest-modules"
 }
 
 unpack() {
@@ -256,6 +259,8 @@ fetch_packages() {
 	if [ -f "$stock/$name/.cmabuf-stock" ] &&
 	   [ "$(cat "$stock/$name/.cmabuf-stock")" = "$stamp" ]; then
 		log "$name: $release already unpacked"
+		[ "$(cat "$stock/$name/modinst/.guest-modules" 2>/dev/null)" = "$GUEST_MODULES" ] ||
+			guest_modules "$stock/$name/root" "$release" "$stock/$name/modinst"
 		return 0
 	fi
 	log "$name: unpacking $release"

@@ -200,11 +200,12 @@ run_id=${CMABUF_RUN_ID:-$(date +%s%N)}
 image=$(kernel_image "$kernel")
 if is_stock "$kernel"; then
 	[ -f "$image" ] || die "stock kernel $kernel is not fetched (kernel/stock-image.sh fetch $kernel)"
-	# The virtio console of the results channel, and vgem (the sharing
-	# suites' importer, built into the test bed's kernels), where the
-	# image has them as modules: loaded by the guest's init first.
+	# The virtio console of the results channel, vgem (the sharing
+	# suites' importer) and the rw suite's disks and file system, built
+	# into the test bed's kernels, where the image has them as modules:
+	# loaded by the guest's init first.
 	preload=
-	for m in virtio_mmio virtio_console vgem; do
+	for m in virtio_mmio virtio_console virtio_blk ext4 vgem; do
 		[ -n "$(find "$(kernel_mod_dir "$kernel")" -name "$m.ko")" ] &&
 			preload="$preload${preload:+,}$m"
 	done
