@@ -215,6 +215,30 @@ static bool cmabuf_buffer_own_sync(struct cmabuf_buffer *buffer, u64 offset,
 }
 
 /*
+ * DMA API debugging finds the mapping of a range by best fit, and finds
+ * none (and warns) where one device maps the buffer twice: such a buffer
+ * is synced whole, as DMA_BUF_IOCTL_SYNC syncs it. Under @buffer->lock.
+ */
+static bool cmabuf_dmabuf_mapped_twice(struct cmabuf_buffer *buffer)
+{
+	struct cmabuf_attachment *a, *b;
+	struct cmabuf_mapping *m;
+	unsigned int n;
+
+	list_for_each_entry(a, &buffer->attachments, node) {
+		n = 0;
+		list_for_each_entry(b, &buffer->attachments, node) {
+			if (b->dev != a->dev)
+				continue;
+			list_for_each_entry(m, &b->mappings, node)
+				if (++n > 1)
+					return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Each mapping is synced in the direction it was mapped with, as the DMA
  * API requires. An importer's vmap dirties the cacheable linear alias,
  * which no DMA mapping covers: the instance's device cleans it before any
@@ -232,6 +256,10 @@ static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, u64 offset,
 	mutex_lock(&buffer->lock);
 	list_for_each_entry(a, &buffer->attachments, node)
 		mapped |= !list_empty(&a->mappings);
+	if (mapped && cmabuf_dmabuf_mapped_twice(buffer)) {
+		offset = 0;
+		length = cmabuf_buffer_size(buffer);
+	}
 	if (clean && mapped)
 		cmabuf_buffer_own_sync(buffer, offset, length,
 				       DMA_BIDIRECTIONAL,

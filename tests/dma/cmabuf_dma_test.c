@@ -1652,6 +1652,36 @@ TEST_F_TIMEOUT(cpu_access, range_syncs_only_its_bytes, TIMEOUT)
 }
 
 /*
+ * One device mapping the buffer twice: DMA API debugging cannot tell which
+ * of the two a range belongs to, and reports the sync of a range as one of
+ * memory never mapped. Both mappings are synced whole instead, and the
+ * error count (state_end()) stays.
+ */
+TEST_F_TIMEOUT(cpu_access, range_of_a_buffer_one_device_maps_twice, TIMEOUT)
+{
+	struct cmabuf_importer_hold hold = {
+		.fd = self->c.buf,
+		.flags = CMABUF_IMPORTER_HOLD_MAP,
+	};
+	struct cmabuf_importer_release rel = { };
+	const char *t;
+
+	cpu_access_hold(_metadata, &self->c, CMABUF_IMPORTER_HOLD_MAP);
+	ASSERT_EQ(0, edu_ioctl(self->c.imp, CMABUF_IMPORTER_IOC_HOLD, &hold));
+	rel.handle = hold.handle;
+	cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ(0, cmabuf_range_sync(self->c.st.dev[0], self->c.buf,
+				       DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ,
+				       PAGE_4K + 8, 10000));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ(0, edu_ioctl(self->c.imp, CMABUF_IMPORTER_IOC_RELEASE, &rel));
+	EXPECT_EQ(2U, trace_count(t, "dma_sync_sg_for_cpu", IMPORTER_NAME,
+				  "BIDIRECTIONAL", 0)) TH_LOG("%s", t);
+	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_cpu", IMPORTER_NAME,
+				  "BIDIRECTIONAL", 0)) TH_LOG("%s", t);
+}
+
+/*
  * A write-combined buffer's cacheable alias is cleaned and invalidated
  * once, before ALLOC returns; after that its CPU access needs nothing.
  */
