@@ -14,7 +14,8 @@
 # around each (tests/suites/bench-ctl.sh). Writes
 # build/bench/stock.{json,md} (tests/bench/ctl_report.py). A boot that
 # does not finish, a failed test, a non-zero exit of the suite or a
-# kernel splat in the console stops it.
+# kernel splat in the console stops it. CMABUF_BENCH_SHORT=1: a few
+# iterations of each, to try it.
 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,7 +53,8 @@ for k in "${images[@]}" 7.2; do
 	# RCU stall time-out), which change nothing that is timed.
 	append=$(bash "$here/boot.sh" --list-cmdline "$k")
 	CMABUF_LOGS=$logs bash "$here/boot.sh" --suites bench-ctl \
-		${append:+--append "$append"} "$k" ||
+		${append:+--append "$append"} \
+		${CMABUF_BENCH_SHORT:+--env CMABUF_BENCH_SHORT=$CMABUF_BENCH_SHORT} "$k" ||
 		die "the $k guest did not finish; see $logs/console.log"
 	python3 "$here/collect.py" guest "$results" "$logs"
 	tap=$results/bench-ctl.tap
