@@ -28,6 +28,14 @@ from ctl_table import fmt_size, table_lines  # noqa: E402
 from report import json_text  # noqa: E402
 
 FORMAT = 1
+NOTE = ("cmabufctl bench, the user's tool: each kernel booted alone, one "
+        "after the other, every strategy it offers, interleaved cycle by "
+        "cycle. free is the close that frees the buffer (its pages go back "
+        "to CMA in the background, untimed). Each boot ran at the host's "
+        "speed of its time, which under emulation drifts up to 2.5x: "
+        "compare kernels on cycle ÷ cpu-ref (the same user-space work, "
+        "timed before and after each bench in the same boot), not on the "
+        "milliseconds.")
 PREFIXES = ("# ctl-info-json ", "# ctl-bench-json ", "# bench-json ")
 
 
@@ -172,7 +180,7 @@ def main(argv=None):
         f.write(json_text(rep))
     with open(os.path.join(args.out_dir, "stock.md"), "w",
               encoding="utf-8") as f:
-        f.write("\n".join(table_lines([rep])) + "\n")
+        f.write(NOTE + "\n\n" + "\n".join(table_lines([rep])) + "\n")
     return 0
 
 
