@@ -26,7 +26,9 @@
 #                            them (kernel/stock-images): downloads, no kernel build
 #   make shell KERNEL=7.2    interactive console of a test-bed guest
 #   make lint                checkpatch --strict, sparse and W=1 on both kernels
-#   make bench               before (6.12) / after (7.2) report in build/bench/
+#   make bench               before (6.12) / after (7.2) report in build/bench/,
+#                            and cmabufctl bench on the stock images beside 7.2
+#   make bench-stock         that stock part alone, build/bench/stock.{md,json}
 #   make bench-load          allocation under memory load, build/bench/load/
 #   make demo                boot 7.2, allocate, share, short bench against 6.12
 #   make docs                rewrite docs/benchmarks.md's figures from the runs
@@ -37,6 +39,8 @@ KERNEL ?= 7.2
 KERNELS ?= 7.2 7.2-debug stock-6.1 stock-6.12 stock-6.12-16k stock-7.2
 FULL_KERNELS ?= 7.2 6.12 7.2-debug 7.2-16k 7.2-64k $(STOCK_KERNELS)
 STOCK_KERNELS ?= $(shell awk '!/^\#/ && NF { print $$1 }' kernel/stock-images)
+# The stock images "make bench" measures beside 7.2: those "make check" boots.
+BENCH_STOCK = $(filter stock-%,$(KERNELS))
 CROSS_COMPILE ?= aarch64-linux-gnu-
 BUILD := $(CURDIR)/build
 DEPMOD ?= depmod
@@ -59,7 +63,8 @@ kdir = $(if $(wildcard $(KDIR)/Makefile),$(KDIR),$(error cmabuf: no kernel \
 	linux-headers-$(shell uname -r)) or set KDIR to your board's kernel build tree))
 
 .PHONY: all modules modules_install install uninstall clean module kernels \
-	userspace check check-stock check-full shell lint bench bench-load demo soak deps docs
+	userspace check check-stock check-full shell lint bench bench-stock \
+	bench-stock-images bench-load demo soak deps docs
 
 all: modules
 
@@ -151,6 +156,13 @@ lint:
 
 bench:
 	bash tests/qemu/bench.sh
+
+bench-stock:
+	bash tests/qemu/bench.sh --stock
+
+# For tests/qemu/bench-stock.sh: the list above, with make's overrides.
+bench-stock-images:
+	@echo $(BENCH_STOCK)
 
 bench-load:
 	bash tests/qemu/bench-load.sh

@@ -15,8 +15,9 @@ that computes it:
                                              one cell, inline
 
 RUNS is a directory under docs/bench/ holding run*.json, the report.json
-of each run: of "make bench", which tests/bench/runs.py sums up, or of
-"make bench-load" (with "boots"), which tests/bench/load_runs.py does.
+of each run: of "make bench", which tests/bench/runs.py sums up, of "make
+bench-load" (with "boots"), which tests/bench/load_runs.py does, or the
+stock.json of "make bench-stock" (with "ctl_bench"), tests/bench/ctl_table.py.
 CAPTION is the start of the line above one of its tables. ROW is "A; B; ...": the row that has a
 cell equal to each; COLUMN a heading of that table. "median" keeps the
 median and drops the [lowest–highest] after it.
@@ -66,7 +67,9 @@ def summary(runs):
         if not files:
             raise GenError(f"no run*.json in docs/bench/{runs}")
         with open(files[0], encoding="utf-8") as f:
-            tool = "load_runs.py" if "boots" in json.load(f) else "runs.py"
+            first = json.load(f)
+        tool = ("load_runs.py" if "boots" in first else
+                "ctl_table.py" if "ctl_bench" in first else "runs.py")
         out = subprocess.run(
             [sys.executable, os.path.join(TOP, "tests", "bench", tool)] +
             files, check=True, capture_output=True, text=True).stdout

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Host-side test of report.py on the fixtures beside it, and of
-load_report.py and load_runs.py on results made up here; prints TAP.
+load_report.py, load_runs.py and ctl_report.py on results made up here;
+prints TAP.
 
 Run: python3 tests/bench/test_report.py (also part of make -C userspace test).
 """
@@ -1046,6 +1047,181 @@ def test_json_form(tmp):
        "make docs: the run file written one record a line, same data")
 
 
+CTL_PHASES = ("alloc", "mmap", "sync", "touch", "munmap", "close", "cycle")
+GIB = 1 << 30
+
+
+def ctl_ref(ms):
+    return "# bench-json " + json.dumps({
+        "format": 1, "workload": "e2e-64m", "results": [
+            {"path": "cpu-ref", "phase": "ref", "median_ns": int(ms * 1e6),
+             "min_ns": 1, "max_ns": 2, "n": 10}]})
+
+
+def ctl_size(label, size, release, timed, offered, refs, area=GIB,
+             max_order=18, skipped=False, extra=""):
+    """The bench-ctl suite's lines for one size: cpu-ref, info, bench (or
+    its skip), cpu-ref; a phase's median is the cycle's ms (10 x its index
+    in timed) scaled, its min and max 0.5 and 1.5 times it."""
+    dev = f"/dev/cmabuf-{label}"
+    info = {"format": 1, "kernel": release, "instances": [{
+        "device": dev, "area": f"{label}-pool", "total_bytes": area,
+        "page_size": 4096, "min_compound_order": 1,
+        "max_compound_order": max_order,
+        "strategies": ["auto"] + list(offered)}]}
+    if skipped:
+        doc = {"device": label, "size_bytes": size,
+               "skipped": f"its area holds {area} bytes"}
+    else:
+        res = []
+        for i, st in enumerate(timed):
+            for j, ph in enumerate(CTL_PHASES):
+                ms = 10 * (i + 1) * (j + 1)
+                res.append({"strategy": st, "phase": ph, "n": 20,
+                            "median_ns": ms * 1000000,
+                            "p90_ns": ms * 1200000, "p99_ns": ms * 1400000,
+                            "min_ns": ms * 500000, "max_ns": ms * 1500000,
+                            "mean_ns": ms * 1000000})
+        doc = {"format": 1, "kernel": release, "device": dev,
+               "area": f"{label}-pool", "size_bytes": size, "iterations": 20,
+               "page_size": 4096, "results": res}
+    return [ctl_ref(refs[0]), "ok 1 cpu-ref",
+            "# ctl-info-json " + json.dumps(info),
+            "# ctl-bench-json " + json.dumps(doc) + extra, "ok 2 bench",
+            ctl_ref(refs[1]), "ok 3 cpu-ref"]
+
+
+def ctl_write(tmp, name, lines):
+    path = os.path.join(tmp, name + ".tap")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("TAP version 13\n1..6\n" + "\n".join(lines) + "\n")
+    return path
+
+
+def ctl_run(out, *boots):
+    return script("ctl_report.py", "--out-dir", out,
+                  *[f"{n}={p}" for n, p in boots])
+
+
+def test_ctl_report(tmp):
+    """ctl_report.py on two boots' bench-ctl TAP: the stock image's DMA
+    strategy at 64 MiB and 1 GiB, 7.2's four at 64 MiB and three at 1 GiB
+    (COMPOUND offered, left out: too large for its orders); each bench with
+    the cpu-ref runs beside it; one record a line; ctl_table.py's table."""
+    d = os.path.join(tmp, "ctl")
+    os.makedirs(d)
+    stock = ctl_write(d, "stock", ctl_size(
+        "general", 64 << 20, "6.12.1", ["dma"], ["dma"], (30, 32)) +
+        ctl_size("large", GIB, "6.12.1", ["dma"], ["dma"], (40, 44)))
+    all4 = ["compound", "frozen", "legacy", "dma"]
+    patched = ctl_write(d, "patched", ctl_size(
+        "general", 64 << 20, "7.2.0", all4, all4, (20, 20)) +
+        ctl_size("large", GIB, "7.2.0", all4[1:], all4, (25, 27),
+                 max_order=10))
+    out = os.path.join(d, "out")
+    p = ctl_run(out, ("stock-6.12", stock), ("7.2", patched))
+    ok(p.returncode == 0, f"ctl_report.py exits 0 (got {p.returncode}: "
+       f"{p.stderr.strip()})")
+    path = os.path.join(out, "stock.json")
+    if not os.path.exists(path):
+        ok(False, "ctl_report.py writes stock.json")
+        return
+    with open(path, encoding="utf-8") as f:
+        rep = json.load(f)
+    ok(form_ok(path), "stock.json: one record a line, a row a line")
+    ok([k["name"] for k in rep["kernels"]] == ["stock-6.12", "7.2"] and
+       rep["kernels"][0]["release"] == "6.12.1" and
+       rep["kernels"][1]["strategies"] == all4,
+       "kernels in the order given, release and strategies offered")
+    refs = {(b["kernel"], b["size_bytes"]): b["cpu_ref_ns"]
+            for b in rep["benches"]}
+    ok(refs == {("stock-6.12", 64 << 20): [30e6, 32e6],
+                ("stock-6.12", GIB): [40e6, 44e6],
+                ("7.2", 64 << 20): [20e6, 20e6],
+                ("7.2", GIB): [25e6, 27e6]},
+       f"each bench has the cpu-ref runs before and after it (got {refs})")
+    ok(len(rep["rows"]) == 7 * (1 + 1 + 4 + 3),
+       f"a row per kernel, size, strategy and phase (got {len(rep['rows'])})")
+    ok([(m["kernel"], m["size_bytes"], m["strategy"]) for m in
+        rep["missing"]] == [("7.2", GIB, "compound")] and
+       "not a COMPOUND size" in rep["missing"][0]["why"],
+       "a strategy offered but not timed is missing, and why")
+    with open(os.path.join(out, "stock.md"), encoding="utf-8") as f:
+        md = f.read()
+    # stock-6.12's dma at 64 MiB: alloc 10 ms, touch 40, close 60, cycle
+    # 70; cpu-ref 30 and 32 (31), cycle / 31 = 2.26.
+    ok("| stock-6.12 (6.12.1) | dma | 20 | 10.0 [5.00–15.0] | 40.0 [20.0–60.0] "
+       "| 60.0 [30.0–90.0] | 70.0 [35.0–105] | 31.0 [30.0–32.0] | 2.26 |" in md,
+       "stock.md: p50 [min-max] of alloc, touch, free, cycle, the cpu-ref "
+       "beside the bench and the cycle over it")
+    ok("| 7.2 (7.2.0) | compound | — | not a COMPOUND size here" in md and
+       "**cmabufctl bench, 1 GiB**" in md and
+       md.index("**cmabufctl bench, 64 MiB**") <
+       md.index("**cmabufctl bench, 1 GiB**"),
+       "stock.md: a table per size, the missing strategy said")
+
+    # Two runs: a cell is the median of the runs' medians [their range].
+    rep2 = json.loads(json.dumps(rep))
+    for r in rep2["rows"]:
+        r["median_ns"] *= 3
+    for b in rep2["benches"]:
+        b["cpu_ref_ns"] = [x * 3 for x in b["cpu_ref_ns"]]
+    two = [os.path.join(d, "run1.json"), os.path.join(d, "run2.json")]
+    for f_, r_ in zip(two, (rep, rep2)):
+        with open(f_, "w", encoding="utf-8") as f:
+            json.dump(r_, f)
+    p = script("ctl_table.py", *two)
+    ok(p.returncode == 0 and
+       "| stock-6.12 (6.12.1) | dma | 20+20 | 20.0 [10.0–30.0] |" in p.stdout
+       and "| 62.0 [31.0–93.0] | 2.26 [2.26–2.26] |" in p.stdout,
+       "ctl_table.py on two runs: median of the medians [lowest–highest]")
+
+    # A size the area cannot hold: said, not measured.
+    small = ctl_write(d, "small", ctl_size(
+        "general", 64 << 20, "6.1.0", ["dma"], ["dma"], (30, 30),
+        area=256 << 20) + ctl_size("large", GIB, "6.1.0", [], ["dma"],
+                                   (30, 30), area=256 << 20, skipped=True))
+    p = ctl_run(os.path.join(d, "small-out"), ("stock-6.1", small))
+    with open(os.path.join(d, "small-out", "stock.md"), encoding="utf-8") as f:
+        md = f.read()
+    ok(p.returncode == 0 and "| stock-6.1 (6.1.0) | — | — | not run: its area "
+       "(large-pool, 256 MiB) holds less |" in md,
+       "a 1 GiB its area cannot hold is a row that says so")
+
+    # What the report refuses: no bench result, no cpu-ref beside a bench,
+    # a line that is not JSON.
+    lines = ctl_size("general", 64 << 20, "6.1.0", ["dma"], ["dma"], (30, 30))
+    cases = (
+        ("nothing", [x for x in lines if "ctl-bench-json" not in x],
+         "no cmabufctl bench result"),
+        ("no-ref", [x for x in lines if "bench-json {" not in x or
+                    "ctl-" in x], "no cpu-ref beside the bench"),
+        ("torn", ctl_size("general", 64 << 20, "6.1.0", ["dma"], ["dma"],
+                          (30, 30), extra=', "x'), "not JSON"))
+    for name, tap, why in cases:
+        p = ctl_run(os.path.join(d, name + "-out"),
+                    ("stock-6.1", ctl_write(d, name, tap)))
+        ok(p.returncode == 1 and why in p.stderr and
+           not os.path.exists(os.path.join(d, name + "-out", "stock.json")),
+           f"ctl_report.py fails on a TAP with {name}: '{why}'")
+
+    # docs/gen-benchmarks.py fills a table of a stock run from ctl_table.py.
+    spec = importlib.util.spec_from_file_location(
+        "gen_benchmarks_ctl", os.path.join(HERE, "..", "..", "docs",
+                                           "gen-benchmarks.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    gen.BENCH = os.path.join(d, "gen")
+    os.makedirs(os.path.join(gen.BENCH, "day", "stock"))
+    shutil.copy(path, os.path.join(gen.BENCH, "day", "stock", "run1.json"))
+    try:
+        cell = gen.cell("day/stock", "**cmabufctl bench, 64 MiB**",
+                        "stock-6.12 (6.12.1); dma", "cycle ÷ cpu-ref")
+    except gen.GenError as e:
+        cell = str(e)
+    ok(cell == "2.26", f"gen-benchmarks.py: a stock run's cell (got {cell})")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_merge(tmp)
@@ -1068,6 +1244,7 @@ def main():
         test_headline(tmp)
         test_runs_unlike(tmp)
         test_json_form(tmp)
+        test_ctl_report(tmp)
     print("TAP version 13")
     print(f"1..{len(results)}")
     failed = 0

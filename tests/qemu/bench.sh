@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh [--demo]: the before/after benchmark.
+# bench.sh [--demo | --stock]: the before/after benchmark.
 #
 # Builds what is missing (kernels 6.12 and 7.2, their modules, the arm64
 # programs), boots 6.12 ("before": LEGACY, the page-by-page free) and 7.2
@@ -10,7 +10,12 @@
 # three settings, each a table of the report: as Debian ships it
 # (init_on_alloc=1, the page allocator clears) with 2 vCPUs, the full
 # suite; then, for the end-to-end rows and their limits, init_on_alloc=0
-# (cmabuf clears, on every CPU) with 2 vCPUs and with 1.
+# (cmabuf clears, on every CPU) with 2 vCPUs and with 1. Then the stock
+# part (bench-stock.sh: cmabufctl bench on Debian's images of "make check"
+# beside 7.2), whose table ends report.md, its figures in stock.json.
+#
+# With --stock ("make bench-stock"): the stock part alone, into
+# build/bench/stock.{json,md}.
 #
 # With --demo ("make demo"): first, before any kernel is built, Debian's
 # own 6.12 as packaged (stock-6.12: downloaded, the module built against
@@ -28,6 +33,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/kernel/common.sh"
 
+[ "${1:-}" = --stock ] && exec bash "$here/bench-stock.sh"
 suite=bench
 [ "${1:-}" = --demo ] && suite=demo
 out=$CMABUF_BUILD/bench
@@ -97,6 +103,15 @@ done
 	echo
 	python3 "$top/tests/bench/kernel_options.py" "${kernels[@]}"
 } >>"$out/report.md"
+if [ $suite = bench ]; then
+	bash "$here/bench-stock.sh"
+	{
+		echo
+		echo "## cmabufctl bench on Debian's kernels as shipped, beside 7.2"
+		echo
+		cat "$out/stock.md"
+	} >>"$out/report.md"
+fi
 echo
 cat "$out/report.md"
 echo

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# boot.sh [--shell | --list | --list-apart] [--second]
+# boot.sh [--shell | --list | --list-apart | --list-cmdline] [--second]
 #         [--suites "A B" | --except "A B"] [--timeout SECONDS]
 #         [--env NAME=VALUE]... [--append "ARGS"] [--smp N] KERNEL
 #
@@ -14,7 +14,8 @@
 # (default: a new one) in its results, so that logs are always this run's.
 # Exit status: 0 when the guest finished, 124 on a time-out, 1 when it
 # stopped early or could not be started. --except runs the default
-# suites but those; --list prints the suites and boots nothing. --env
+# suites but those; --list prints the suites and boots nothing,
+# --list-cmdline the kernel parameters SUITES gives KERNEL. --env
 # passes a variable to the guest's init, and so to every suite (no spaces
 # in VALUE). --append adds kernel parameters (default: those SUITES gives
 # the kernel with "@cmdline KERNEL ARGS...", when the default suites run);
@@ -57,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--except) except=$2; shift ;;
 	--list) mode=list ;;
 	--list-apart) mode=list-apart ;;
+	--list-cmdline) mode=list-cmdline ;;
 	--second) second=1 ;;
 	--timeout) timeout=$2; shift ;;
 	--env) env="$env $2"; shift ;;
@@ -130,6 +132,10 @@ alone_suites() {
 		"$suites_file"
 }
 
+if [ "$mode" = list-cmdline ]; then
+	default_cmdline "$kernel" | xargs
+	exit 0
+fi
 if [ "$mode" = list-apart ]; then
 	kernel_suites "$kernel" | { grep -xF -f <(apart_suites) || true; } | xargs
 	exit 0

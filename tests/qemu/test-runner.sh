@@ -105,7 +105,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..86"
+echo "1..90"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -593,6 +593,41 @@ host_expect fuzz_load_without_load_fails fail "the memory load did not start" \
 	load_suite env FAKE_LOAD_FAILS=1 sh "$top/tests/suites/fuzz-load.sh"
 host_expect stress_load_without_load_fails fail "the memory load did not start" \
 	load_suite env FAKE_LOAD_FAILS=1 sh "$top/tests/suites/stress-load.sh"
+
+# The stock part of make bench (bench-ctl), on the host with a made-up
+# cmabufctl (its bench exits FAKE_BENCH_RC, with no result when
+# FAKE_NO_RESULTS; its area FAKE_AREA bytes) and cmabuf_testctl (cpu-ref):
+# a bench that fails or reports nothing fails the suite; a size the area
+# cannot hold is a skip.
+mkdir -p "$work/ctl/bin" "$work/ctl/tmp"
+cat >"$work/ctl/bin/cmabufctl" <<'FAKE'
+#!/bin/sh
+if [ "$1" = info ]; then
+	echo "{\"format\": 1, \"instances\": [{\"device\": \"/dev/cmabuf-$3\", \"area\": \"pool\", \"total_bytes\": ${FAKE_AREA:-1073741824}, \"page_size\": 4096, \"strategies\": [\"auto\", \"dma\"]}]}"
+	exit 0
+fi
+if [ -n "$FAKE_NO_RESULTS" ]; then
+	echo '{"format": 1, "results": []}'
+	exit 0
+fi
+echo "{\"format\": 1, \"device\": \"/dev/cmabuf-$4\", \"results\": [{\"strategy\": \"dma\", \"phase\": \"cycle\"}]}"
+[ -z "$FAKE_BENCH_RC" ] || echo "bench: dma: CMABUF_IOC_ALLOC: made up" >&2
+exit "${FAKE_BENCH_RC:-0}"
+FAKE
+printf '#!/bin/sh\necho "{\\"format\\": 1, \\"results\\": [{\\"path\\": \\"cpu-ref\\", \\"phase\\": \\"ref\\"}]}"\n' \
+	>"$work/ctl/bin/cmabuf_testctl"
+chmod +x "$work/ctl/bin/"*
+ctl_suite() {
+	env PATH="$work/ctl/bin:$PATH" TMPDIR="$work/ctl/tmp" \
+		CMABUF_SUITE_LIB="$top/tests/suites" "$@" sh "$top/tests/suites/bench-ctl.sh"
+}
+host_expect bench_ctl_clean_passes pass '^6 passed, 0 failed, 0 skipped' ctl_suite
+host_expect bench_ctl_failed_bench_fails fail "cmabufctl bench 64M on general (exit 1, 1 results)" \
+	ctl_suite FAKE_BENCH_RC=1
+host_expect bench_ctl_bench_without_results_fails fail "cmabufctl bench 1G on large (exit 0, 0 results)" \
+	ctl_suite FAKE_NO_RESULTS=1
+host_expect bench_ctl_small_area_skips pass '^5 passed, 0 failed, 1 skipped' \
+	ctl_suite FAKE_AREA=268435456
 
 # The suites each kernel runs are pinned apart from SUITES
 # (tests/suites/EXPECTED): the real files agree, and a SUITES that drops
