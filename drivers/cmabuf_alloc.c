@@ -1,11 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * cmabuf: allocating and releasing pages, one strategy at a time
- *
- * FROZEN and COMPOUND pages keep a zero refcount: nothing may
- * get_page()/put_page() them. How an allocation went is returned for the
- * caller to count.
- */
+/* cmabuf: allocating and releasing pages, one strategy at a time */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
@@ -60,11 +54,7 @@ static const struct cmabuf_strategy_ops cmabuf_strategy_ops[CMABUF_STRATEGY_COUN
 	},
 };
 
-/*
- * The DMA API may fall back to the page allocator or a restricted pool:
- * pages outside the instance's region are given back and the area counted
- * as full.
- */
+/* The DMA API may fall back to other memory: that counts as a full area. */
 static int cmabuf_dma_alloc(struct cmabuf_dev *cdev, unsigned long pages,
 			    unsigned int align_order,
 			    struct cmabuf_range *range)
@@ -98,9 +88,6 @@ static int cmabuf_dma_alloc(struct cmabuf_dev *cdev, unsigned long pages,
  * @pages: pages wanted.
  * @align_order: alignment as a page order.
  * @range: out: what was allocated.
- *
- * CMA says only that it found nothing; why is told apart here, so that
- * callers retry what may succeed.
  *
  * Return: 0; -EINTR on a fatal signal; -ENOMEM when the area has fewer
  * than @pages pages free, or the kernel does not tell; -EBUSY when it has
@@ -184,10 +171,7 @@ static int cmabuf_range_try(struct cmabuf_dev *cdev, u32 strategy,
 	}
 }
 
-/*
- * Only the last try is retried: a busy window of the first is better left
- * for the fallback's other windows. Return: as cmabuf_range_alloc().
- */
+/* Only the last try is retried: the fallback has other windows to try. */
 int cmabuf_range_alloc_plan(struct cmabuf_dev *cdev,
 			    const struct cmabuf_plan *plan,
 			    struct cmabuf_tries *t, struct cmabuf_range *range)

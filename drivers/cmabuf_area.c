@@ -1,15 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: the instance's CMA area, and what the kernel tells of it
- *
- * An area without a reserved-memory node (cma=, Kconfig) has no known
- * place, so DMA is not offered on it: its buffers could not be checked.
- *
- * DMA allocates through a device of the instance's own, never bound nor
- * added: DMA buffers outlive the unbind, which takes the platform device's
- * DMA configuration down. Its binding to the memory-region, which
- * dma_free_pages() frees through, ends only with the instance's last
- * reference.
+ * cmabuf: the instance's CMA area, and the device DMA allocates through
+ * (docs/design.md, "The area and the DMA strategy")
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -65,10 +57,7 @@ static int cmabuf_area_own(struct cmabuf_dev *cdev, struct device *dev)
 	bool reusable;
 	int ret;
 
-	/*
-	 * Only a reusable pool is a CMA area; refused before setup, since a
-	 * coherent pool without no-map would be memremap()ed over RAM.
-	 */
+	/* Before setup: a coherent pool would be memremap()ed over RAM. */
 	np = of_parse_phandle(dev->of_node, "memory-region", 0);
 	if (!np)
 		return dev_err_probe(dev, -ENODEV, "no memory-region\n");
@@ -143,8 +132,7 @@ static int cmabuf_area_default(struct cmabuf_dev *cdev, struct device *dev)
  *
  * Everything it sets up is undone by cmabuf_area_release().
  *
- * Return: 0, or a negative errno when the device has no usable area or no
- * strategy could allocate from it.
+ * Return: 0, or a negative errno: no usable area, or no strategy for it.
  */
 int cmabuf_area_probe(struct cmabuf_dev *cdev, struct device *dev)
 {

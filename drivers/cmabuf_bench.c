@@ -1,23 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: allocator round trips timed in the kernel, in debugfs
- *
- * /sys/kernel/debug/cmabuf/<name>/bench: write a request, one line of
- * "key=value" words; the write returns when it has run, and a read gives
- * the last run's report. Root only: it can take a whole area while it runs.
- *
- *   pages=N        pages per allocation (required)
- *   iterations=N   iterations (required)
- *   blocks=N       allocations held at once in one iteration (default 1)
- *   strategy=S     auto, compound, frozen or legacy (default auto, no
- *                  fallback)
- *   align=N        log2 of the alignment in bytes
- *   zero=1         also time clearing the first range, on one CPU and on
- *                  every CPU of its node
- *   clear=1        time clearing each range as an ALLOC does
- *
- * The allocator clears some strategies' ranges itself (init_on_alloc):
- * only "alloc" plus "clear" is the same work for every strategy.
+ * cmabuf: allocator round trips timed in the kernel, in debugfs (requests:
+ * docs/benchmarks.md). Root only: a run can take a whole area. The allocator
+ * clears some strategies' ranges itself (init_on_alloc): only "alloc" plus
+ * "clear" is the same work for every strategy.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -51,16 +37,7 @@
 #define CMABUF_BENCH_REQUEST_MAX	256
 #define CMABUF_BENCH_REPORT_MAX		1536
 
-/**
- * struct cmabuf_bench_req - one request
- * @pages: pages per allocation.
- * @blocks: allocations held at once.
- * @iterations: iterations.
- * @strategy: a %CMABUF_STRATEGY_* value.
- * @align: log2 of the alignment in bytes.
- * @zero: time clearing too.
- * @clear: clear each range as ALLOC does, timed.
- */
+/* One request, its words parsed (docs/benchmarks.md). */
 struct cmabuf_bench_req {
 	u64 pages;
 	u32 blocks;
@@ -71,19 +48,9 @@ struct cmabuf_bench_req {
 	bool clear;
 };
 
-/**
- * struct cmabuf_bench_run - state of one run
- * @req: the request.
- * @plan: what to allocate.
- * @ranges: the ranges of the current iteration.
- * @alloc_ns: one sample per allocation call.
- * @free_ns: one sample per release call.
- * @clear_ns: with @req.clear, one sample per allocation.
- * @samples: samples taken so far, in each array.
- * @zero_one_ns: one sample per iteration, clearing on one CPU.
- * @zero_all_ns: one sample per iteration, clearing on all CPUs.
- * @zero_cpus: the most CPUs one @zero_all_ns sample used.
- * @iterations: iterations done so far.
+/*
+ * One run: @alloc_ns, @free_ns and @clear_ns take a sample per call (@samples
+ * so far), @zero_one_ns and @zero_all_ns one per iteration.
  */
 struct cmabuf_bench_run {
 	struct cmabuf_bench_req req;

@@ -1,12 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * cmabuf: the lifetime of an instance
- *
- * The binding, every open file, every buffer and every heap allocation in
- * flight hold a reference; the last one frees the instance, the device's
- * binding to its area and its "cmabuf-<n>" number, which buffers outliving
- * the unbind still carry in their names.
- */
+/* cmabuf: an instance's lifetime (docs/design.md, "Lifetime") */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
@@ -43,7 +36,8 @@ struct cmabuf_dev *cmabuf_dev_create(struct device *dev)
  * cmabuf_dev_number() - give an instance the number of a "cmabuf-<n>" name
  * @cdev: an instance without a number (@cdev->id is -1).
  *
- * Return: the lowest number no live instance holds, or a negative errno.
+ * Return: the lowest free number, kept until the last reference, or a
+ * negative errno.
  */
 int cmabuf_dev_number(struct cmabuf_dev *cdev)
 {

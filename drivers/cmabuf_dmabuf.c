@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: the dma-buf exporter
- *
- * A buffer is one contiguous range: one scatterlist entry unless the
- * importer's limits cut it, the linear map for vmap, PFN mappings for mmap.
- * FROZEN and COMPOUND pages have a zero refcount, so no path here takes
- * page references. CPU access is synced through every importer's mapping,
- * or, while there is none, through the instance's own device (DOC: CPU
- * access in the uapi header).
+ * cmabuf: the dma-buf exporter. No path here takes page references: FROZEN
+ * and COMPOUND pages have a zero refcount (docs/design.md, "CPU mappings").
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -37,10 +31,8 @@
  * struct cmabuf_buffer - one exported buffer
  * @cdev: the instance it came from; the buffer holds a reference.
  * @range: its pages and the strategy that must release them.
- * @wc: CPU mappings are write-combined; set before the buffer is handed
- *	out, never changed after.
- * @vmapped: an importer has the buffer vmapped. Protected by the
- *	reservation lock.
+ * @wc: CPU mappings are write-combined; set before the buffer is handed out.
+ * @vmapped: an importer has it vmapped. Protected by the reservation lock.
  * @phys_cleaned: the clearing's lines were cleaned at the first PHYS.
  * @lock: guards the attachment list and each attachment's mappings.
  * @attachments: &struct cmabuf_attachment list. Protected by @lock.
@@ -62,14 +54,11 @@ struct cmabuf_attachment {
 	struct list_head mappings;
 };
 
-/*
- * One map_dma_buf(): a table per call, as udmabuf, so that mapping twice
- * does not leak the first mapping's DMA addresses. @node under buffer->lock.
- */
+/* A table per map_dma_buf(), as udmabuf: mapping twice leaks no addresses. */
 struct cmabuf_mapping {
 	struct sg_table table;
 	enum dma_data_direction dir;
-	struct list_head node;
+	struct list_head node;	/* under buffer->lock */
 };
 
 static int cmabuf_dmabuf_attach(struct dma_buf *dmabuf,
@@ -129,11 +118,7 @@ static u64 cmabuf_buffer_size(const struct cmabuf_buffer *buffer)
 	return (u64)buffer->range.count << PAGE_SHIFT;
 }
 
-/*
- * Limits and DMA mask are read at every map: a driver may set them after
- * attaching. A device that cannot reach the buffer directly is refused
- * (DOC: DMA mask): swiotlb would bounce every mapping.
- */
+/* Limits and mask read at every map: a driver may set them after attach. */
 static struct sg_table *cmabuf_dmabuf_map(struct dma_buf_attachment *attachment,
 					  enum dma_data_direction dir)
 {
@@ -215,9 +200,8 @@ static bool cmabuf_buffer_own_sync(struct cmabuf_buffer *buffer, u64 offset,
 }
 
 /*
- * DMA API debugging finds the mapping of a range by best fit, and finds
- * none (and warns) where one device maps the buffer twice: such a buffer
- * is synced whole, as DMA_BUF_IOCTL_SYNC syncs it. Under @buffer->lock.
+ * DMA API debugging warns on a range of a buffer one device maps twice: such
+ * a buffer is synced whole. Under @buffer->lock.
  */
 static bool cmabuf_dmabuf_mapped_twice(struct cmabuf_buffer *buffer)
 {
@@ -239,10 +223,8 @@ static bool cmabuf_dmabuf_mapped_twice(struct cmabuf_buffer *buffer)
 }
 
 /*
- * Each mapping is synced in the direction it was mapped with, as the DMA
- * API requires. An importer's vmap dirties the cacheable linear alias,
- * which no DMA mapping covers: the instance's device cleans it before any
- * invalidate at START could throw those writes away.
+ * An importer's vmap dirties the cacheable alias, which no DMA mapping
+ * covers: it is cleaned before an invalidate at START could drop the writes.
  */
 static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, u64 offset,
 			       u64 length, enum dma_data_direction dir,
@@ -299,10 +281,6 @@ static int cmabuf_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
 	return 0;
 }
 
-/*
- * CPU mappings are built by faults: a PMD where the block lines up with the
- * buffer, elsewhere a window of this many pages around the fault.
- */
 #define CMABUF_FAULT_AROUND_PAGES	16
 #define CMABUF_FAULT_AROUND_BYTES	(CMABUF_FAULT_AROUND_PAGES * PAGE_SIZE)
 
@@ -335,10 +313,7 @@ static vm_fault_t cmabuf_vm_fault(struct vm_fault *vmf)
 	if (ret & VM_FAULT_ERROR)
 		return ret;
 
-	/*
-	 * An aligned window never reaches the next PMD block, where a
-	 * PTE would trip walk_to_pmd()'s BUG.
-	 */
+	/* Aligned: a PTE in the next PMD block trips walk_to_pmd()'s BUG. */
 	for (addr = max(vma->vm_start, window); addr < end; addr += PAGE_SIZE) {
 		if (addr == fault)
 			continue;
@@ -350,10 +325,7 @@ static vm_fault_t cmabuf_vm_fault(struct vm_fault *vmf)
 }
 
 #if CMABUF_PMD_MAPPINGS
-/*
- * PMD_SIZE worth of pages, not PTRS_PER_PMD, which is 1 where the PMD
- * level is folded.
- */
+/* PMD_SIZE of pages, not PTRS_PER_PMD (1 where the PMD level is folded). */
 static vm_fault_t cmabuf_vm_huge_fault(struct vm_fault *vmf,
 				       unsigned int order)
 {
@@ -382,10 +354,7 @@ static void *cmabuf_wc_map_page(unsigned long pfn)
 	return vmap(&page, 1, VM_MAP, pgprot_writecombine(PAGE_KERNEL));
 }
 
-/*
- * ptrace and /proc/PID/mem. No page reference: FROZEN and COMPOUND pages
- * have none to take, and the buffer outlives the VMA.
- */
+/* ptrace and /proc/PID/mem, without page references (see the top). */
 static int cmabuf_vm_access(struct vm_area_struct *vma, unsigned long addr,
 			    void *buf, int len, int write)
 {
@@ -424,10 +393,7 @@ static const struct vm_operations_struct cmabuf_vm_ops = {
 	.access = cmabuf_vm_access,
 };
 
-/*
- * MAP_PRIVATE is refused: copy-on-write of device memory makes no sense.
- * PFN mapping flags: no struct page is ever looked at.
- */
+/* MAP_PRIVATE is refused: copy-on-write of device memory makes no sense. */
 static int cmabuf_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 {
 	struct cmabuf_buffer *buffer = dmabuf->priv;
@@ -447,10 +413,7 @@ static int cmabuf_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma
 }
 
 #if CMABUF_PLACED_MMAP
-/*
- * Buffers of a PMD or more start on a PMD boundary, so the THP placement
- * lines their pages up with PMD entries.
- */
+/* PMD-aligned buffers then line up with PMD entries. */
 static unsigned long
 cmabuf_dmabuf_get_unmapped_area(struct dma_buf *dmabuf, unsigned long addr,
 				unsigned long len, unsigned long pgoff,
@@ -478,7 +441,6 @@ static void *cmabuf_wc_vmap(struct cmabuf_buffer *buffer)
 	return vaddr;
 }
 
-/* Otherwise the linear map already covers the range. */
 static int cmabuf_dmabuf_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct cmabuf_buffer *buffer = dmabuf->priv;
@@ -539,10 +501,7 @@ static struct dma_buf *cmabuf_dmabuf_export(struct cmabuf_buffer *buffer,
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
 
-	/*
-	 * Named after the instance, so that bufinfo tells instances apart;
-	 * the buffer holds the instance and so the name.
-	 */
+	/* The instance's name, so that bufinfo tells instances apart. */
 	exp_info.exp_name = buffer->cdev->name;
 	exp_info.ops = &cmabuf_dmabuf_ops;
 	exp_info.size = buffer->range.count << PAGE_SHIFT;
@@ -595,9 +554,8 @@ struct dma_buf *cmabuf_dmabuf_alloc(struct cmabuf_dev *cdev, u64 size,
 	}
 
 	/*
-	 * From here on the dma-buf owns @buffer, its pages and its reference
-	 * on @cdev: dma_buf_put() frees all of them through
-	 * cmabuf_dmabuf_release().
+	 * From here the dma-buf owns @buffer, its pages and its reference on
+	 * @cdev: dma_buf_put() frees them all through cmabuf_dmabuf_release().
 	 */
 	cmabuf_pages_commit(cdev, &buffer->range);
 	if (strategy_used)
@@ -627,10 +585,7 @@ u32 cmabuf_dmabuf_mmap_flags(void)
 	return flags;
 }
 
-/*
- * A device driven through the physical address has no mapping to clean the
- * lines the clearing left: the first PHYS cleans them. -EINVAL if not ours.
- */
+/* -EINVAL if not ours. The first call cleans the lines the clearing left. */
 int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys)
 {
 	struct cmabuf_buffer *buffer;
@@ -649,11 +604,7 @@ int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_phys);
 
-/*
- * Before any fd, importer or mapping: clean and invalidate the linear
- * alias, as the DMA API does when it remaps. Where the instance's device is
- * coherent or would bounce, the buffer stays cacheable (returns false).
- */
+/* Before any fd or importer; false where the buffer stays cacheable. */
 bool cmabuf_dmabuf_writecombine(struct dma_buf *dmabuf)
 {
 	struct cmabuf_buffer *buffer = dmabuf->priv;
@@ -685,10 +636,7 @@ EXPORT_SYMBOL_IF_KUNIT(cmabuf_dmabuf_cache_flags);
 static_assert(CMABUF_SYNC_VALID_FLAGS ==
 	      (DMA_BUF_SYNC_RW | DMA_BUF_SYNC_END));
 
-/*
- * CMABUF_IOC_SYNC: as DMA_BUF_IOCTL_SYNC on a range, waiting at START for
- * conflicting fences. -EINVAL when not ours, bad @flags or range.
- */
+/* DMA_BUF_IOCTL_SYNC on a range; -EINVAL when not ours, bad @flags or range. */
 int cmabuf_dmabuf_sync_range(struct dma_buf *dmabuf, u32 flags, u64 offset,
 			     u64 length)
 {
@@ -742,7 +690,6 @@ struct page *cmabuf_dmabuf_page(struct dma_buf *dmabuf)
 	return buffer->range.page;
 }
 
-/* The CPU access a transfer is: it writes the buffer, or reads it. */
 static u32 cmabuf_dmabuf_io_flags(bool to_buffer)
 {
 	return to_buffer ? DMA_BUF_SYNC_WRITE : DMA_BUF_SYNC_READ;
@@ -755,14 +702,8 @@ static u32 cmabuf_dmabuf_io_flags(bool to_buffer)
  * @length: bytes in the range; the range lies within the buffer.
  * @to_buffer: the transfer writes the range; else it reads it.
  *
- * A transfer by the kernel (a device's DMA for a file opened O_DIRECT,
- * a CPU copy through the linear map otherwise) is CPU access in dma-buf
- * terms: what DMA_BUF_SYNC_START does for the range (the fences, the
- * importers' mappings, or the instance's device). A write-combined
- * buffer's cacheable alias may also hold lines older than what its
- * mappings wrote to memory: they are invalidated, so that neither a copy
- * nor a device that snoops the caches reads them.
- *
+ * DMA_BUF_SYNC_START for the range, and a write-combined buffer's stale
+ * cacheable lines invalidated (docs/direct-io.md, "Caches and fences").
  * Return: 0, or -EINTR or -ERESTARTSYS from the wait for fences.
  */
 int cmabuf_dmabuf_io_begin(struct dma_buf *dmabuf, u64 offset, u64 length,
@@ -788,14 +729,9 @@ int cmabuf_dmabuf_io_begin(struct dma_buf *dmabuf, u64 offset, u64 length,
  * @offset: first byte of the range.
  * @length: bytes in the range.
  *
- * What DMA_BUF_SYNC_END (with DMA_BUF_SYNC_WRITE) does for the range, so
- * that the importers' devices and a device driven from CMABUF_IOC_PHYS
- * see the bytes: even with O_DIRECT the CPU may have written some (the
- * zeros of a hole, a file system that fell back to the page cache). A
- * copy into a write-combined buffer went through its cacheable alias:
- * those lines are cleaned to memory, where its mappings read, and
- * invalidated. A transfer out of a buffer changes nothing in it and needs
- * nothing after.
+ * DMA_BUF_SYNC_END with DMA_BUF_SYNC_WRITE, even after O_DIRECT (the CPU
+ * may have written a hole's zeros); a write-combined buffer's alias is
+ * cleaned and invalidated first.
  */
 void cmabuf_dmabuf_io_end(struct dma_buf *dmabuf, u64 offset, u64 length)
 {

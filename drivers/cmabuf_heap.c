@@ -1,15 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: dma-heap front end
- *
- * Instances with a stable name also appear as /dev/dma_heap/<name>,
- * allocating as CMABUF_IOC_ALLOC does with AUTO.
- *
- * A dma-heap can never be removed, and the core calls its ops without a
- * reference on the module. So heap objects are global, never freed, and
- * reattached when an instance of the same name binds again; allocations
- * fail with -ENODEV while none is attached; and the module pins itself
- * before adding its first heap (heap=0 keeps it unloadable).
+ * cmabuf: /dev/dma_heap/<name> for instances with a stable name. A dma-heap
+ * is never removed, so these are global (docs/design.md, "Lifetime").
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -38,8 +30,7 @@ MODULE_PARM_DESC(heap,
  * @node: entry in cmabuf_heaps. Protected by cmabuf_heap_lock.
  * @name: heap name; the core keeps this pointer, so it is never freed.
  * @heap: the core's heap.
- * @cdev: the instance serving it, NULL while none is bound; a reference
- *	is taken per allocation. Protected by cmabuf_heap_lock.
+ * @cdev: the instance serving it, or NULL. Protected by cmabuf_heap_lock.
  */
 struct cmabuf_heap {
 	struct list_head node;
@@ -91,10 +82,7 @@ static struct cmabuf_heap *cmabuf_heap_find(const char *name)
 	return NULL;
 }
 
-/*
- * The kernel's CMA heap names a heap after every area; dma_heap_add() would
- * notice the duplicate only after sysfs complained loudly.
- */
+/* The CMA heap's names: dma_heap_add() finds a clash only after sysfs warns. */
 static bool cmabuf_heap_name_taken(const char *name)
 {
 	struct cma *cma;

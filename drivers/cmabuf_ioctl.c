@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: the misc device and its ioctls
- *
- * Argument structures may be shorter or longer than the kernel's, as in
- * dma-heap.c: missing bytes read as zero, unknown trailing bytes must be
- * zero, and only what fits the caller's structure is copied back.
+ * cmabuf: the misc device and its ioctls. Argument structures may be shorter
+ * or longer than the kernel's, as in dma-heap.c.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -38,23 +35,13 @@ module_param_named(prepare_max_timeout_ms, cmabuf_prepare_max_timeout_ms,
 MODULE_PARM_DESC(prepare_max_timeout_ms,
 		 "Longest timeout_ms a CMABUF_IOC_PREPARE without CAP_SYS_ADMIN may ask for; longer ones fail with EPERM (default: 60000)");
 
-/**
- * struct cmabuf_uarg - where and how much to copy back
- * @ptr: the caller's structure.
- * @out_size: bytes to copy back: the caller's size capped at the kernel's,
- *	0 when the command does not ask for output.
- */
+/* Where to copy back, and how many bytes (0: the command has no output). */
 struct cmabuf_uarg {
 	void __user *ptr;
 	unsigned int out_size;
 };
 
-/*
- * Copy the caller's structure for @ucmd into @kdata, the kernel's structure
- * for @kcmd, zero-filling what the caller did not give. Unknown trailing
- * bytes, and the output fields that start at @out_from and run to the end
- * of the structure, must be zero.
- */
+/* Unknown trailing bytes and output fields (from @out_from) must be zero. */
 static int cmabuf_copy_in(unsigned int ucmd, unsigned int kcmd,
 			  unsigned long arg, void *kdata, size_t out_from,
 			  struct cmabuf_uarg *ua)
@@ -83,18 +70,7 @@ static int cmabuf_copy_out(const struct cmabuf_uarg *ua, const void *kdata)
 	return 0;
 }
 
-/*
- * CMABUF_IOC_ALLOC: allocate, clear and export a buffer. The fd is reserved
- * before any memory moves and goes live only once copied out.
- *
- * Errors: -EINVAL (bad size, flags, fd_flags, strategy, alignment, non-zero
- * output field or pad, structure too short for @fd, COMPOUND rules),
- * -EOPNOTSUPP (strategy missing on this kernel), -EDQUOT (a caller without
- * CAP_SYS_ADMIN whose user would go past the instance's cap), -ENOBUFS
- * (past the caller's memory cgroup's memory.max, mem_accounting), -ENOMEM
- * (no range free, larger than the area), -EBUSY, -EINTR (killed while
- * clearing), -ENODEV (unbound), -EFAULT, -EMFILE.
- */
+/* Each ioctl's errors: its DOC: block in include/uapi/linux/cmabuf.h. */
 static long cmabuf_ioctl_alloc(struct cmabuf_dev *cdev, struct file *file,
 			       unsigned int cmd, unsigned long arg)
 {
@@ -199,12 +175,7 @@ static void cmabuf_info_fill(struct cmabuf_dev *cdev, struct cmabuf_info *info)
 	info->pmd_order = lim.pmd_order;
 }
 
-/*
- * CMABUF_IOC_INFO: describe the instance and its area. Works after unbind
- * too, for files opened before.
- *
- * Errors: -EINVAL (non-zero output field), -EFAULT.
- */
+/* Works after unbind too, for files opened before. */
 static long cmabuf_ioctl_info(struct cmabuf_dev *cdev, unsigned int cmd,
 			      unsigned long arg)
 {
@@ -225,12 +196,6 @@ static long cmabuf_ioctl_info(struct cmabuf_dev *cdev, unsigned int cmd,
 	return cmabuf_copy_out(&ua, &info);
 }
 
-/*
- * CMABUF_IOC_PHYS: physical address of a cmabuf dma-buf (CAP_SYS_RAWIO).
- *
- * Errors: -EPERM, -EBADF (not an open fd), -EINVAL (not a dma-buf, not
- * ours, non-zero pad or output field), -EFAULT.
- */
 static long cmabuf_ioctl_phys(struct cmabuf_dev *cdev, unsigned int cmd,
 			      unsigned long arg)
 {
@@ -262,16 +227,6 @@ static long cmabuf_ioctl_phys(struct cmabuf_dev *cdev, unsigned int cmd,
 	return cmabuf_copy_out(&ua, &data);
 }
 
-/*
- * CMABUF_IOC_PREPARE: set how many buffers of a kind this file wants
- * ready; the contract is in the uapi header.
- *
- * Errors: -EINVAL (as ALLOC's request; @count; flags; non-zero @ready or
- * pad), -EOPNOTSUPP, -EPERM (@timeout_ms above prepare_max_timeout_ms
- * without CAP_SYS_ADMIN), -ENOSPC (a share of the area), -EDQUOT (the
- * user's cap), -ENOBUFS (the memory cgroup's limit), -ENOMEM, -ENODEV
- * (unbound), -EFAULT; with CMABUF_PREPARE_WAIT also -EBUSY, -EINTR.
- */
 static long cmabuf_ioctl_prepare(struct cmabuf_dev *cdev, struct file *file,
 				 unsigned int cmd, unsigned long arg)
 {
@@ -315,14 +270,7 @@ static long cmabuf_ioctl_prepare(struct cmabuf_dev *cdev, struct file *file,
 	return cmabuf_copy_out(&ua, &data);
 }
 
-/*
- * CMABUF_IOC_SYNC: sync a byte range of a cmabuf buffer, of any instance,
- * for the CPU or for its devices.
- *
- * Errors: -EBADF (not an open fd), -EINVAL (not a dma-buf, not ours, bad
- * flags, a range not within the buffer), -EINTR or -ERESTARTSYS (a signal
- * while waiting for fences), -EFAULT.
- */
+/* The buffer may be any instance's, here and in CMABUF_IOC_RW. */
 static long cmabuf_ioctl_sync(unsigned int cmd, unsigned long arg)
 {
 	struct cmabuf_sync data;
@@ -345,17 +293,8 @@ static long cmabuf_ioctl_sync(unsigned int cmd, unsigned long arg)
 }
 
 /*
- * CMABUF_IOC_RW: move bytes between a file and a cmabuf buffer, of any
- * instance (cmabuf_rw.c). A transfer that moved bytes returns 0, @done
- * saying how many, even when an error or a signal stopped it.
- *
- * Errors: -EINVAL (flags, not one direction, non-zero pad or done, zero
- * length, a range not within the buffer or past the largest file offset,
- * not a dma-buf, not ours, a structure too short for @done, O_DIRECT's
- * alignment), -EBADF (an fd not open, or not open for what the transfer
- * does to it), -EOPNOTSUPP (a file of another kind), -EINTR or
- * -ERESTARTSYS (a signal while waiting for fences), -ENOMEM, -EFAULT, and
- * the file's own errors when no byte moved.
+ * Once any byte moved, 0 with @done saying how many, even when an error or
+ * a signal stopped the transfer.
  */
 static long cmabuf_ioctl_rw(unsigned int cmd, unsigned long arg)
 {

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: physically contiguous dma-bufs from CMA
- *
- * An instance is one misc device allocating from one CMA area: a
- * "linux,cmabuf" node's memory-region, or the default area for the
- * module's own "cmabuf-default" device (/dev/cmabuf) and for other
- * "cmabuf" devices without a node. Buffers alive at unbind keep the
- * instance, its area binding and the module until they are freed.
+ * cmabuf: physically contiguous dma-bufs from CMA. An instance is one misc
+ * device on one CMA area: a "linux,cmabuf" node's memory-region, or the
+ * default area (/dev/cmabuf). Lifetime: docs/design.md.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -33,9 +29,8 @@ MODULE_PARM_DESC(default_instance,
 static struct platform_device *cmabuf_default_pdev;
 
 /*
- * The instance's device does no DMA: it maps buffers only for the CPU's
- * cache maintenance, so it must reach every buffer. Without a mask, CPU
- * access simply gets no maintenance.
+ * The device maps buffers only for cache maintenance, so it must reach every
+ * buffer; without a mask, CPU access gets no maintenance.
  */
 static void cmabuf_probe_dma(struct cmabuf_dev *cdev, struct device *dev)
 {

@@ -1,10 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * cmabuf: the pages of a buffer, from request to release
- *
- * Every buffer is charged, allocated, cleared and counted here and nowhere
- * else; the pool charges its wants through cmabuf_charge_add() and co.
- */
+/* cmabuf: a buffer's pages, charged, allocated, cleared and counted here */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
@@ -13,10 +8,7 @@
 
 #include "cmabuf.h"
 
-/*
- * Off by default, as dma_heap.mem_accounting: a service allocating for
- * others may not expect the charge. Read per buffer.
- */
+/* Off by default, as dma_heap.mem_accounting: a service may not expect it. */
 static bool mem_accounting;
 
 static int mem_accounting_set(const char *val, const struct kernel_param *kp)
@@ -67,7 +59,6 @@ static int cmabuf_pages_alloc_now(struct cmabuf_dev *cdev,
 	return ret;
 }
 
-/* No page is left allocated when this fails. */
 static int cmabuf_pages_take_or_make(struct cmabuf_dev *cdev,
 				     const struct cmabuf_plan *plan,
 				     u32 strategy, unsigned int align_order,
@@ -94,10 +85,7 @@ static int cmabuf_pages_take_or_make(struct cmabuf_dev *cdev,
 	return ret;
 }
 
-/*
- * The caller's user (none with @privileged: not held to the cap) and
- * memory cgroup, each referenced; nothing charged yet.
- */
+/* References the caller's user (none if @privileged) and memory cgroup. */
 int cmabuf_charge_get(struct cmabuf_dev *cdev, bool privileged,
 		      struct cmabuf_charge *c)
 {
@@ -136,10 +124,8 @@ bool cmabuf_charge_same(const struct cmabuf_charge *a,
  * @c: from cmabuf_charge_get().
  * @bytes: what to charge.
  *
- * May sleep (the memory cgroup may reclaim).
- *
- * Return: 0; -EDQUOT past the user's cap; -ENOBUFS past the memory
- * cgroup's memory.max. Nothing is charged on failure.
+ * Context: may sleep (the memory cgroup may reclaim).
+ * Return: 0; -EDQUOT past the user's cap, -ENOBUFS past memory.max.
  */
 int cmabuf_charge_add(struct cmabuf_dev *cdev, const struct cmabuf_charge *c,
 		      u64 bytes)
@@ -176,15 +162,9 @@ void cmabuf_charge_sub(struct cmabuf_dev *cdev, const struct cmabuf_charge *c,
  * @privileged: the caller has CAP_SYS_ADMIN: not held to the user's cap.
  * @range: out: the pages, every byte zero, and the charges they carry.
  *
- * Charged before any page moves, so a buffer past the cap costs nothing;
- * a prepared buffer taken is charged too, as it becomes live. The caller
- * then calls cmabuf_pages_commit() once the buffer is handed out, or
- * cmabuf_pages_abandon().
- *
- * Return: 0; -EINVAL or -EOPNOTSUPP for a request cmabuf_plan_make()
- * refuses; -EDQUOT past the user's cap; -ENOBUFS past the memory cgroup's
- * limit; -ENOMEM or -EBUSY when no range could be had; -EINTR on a fatal
- * signal.
+ * Charged before any page moves. Followed by cmabuf_pages_commit() once the
+ * buffer is handed out, or cmabuf_pages_abandon().
+ * Return: 0 or a negative errno, as for CMABUF_IOC_ALLOC.
  */
 int cmabuf_pages_get(struct cmabuf_dev *cdev, u64 size, u32 align,
 		     u32 strategy, const void *owner, bool privileged,

@@ -1,10 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * cmabuf: turning a request into a plan
- *
- * Pure: the kernel's limits are an argument, so KUnit checks the rules
- * with limits of its own.
- */
+/* cmabuf: a request turned into a plan; pure, the limits an argument (KUnit) */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
@@ -104,10 +99,7 @@ static void cmabuf_plan_auto(const struct cmabuf_limits *lim,
 	plan->align_order = align_order;
 }
 
-/*
- * PMD-sized buffers go on a PMD boundary so that CPU mappings get PMD
- * entries, mmap() lining up the address with the file offset alone.
- */
+/* PMD-sized buffers go on a PMD boundary: CPU mappings get PMD entries. */
 static void cmabuf_plan_pmd(const struct cmabuf_limits *lim,
 			    struct cmabuf_plan *plan)
 {
@@ -131,13 +123,10 @@ static void cmabuf_plan_pmd(const struct cmabuf_limits *lim,
  * @strategy: a %CMABUF_STRATEGY_* value.
  * @plan: out: pages, strategy and alignment to try, and the fallback.
  *
- * AUTO picks COMPOUND where allowed, falling back to FROZEN (or LEGACY);
- * otherwise FROZEN, LEGACY, DMA in that order. An explicit strategy never
- * falls back to another. DMA cannot ask for an alignment.
- *
- * Return: 0; -EINVAL for a bad size, alignment or strategy, a COMPOUND
- * request its rules refuse, or a DMA one for more alignment than the DMA
- * API gives; -EOPNOTSUPP for a strategy the kernel lacks.
+ * The rules are the uapi header's DOC: allocation strategies; an explicit
+ * strategy never falls back to another.
+ * Return: 0; -EINVAL for a request they refuse; -EOPNOTSUPP for a strategy
+ * the kernel lacks.
  */
 int cmabuf_plan_make(const struct cmabuf_limits *lim, u64 size, u32 align,
 		     u32 strategy, struct cmabuf_plan *plan)
@@ -193,9 +182,8 @@ int cmabuf_plan_make(const struct cmabuf_limits *lim, u64 size, u32 align,
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_plan_make);
 
 /*
- * Largest order of a naturally aligned block within the range. An unknown
- * base is a CMA area's, on a pageblock boundary: then the order that fits
- * wherever such a range starts.
+ * Largest order of a naturally aligned block within the range; for an
+ * unknown base (pageblock-aligned), the order that fits wherever it starts.
  */
 unsigned int cmabuf_aligned_order(unsigned long base_pfn, unsigned long pages)
 {
@@ -234,10 +222,7 @@ unsigned int cmabuf_area_max_order(const struct cmabuf_limits *lim,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_area_max_order);
 
-/*
- * COMPOUND starts at the pageblock order: CMA isolates whole pageblocks
- * and cannot carve a compound range out of a larger free buddy.
- */
+/* CMA isolates whole pageblocks: COMPOUND starts at the pageblock order. */
 void cmabuf_limits_get(struct cmabuf_limits *lim)
 {
 	lim->strategies = CMABUF_STRATEGY_BIT(CMABUF_STRATEGY_AUTO);
@@ -259,10 +244,7 @@ void cmabuf_limits_get(struct cmabuf_limits *lim)
 					ilog2(CMABUF_MAX_BYTES >> PAGE_SHIFT));
 }
 
-/*
- * The bounds CMABUF_IOC_INFO reports: a COMPOUND order the area cannot
- * hold is -EINVAL, not a doomed allocation.
- */
+/* A COMPOUND order the area cannot hold is then -EINVAL, not a doomed try. */
 void cmabuf_dev_limits(struct cmabuf_dev *cdev, struct cmabuf_limits *lim)
 {
 	cmabuf_limits_get(lim);

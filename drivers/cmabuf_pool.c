@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: buffers ready before they are asked for, frees nobody waits for
- *
- * A want is a kind of buffer a file prepared (CMABUF_IOC_PREPARE) or the
- * administrator reserves (sysfs "reserve"); a worker keeps each stocked,
- * and a matching allocation takes a ready buffer (cmabuf_pool_take()).
- * Freed buffers are released, or recycled for a want, by a worker. Files'
- * ready buffers are soft: given back to reclaim and allocations; the
- * reserve is kept. Every ready buffer is all zero. See docs/prepared.md.
+ * cmabuf: buffers made ready, all zero, before they are asked for (a want:
+ * CMABUF_IOC_PREPARE or the sysfs reserve), and frees nobody waits for.
+ * See docs/prepared.md.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -93,11 +88,9 @@ struct cmabuf_pool_buf {
  * @retry: when (jiffies).
  * @timeout: how long it may go untaken before it is dropped; 0: never.
  * @used: when it was last asked for or taken from (jiffies).
- * @dead: dropped while a buffer was made or recycled for it; the worker
- *	frees it.
+ * @dead: dropped while a buffer was made for it; the worker frees it.
  * @bufs: the ready buffers, all zero.
- * @charge: the last setter's user and memory cgroup, charged for the
- *	stocked bytes and referenced; nothing for the reserve.
+ * @charge: the setter's, on the stocked bytes; none for the reserve.
  *
  * All fields are protected by &cmabuf_pool.lock.
  */
@@ -130,12 +123,10 @@ struct cmabuf_want {
  * @wants: &struct cmabuf_want.
  * @ready_pages: pages of all ready buffers.
  * @releasing: &struct cmabuf_pool_buf freed, waiting for the worker.
- * @releasing_pages: their pages, and those of dropped ready buffers until
- *	they are back.
+ * @releasing_pages: their pages, and dropped ready buffers' until back.
  * @unwanted_pages: those of the buffer being made for a dropped want.
  * @shrunk_until: no soft want is refilled before this (jiffies).
- * @credit: pages reclaim asked and not yet given back, since the back-off
- *	began.
+ * @credit: pages reclaim asked and not yet got, since the back-off began.
  * @reclaimed_buffers: ready buffers the shrinker gave back, since bind.
  * @reclaimed_pages: their pages.
  * @refilled_buffers: buffers made again for wants the shrinker took from.
@@ -177,10 +168,8 @@ static struct workqueue_struct *cmabuf_pool_wq;
 static DEFINE_MUTEX(cmabuf_reserve_lock);
 
 /*
- * A ready buffer serves an allocation only if its plan's first try would
- * make it (strategy and alignment: an AUTO allocation expecting a folio,
- * a PMD-aligned range). With @fallback, what the fallback makes will do
- * too, for a want of this very kind.
+ * Only what the plan's first try would make (a folio, a PMD-aligned range);
+ * with @fallback, what the fallback makes too, for a want of this kind.
  */
 static bool cmabuf_range_fits(const struct cmabuf_range *range,
 			      const struct cmabuf_plan *plan,
@@ -427,10 +416,7 @@ static void cmabuf_pool_fill_work(struct work_struct *work)
 	}
 }
 
-/*
- * Kept only for a want whose plan would make this very buffer first (no
- * fallback): else released.
- */
+/* Kept only for a want whose plan's first try makes this very buffer. */
 static bool cmabuf_pool_recycle(struct cmabuf_pool *pool,
 				struct cmabuf_pool_buf *b)
 {
@@ -823,9 +809,8 @@ static unsigned long cmabuf_pool_files_ready(struct cmabuf_pool *pool)
 }
 
 /*
- * Files' ready buffers go back, least recently used first, and their wants
- * wait for freed memory, or the refill would take the room back. The
- * reserve stays. Return: pages given back.
+ * Files' ready buffers go back, least recently used first; their wants wait
+ * for freed memory, or the refill would take the room back. Return: pages.
  */
 static unsigned long cmabuf_pool_give_back(struct cmabuf_pool *pool,
 					   unsigned long pages, bool all)
@@ -1108,14 +1093,11 @@ static int cmabuf_want_set(struct cmabuf_pool *pool, const void *owner,
  * @timeout_ms: 0 for the default; ignored for the reserve (no time-out).
  * @privileged: the caller is held to no share nor cap.
  *
- * A file's want is charged to the calling task as live buffers are, before
- * anything changes; the want keeps the references. Setting it from another
- * user or cgroup moves the whole charge. The reserve is charged to nobody.
+ * A file's want is charged to the calling task before anything changes, as
+ * live buffers are; setting it from another user or cgroup moves the charge.
  *
- * Return: the buffers of the kind ready now; -ENOSPC past a limit of the
- * share of the area, -EDQUOT past the cap, -ENOBUFS past the memory
- * cgroup's limit (nothing changed in these three cases); -ENOMEM; -ENODEV
- * once unbound.
+ * Return: the buffers of the kind ready now; -ENOSPC (the area's share),
+ * -EDQUOT or -ENOBUFS, with nothing changed; -ENOMEM; -ENODEV once unbound.
  */
 int cmabuf_pool_want(struct cmabuf_dev *cdev, const void *owner,
 		     const struct cmabuf_plan *plan, u32 strategy,

@@ -1,25 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: moving bytes between a file and a buffer (CMABUF_IOC_RW)
- *
- * read() of a file opened O_DIRECT into a mapping of a buffer fails with
- * EFAULT: the mapping is VM_PFNMAP, and the block layer cannot pin what
- * has no struct page behind it in the page tables. The kernel can do the
- * same I/O on the buffer's own pages: they are described by bio_vecs, an
- * ITER_BVEC iov_iter goes to the file's read_iter or write_iter, and the
- * block layer hands those bio_vecs to the device as they are
- * (bio_iov_bvec_set()), without a reference or a pin. Without O_DIRECT
- * the page cache copies through kmap_local_page(), without references
- * either.
- *
- * FROZEN and COMPOUND pages have a zero reference count, so no code that
- * takes references may see them: iov_iter_get_pages2() does, for bio_vecs,
- * and NFS's, FUSE's, 9p's and ceph's direct I/O use it, as do sockets'
- * zero-copy paths. Only files whose reads and writes are known not to are
- * accepted (cmabuf_rw_file_ok()). The buffer's dma-buf is held for the
- * whole call, and the file's read_iter and write_iter are called with a
- * synchronous kiocb, which returns only once the device is done: no page
- * can go back to CMA while I/O can reach it.
+ * cmabuf: CMABUF_IOC_RW, file I/O on a buffer's pages as bio_vecs. Their
+ * refcount may be zero: which files are safe is in docs/direct-io.md.
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -41,14 +23,7 @@
 
 #include "cmabuf.h"
 
-/*
- * Bytes one call of read_iter or write_iter moves: a piece. Signals are
- * looked at between two; each call waits for its bios, so the device's
- * queue drains once per piece. The first piece carries the remainder of
- * the length modulo the piece, so that an O_DIRECT alignment error shows
- * before any byte moved, and the others start where it ended (a whole
- * number of MiB from the start: a multiple of any alignment).
- */
+/* The first piece takes length % piece: O_DIRECT misalignment fails first. */
 static unsigned int cmabuf_rw_piece_mib = 128;
 module_param_named(rw_piece_mib, cmabuf_rw_piece_mib, uint, 0644);
 MODULE_PARM_DESC(rw_piece_mib,
@@ -56,11 +31,7 @@ MODULE_PARM_DESC(rw_piece_mib,
 
 #define CMABUF_RW_PIECE_MAX_MIB	1024
 
-/*
- * A bio_vec spans at most an aligned block of MAX_ORDER_NR_PAGES pages:
- * their struct pages are contiguous whatever the memory model, as the
- * iterators' page arithmetic (bv_page + n) wants.
- */
+/* struct pages are contiguous only within a MAX_ORDER_NR_PAGES block. */
 #define CMABUF_RW_BVEC_BYTES	((u64)MAX_ORDER_NR_PAGES << PAGE_SHIFT)
 
 static u64 cmabuf_rw_piece(void)
@@ -69,16 +40,7 @@ static u64 cmabuf_rw_piece(void)
 			  CMABUF_RW_PIECE_MAX_MIB) << 20;
 }
 
-/*
- * Files whose reads and writes take no page reference from an ITER_BVEC
- * iterator: block devices (block/fops.c: bio_iov_bvec_set() for direct
- * I/O, filemap_read() and the buffered write's copy otherwise); regular
- * files of file systems on block devices, whose direct I/O goes through
- * iomap or fs/direct-io.c (iov_iter_extract_pages(), which neither takes
- * references nor pins for bio_vecs), except FUSE's fuseblk, whose direct
- * I/O takes references; tmpfs and ramfs, which copy. Every other file is
- * refused.
- */
+/* Files whose I/O takes no page reference from an ITER_BVEC iterator. */
 static bool cmabuf_rw_file_ok(struct file *file)
 {
 	struct inode *inode = file_inode(file);
@@ -94,11 +56,6 @@ static bool cmabuf_rw_file_ok(struct file *file)
 	       sb->s_magic != FUSE_SUPER_MAGIC;
 }
 
-/*
- * Describe @len bytes of the buffer that starts at page frame @pfn, from
- * its byte @offset: physically contiguous, so one bio_vec per aligned
- * block of MAX_ORDER_NR_PAGES pages it touches. Return: the bio_vecs used.
- */
 static unsigned int cmabuf_rw_bvecs(struct bio_vec *bv, unsigned long pfn,
 				    u64 offset, size_t len)
 {
@@ -120,15 +77,6 @@ static unsigned int cmabuf_rw_bvecs(struct bio_vec *bv, unsigned long pfn,
 	return n;
 }
 
-/*
- * Move @length bytes between @file at @pos and the buffer at page frame
- * @pfn from its byte @offset, a chunk per call of the file's read_iter
- * (@to_buffer) or write_iter. Stops at a short chunk (the end of the
- * file, or a file that took fewer), an error or a pending signal.
- *
- * Return: the bytes moved when any moved, else 0 (the end of the file)
- * or the file's error.
- */
 static ssize_t cmabuf_rw_file(struct file *file, loff_t pos,
 			      unsigned long pfn, u64 offset, u64 length,
 			      bool to_buffer)
@@ -172,11 +120,6 @@ static ssize_t cmabuf_rw_file(struct file *file, loff_t pos,
 	return done ? done : ret;
 }
 
-/*
- * The dma-buf's file must allow what the transfer does to the buffer, as
- * copy_file_range() asks of its two files: writing it (@to_buffer), or
- * reading it.
- */
 static int cmabuf_rw_modes(struct dma_buf *dmabuf, struct file *file,
 			   bool to_buffer)
 {
@@ -195,8 +138,9 @@ static int cmabuf_rw_modes(struct dma_buf *dmabuf, struct file *file,
  * @req: the request; its flags, pad and length are checked by the caller.
  * @done: out: bytes moved.
  *
- * Return: 0 when any byte moved or the file ended at once (@done says how
- * many), else a negative errno: see DOC: CMABUF_IOC_RW.
+ * Context: process; sleeps for the whole transfer.
+ * Return: 0 when any byte moved or the file ended at once, else a negative
+ * errno (DOC: CMABUF_IOC_RW).
  */
 int cmabuf_rw(const struct cmabuf_rw *req, u64 *done)
 {

@@ -1,11 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * cmabuf: what an importer can take
- *
- * Every mapping gets a table cut to its device's segment limits (one entry
- * for a device without any), and a device without an IOMMU must reach the
- * buffer with its DMA mask.
- */
+/* cmabuf: what an importer can take: segments, cache maintenance, DMA reach */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
@@ -29,10 +23,8 @@
 #define CMABUF_SG_MIN_LEN	512
 
 /*
- * Segments need not be whole pages (max_seg_size 0xffff is common): cut to
- * a multiple of 4 KiB where the device takes that much, else to a power of
- * two, so that every segment starts as aligned as the device could want.
- * Return: the length, or 0 when @max is below %CMABUF_SG_MIN_LEN.
+ * A multiple of 4 KiB, else a power of two (max_seg_size 0xffff is common),
+ * so every segment starts aligned; 0 when @max is below %CMABUF_SG_MIN_LEN.
  */
 VISIBLE_IF_KUNIT unsigned int cmabuf_sg_max_len(size_t max)
 {
@@ -119,9 +111,8 @@ int cmabuf_sg_build(struct sg_table *table, struct page *page, u64 size,
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_sg_build);
 
 /*
- * A range covering the table is synced as the table: DMA API debugging
- * tells two mappings of one buffer apart only by an exact fit. Segments
- * are walked by DMA length, to follow an IOMMU that merged entries.
+ * A range covering the table is synced as the table (DMA API debugging
+ * matches by exact fit); segments go by DMA length (an IOMMU merges).
  */
 void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
 			  enum dma_data_direction dir, u64 size, u64 offset,
@@ -158,9 +149,8 @@ void cmabuf_sg_sync_range(struct device *dev, struct sg_table *table,
 }
 
 /*
- * Only when bound, not coherent, and mapping the range where it lies (a
- * bounce would copy the range and maintain nothing). Caller holds
- * @cdev->dma_lock.
+ * Only when bound, not coherent, and mapping the range in place (a bounce
+ * maintains nothing). Caller holds @cdev->dma_lock.
  */
 bool cmabuf_dev_syncs(struct cmabuf_dev *cdev, phys_addr_t phys, u64 size)
 {
@@ -216,10 +206,7 @@ bool cmabuf_dev_direct(struct device *dev)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_dev_direct);
 
-/*
- * Only the direct mapping must reach memory with the mask; an IOMMU gives
- * addresses within it.
- */
+/* Only the direct mapping needs the mask to reach memory. */
 bool cmabuf_dev_reaches(struct device *dev, phys_addr_t phys, u64 size)
 {
 	if (!cmabuf_dev_direct(dev))

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmabuf: per-instance counters and their sysfs files
- *
- * See Documentation/ABI/testing/sysfs-class-misc-cmabuf. World-readable,
- * so that anyone can see what an instance holds; only root writes the cap.
+ * cmabuf: per-instance counters and their sysfs files, world-readable; only
+ * root writes the cap (Documentation/ABI/testing/sysfs-class-misc-cmabuf).
  */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
@@ -300,8 +298,7 @@ VISIBLE_IF_KUNIT bool cmabuf_charge(atomic64_t *held, u64 cap, u64 bytes)
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_charge);
 
 /**
- * struct cmabuf_user - what one user without CAP_SYS_ADMIN holds on an
- *	instance
+ * struct cmabuf_user - what one unprivileged user holds on an instance
  * @node: entry in cmabuf_users. Protected by cmabuf_users_lock.
  * @cdev: the instance (a key only: every reference comes with one on it).
  * @uid: the real uid of the callers charged, as RLIMIT_MEMLOCK counts.

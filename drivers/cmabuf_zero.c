@@ -1,12 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * cmabuf: clearing buffers, once
- *
- * Pages the allocator already cleared are not cleared again. Large ranges
- * are cleared by every online CPU of their node, taking chunks from a
- * shared cursor. Helpers may run only a few chunks ahead of the caller, so
- * that a caller its cgroup throttles holds its helpers back too.
- */
+/* cmabuf: clearing buffers, once (docs/design.md, "Clearing") */
 
 #define pr_fmt(fmt) "cmabuf: " fmt
 
@@ -37,16 +30,9 @@ MODULE_PARM_DESC(clear_parallel_min_mb,
 
 static struct workqueue_struct *cmabuf_zero_wq;
 
-/**
- * struct cmabuf_zero_job - one range being cleared by several CPUs
- * @pfn: first page frame.
- * @count: pages.
- * @chunks: chunks of %CMABUF_ZERO_CHUNK_PAGES (the last may be shorter).
- * @next: the next chunk nobody has taken yet.
- * @by_caller: chunks the caller took.
- * @helpers: work items queued beside the caller.
- * @stop: set by the caller on a fatal signal; nobody takes a chunk then.
- * @pause: NULL, or called by the caller after each of its chunks (KUnit).
+/*
+ * One range cleared by the caller and @helpers work items, each taking the
+ * chunk at @next; @stop is set on a fatal signal, @pause is KUnit's.
  */
 struct cmabuf_zero_job {
 	unsigned long pfn;
@@ -184,8 +170,8 @@ VISIBLE_IF_KUNIT int cmabuf_zero_pages_paced(struct page *page,
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_pages_paced);
 
 /*
- * @max_cpus counts the caller. On a fatal signal the rest is left and the
- * range must not be handed out. Return: the CPUs that took part, or -EINTR.
+ * @max_cpus counts the caller. Return: the CPUs that took part, or -EINTR
+ * (a fatal signal: the rest is left, and the range must not be handed out).
  */
 int cmabuf_zero_pages(struct page *page, unsigned long count,
 		      unsigned int max_cpus)
@@ -194,11 +180,7 @@ int cmabuf_zero_pages(struct page *page, unsigned long count,
 }
 EXPORT_SYMBOL_IF_KUNIT(cmabuf_zero_pages);
 
-/*
- * init_on_alloc clears what the page allocator hands out, unless
- * init_on_free is on too; the DMA API always clears. Never where cmabuf
- * asked for uninitialised pages.
- */
+/* init_on_alloc clears, unless init_on_free is on; the DMA API always does. */
 bool cmabuf_zeroed_by_allocator(u32 strategy)
 {
 	if (strategy == CMABUF_STRATEGY_DMA)
