@@ -539,7 +539,10 @@ struct cmabuf_rw {
  * the bytes [@offset, @offset + @length) only: for every live mapping of
  * the buffer, each of its DMA segments that overlaps the range is synced
  * for the overlap. Under swiotlb only those bytes are copied; on a
- * non-coherent device only their cache lines are maintained. Like
+ * non-coherent device only their cache lines are maintained. Where one
+ * device has the buffer mapped twice, the whole buffer is synced, as by
+ * DMA_BUF_IOCTL_SYNC (DMA API debugging cannot tell which of the two
+ * mappings a part belongs to). Like
  * DMA_BUF_IOCTL_SYNC, DMA_BUF_SYNC_START first waits for the fences that
  * the access conflicts with. Issued on any cmabuf instance's device node.
  *
