@@ -232,15 +232,17 @@ static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, u64 offset,
 {
 	bool clean = for_cpu && !buffer->wc && READ_ONCE(buffer->vmapped);
 	struct cmabuf_attachment *a;
+	u64 size = cmabuf_buffer_size(buffer);
 	struct cmabuf_mapping *m;
 	bool mapped = false;
 
 	mutex_lock(&buffer->lock);
 	list_for_each_entry(a, &buffer->attachments, node)
 		mapped |= !list_empty(&a->mappings);
-	if (mapped && cmabuf_dmabuf_mapped_twice(buffer)) {
+	if (mapped && (offset || length < size) &&
+	    cmabuf_dmabuf_mapped_twice(buffer)) {
 		offset = 0;
-		length = cmabuf_buffer_size(buffer);
+		length = size;
 	}
 	if (clean && mapped)
 		cmabuf_buffer_own_sync(buffer, offset, length,
@@ -248,9 +250,8 @@ static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, u64 offset,
 				       CMABUF_OWN_FOR_DEVICE);
 	list_for_each_entry(a, &buffer->attachments, node) {
 		list_for_each_entry(m, &a->mappings, node)
-			cmabuf_sg_sync_range(a->dev, &m->table, m->dir,
-					     cmabuf_buffer_size(buffer), offset,
-					     length, for_cpu);
+			cmabuf_sg_sync_range(a->dev, &m->table, m->dir, size,
+					     offset, length, for_cpu);
 	}
 	if (mapped || buffer->wc)
 		goto unlock;
