@@ -41,13 +41,14 @@ bench() {
 	docs=$(grep -c '^{' "$bench_out")
 	results=$(grep -o '"phase": ' "$bench_out" | wc -l)
 	sed 's/^/# bench-json /' "$bench_out"
-	if [ $rc -eq 0 ] && [ "$docs" -eq 1 ] && [ "$results" -gt 0 ]; then
-		bench_tap 0 "$name ($results results)"
-	else
-		bench_tap 1 "$name (exit $rc)"
-	fi
 	# What went wrong, and what a loaded run warns about (failed samples).
 	sed 's/^/# /' /tmp/bench.err
+	if [ $rc -eq 0 ] && [ "$docs" -eq 1 ] && [ "$results" -gt 0 ]; then
+		[ -n "$bench_quiet" ] || bench_tap 0 "$name ($results results)"
+	else
+		[ -n "$bench_quiet" ] || bench_tap 1 "$name (exit $rc)"
+		return 1
+	fi
 }
 
 # bench_results: the results of the last test's document, one a line, each

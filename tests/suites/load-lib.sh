@@ -9,6 +9,7 @@
 load_sock=${TMPDIR:-/tmp}/cmabuf-load.sock
 load_log=${TMPDIR:-/tmp}/cmabuf-load.log
 load_records=${TMPDIR:-/tmp}/cmabuf-load.jsonl
+load_trace=${TMPDIR:-/tmp}/cmabuf-load.trace
 load_refill="cmabuf_load refill --socket $load_sock >>$load_records"
 # tests/qemu/test-runner.sh runs the suites on the host with these
 # elsewhere, where nothing is ever mounted.
@@ -88,6 +89,7 @@ load_bench() {
 	shift
 	bench "$name" "$@" --prepare "$load_refill"
 	load_emit
+	[ -z "$trace_event" ] || cp $trace/trace "$load_trace"
 	trace_emit
 }
 
@@ -106,6 +108,52 @@ trace_on() {
 	echo 4096 >$trace/buffer_size_kb
 	echo >$trace/trace
 	echo 1 >"$trace_event/enable"
+	for e in cma_alloc_start cma_alloc_finish; do
+		[ ! -d "$trace/events/cma/$e" ] || echo 1 >"$trace/events/cma/$e/enable"
+	done
+}
+
+# load_why PATH...: one comment line a path of the last load_bench: its
+# ALLOC samples, cmabuf's busy retries, pages migrated and failures, and
+# the time its samples spent between cma_alloc_start and cma_alloc_finish
+# (where the kernel has those events): what a failed comparison needs.
+load_why() {
+	for p in "$@"; do
+		r=$(bench_results | grep "^{\"path\": \"$p\", \"phase\": \"alloc\", ")
+		[ -n "$r" ] || { echo "# $p: no result"; continue; }
+		list() {
+			echo "$r" | sed -n "s/.*\"$1\": \[\([0-9, ]*\)\].*/\1/p" |
+				head -n 1 | tr -d ' '
+		}
+		samples=$(list samples_ns)
+		starts=$(list start_ns)
+		incma=
+		if [ -s "$load_trace" ] && [ -n "$starts" ]; then
+			incma=$(awk -v s="$starts" -v d="$samples" '
+				BEGIN { n = split(s, st, ","); split(d, du, ",") }
+				/cma_alloc_(start|finish):/ {
+					for (i = 1; i <= NF; i++)
+						if ($i ~ /^[0-9]+\.[0-9]+:$/)
+							ts = substr($i, 1, length($i) - 1) * 1e9
+					if ($0 ~ /cma_alloc_start:/) { t0[$1] = ts; next }
+					if (!($1 in t0)) next
+					for (k = 1; k <= n; k++)
+						if (t0[$1] >= st[k] - 1e6 && ts <= st[k] + du[k] + 1e6)
+							in_cma[k] += ts - t0[$1]
+					delete t0[$1]
+				}
+				END {
+					for (k = 1; k <= n; k++)
+						printf "%s%d", (k > 1 ? "/" : ""), in_cma[k] / 1e6
+				}' "$load_trace")
+		fi
+		ms=$(echo "$samples" | tr ',' '\n' |
+			awk '{ printf "%s%d", (NR > 1 ? "/" : ""), $1 / 1e6 }')
+		echo "# $p alloc ms $ms${incma:+, in cma_alloc $incma}," \
+			"busy retries $(list cmabuf_busy_retries | tr ',' '/')," \
+			"migrated $(list pgmigrate_success | tr ',' '/')," \
+			"failures $(echo "$r" | sed -n 's/.*"failures": \([0-9]*\).*/\1/p' | head -n 1)"
+	done
 }
 
 # trace_emit: the events since the last call, and any the buffer lost.
