@@ -33,7 +33,8 @@
  * @range: its pages and the strategy that must release them.
  * @wc: CPU mappings are write-combined; set before the buffer is handed out.
  * @vmapped: an importer has it vmapped. Protected by the reservation lock.
- * @phys_cleaned: the clearing's lines were cleaned at the first PHYS.
+ * @phys_given: CMABUF_IOC_PHYS handed the address out, its first call
+ *	cleaning the clearing's lines: a device may be driven from it.
  * @lock: guards the attachment list and each attachment's mappings.
  * @attachments: &struct cmabuf_attachment list. Protected by @lock.
  */
@@ -42,7 +43,7 @@ struct cmabuf_buffer {
 	struct cmabuf_range range;
 	bool wc;
 	bool vmapped;
-	bool phys_cleaned;
+	bool phys_given;
 	struct mutex lock;	/* see @attachments */
 	struct list_head attachments;
 };
@@ -253,7 +254,8 @@ static void cmabuf_dmabuf_sync(struct cmabuf_buffer *buffer, u64 offset,
 			cmabuf_sg_sync_range(a->dev, &m->table, m->dir, size,
 					     offset, length, for_cpu);
 	}
-	if (mapped || buffer->wc)
+	/* Unmapped, only a device driven from PHYS may reach the buffer. */
+	if (mapped || buffer->wc || !READ_ONCE(buffer->phys_given))
 		goto unlock;
 	if (clean)
 		cmabuf_buffer_own_sync(buffer, offset, length,
@@ -595,10 +597,10 @@ int cmabuf_dmabuf_phys(struct dma_buf *dmabuf, phys_addr_t *phys)
 		return -EINVAL;
 
 	buffer = dmabuf->priv;
-	if (!buffer->wc && !READ_ONCE(buffer->phys_cleaned)) {
+	if (!buffer->wc && !READ_ONCE(buffer->phys_given)) {
 		cmabuf_buffer_own_sync(buffer, 0, dmabuf->size, DMA_TO_DEVICE,
 				       CMABUF_OWN_FOR_DEVICE);
-		WRITE_ONCE(buffer->phys_cleaned, true);
+		WRITE_ONCE(buffer->phys_given, true);
 	}
 	*phys = page_to_phys(buffer->range.page);
 	return 0;

@@ -1128,8 +1128,9 @@ TEST_F_TIMEOUT(reach, large_buffer_maps_where_the_device_reaches, TIMEOUT)
 /*
  * What the DMA API's trace events show of CPU access: with no importer
  * mapping live, the instance's own device syncs (where it is not
- * coherent and does not bounce, as INFO says); with one, the importer's
- * mapping does; and a range syncs only its bytes.
+ * coherent and does not bounce, as INFO says) once PHYS gave the buffer's
+ * address out, which the fixture's buffer has; with a mapping, the
+ * importer's mapping does; and a range syncs only its bytes.
  */
 /**
  * struct cpu_access - what a cpu_access test works with
@@ -1161,6 +1162,7 @@ FIXTURE(cpu_access) {
 FIXTURE_SETUP(cpu_access)
 {
 	struct cmabuf_alloc_data data;
+	struct cmabuf_phys phys;
 	struct cmabuf_info info;
 	int ret;
 
@@ -1191,6 +1193,9 @@ FIXTURE_SETUP(cpu_access)
 	ASSERT_EQ(0, cmabuf_alloc(self->c.st.dev[0], CPU_SIZE,
 				  CMABUF_STRATEGY_AUTO, &data));
 	self->c.buf = data.fd;
+	/* Handed out, as to a device driven from it: the instance syncs. */
+	ASSERT_EQ(0, cmabuf_phys(self->c.st.dev[0], self->c.buf, &phys));
+	ASSERT_EQ(0, trace_take(self->c.trace, TRACE_LEN));
 	self->c.imp = open(IMPORTER_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->c.imp)
 		TH_LOG("%s absent: is the importer loaded?", IMPORTER_DEV);
@@ -1425,6 +1430,66 @@ static void cpu_access_expect_clean(struct __test_metadata *_metadata,
 	/* Cleaning is all: no invalidate, nothing for the CPU. */
 	EXPECT_EQ(0U, trace_count(t, "dma_sync_single_for_cpu", self->inst,
 				  "TO_DEVICE", 0)) TH_LOG("%s: %s", what, t);
+}
+
+/* The instance's syncs in @t, any direction and size. */
+static unsigned int cpu_access_inst_syncs(const char *t, const char *inst)
+{
+	static const char *const events[] = {
+		"dma_sync_single_for_cpu", "dma_sync_single_for_device",
+	};
+	static const char *const dirs[] = {
+		"TO_DEVICE", "FROM_DEVICE", "BIDIRECTIONAL",
+	};
+	unsigned int n = 0, e, d;
+
+	for (e = 0; e < ARRAY_SIZE(events); e++)
+		for (d = 0; d < ARRAY_SIZE(dirs); d++)
+			n += trace_count(t, events[e], inst, dirs[d], 0);
+	return n;
+}
+
+/*
+ * A buffer no importer has mapped and whose address PHYS never gave out is
+ * in reach of no device: CPU access to it, whole or a range, maintains
+ * nothing (CMABUF_IOC_RW's brackets are these calls), nor does it once an
+ * importer mapped and unmapped it (the unmap synced for the CPU); after
+ * PHYS the instance syncs for the device driven from the address.
+ */
+TEST_F_TIMEOUT(cpu_access, buffer_no_device_reaches_maintains_nothing, TIMEOUT)
+{
+	struct cmabuf_phys phys;
+	const char *t;
+	int fd, i;
+
+	if (!self->c.syncs)
+		SKIP(return, "the instance maintains no cache here in any case");
+	fd = cpu_access_alloc(self->c.st.dev[0], CPU_SIZE, CMABUF_STRATEGY_AUTO);
+	ASSERT_LE(0, fd) TH_LOG("%s", strerror(-fd));
+	for (i = 0; i < 2; i++) {
+		cpu_access_trace(_metadata, &self->c);
+		ASSERT_EQ(0, sync_flags(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+		ASSERT_EQ(0, sync_flags(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW));
+		ASSERT_EQ(0, cmabuf_range_sync(self->c.st.dev[0], fd,
+					       DMA_BUF_SYNC_START |
+					       DMA_BUF_SYNC_READ, 8, 10000));
+		t = cpu_access_trace(_metadata, &self->c);
+		EXPECT_EQ(0U, cpu_access_inst_syncs(t, self->c.inst))
+			TH_LOG("%s: %s", i ? "after a mapping" : "new", t);
+		if (i)
+			break;
+		close(self->c.buf);
+		self->c.buf = fd;
+		cpu_access_hold(_metadata, &self->c, CMABUF_IMPORTER_HOLD_MAP);
+		cpu_access_release(_metadata, &self->c);
+	}
+
+	ASSERT_EQ(0, cmabuf_phys(self->c.st.dev[0], fd, &phys));
+	cpu_access_trace(_metadata, &self->c);
+	ASSERT_EQ(0, sync_flags(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	t = cpu_access_trace(_metadata, &self->c);
+	EXPECT_EQ(1U, trace_count(t, "dma_sync_single_for_cpu", self->c.inst,
+				  "FROM_DEVICE", CPU_SIZE)) TH_LOG("%s", t);
 }
 
 /*

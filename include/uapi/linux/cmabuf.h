@@ -509,13 +509,16 @@ struct cmabuf_rw {
  * CPU or for its device, in the direction it was mapped with: under
  * swiotlb that copies the bounce buffers, on a non-coherent importer it
  * cleans or invalidates the CPU caches. While no importer has the buffer
- * mapped, as when userspace drives a device from CMABUF_IOC_PHYS, the
- * instance maps the buffer for its own device for the length of the call
- * and syncs through that instead (as udmabuf does with its misc device):
- * where that device is not cache-coherent (%CMABUF_INFO_CACHE_SYNC), the
- * CPU caches are cleaned at DMA_BUF_SYNC_END and invalidated at
- * DMA_BUF_SYNC_START, so the usual brackets around CPU access are all a
- * user of a non-coherent device needs. While an importer has the buffer
+ * mapped but CMABUF_IOC_PHYS has handed its address out (userspace drives
+ * a device from it), the instance maps the buffer for its own device for
+ * the length of the call and syncs through that instead (as udmabuf does
+ * with its misc device): where that device is not cache-coherent
+ * (%CMABUF_INFO_CACHE_SYNC), the CPU caches are cleaned at
+ * DMA_BUF_SYNC_END and invalidated at DMA_BUF_SYNC_START, so the usual
+ * brackets around CPU access are all a user of a non-coherent device
+ * needs. A buffer no importer has mapped and whose address was never
+ * handed out is in reach of no device: it gets no maintenance, as the CMA
+ * heap's buffers without mappings get none. While an importer has the buffer
  * vmapped (a driver whose CPU writes it, as videobuf2's vmalloc allocator
  * does), DMA_BUF_SYNC_START first cleans the buffer's CPU caches through
  * the instance's device, then invalidates (through the importers'
@@ -586,8 +589,8 @@ struct cmabuf_rw {
  * The transfer is CPU access in dma-buf terms, over [@buf_offset,
  * @buf_offset + @length): it begins as DMA_BUF_IOCTL_SYNC's
  * DMA_BUF_SYNC_START does (waiting for the fences it conflicts with, then
- * syncing every importer's mapping, or the instance's device, for the
- * CPU), with DMA_BUF_SYNC_WRITE for READ and DMA_BUF_SYNC_READ for WRITE,
+ * syncing every importer's mapping, or the instance's device once PHYS
+ * handed the address out, for the CPU), with DMA_BUF_SYNC_WRITE for READ and DMA_BUF_SYNC_READ for WRITE,
  * and a READ ends as DMA_BUF_SYNC_END does (a WRITE changed nothing in
  * the buffer). Around it no other bracket is needed. The buffer stays
  * allocated until the call returns, whatever else closes it.
