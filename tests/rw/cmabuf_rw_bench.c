@@ -33,7 +33,8 @@
  * direction and path the median and the range of the throughput and of
  * the CPU times, and the ratios of the medians. With --min-lead RATIO the
  * exit status is 1 when cmabuf-rw's median throughput is below RATIO
- * times pagecache's in either direction (the speedup suite's check).
+ * times pagecache's in either direction, with --min-of-anon RATIO when it
+ * is below RATIO times anon-odirect's (the speedup suite's checks).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -80,6 +81,7 @@ struct bench {
 	unsigned int nsizes;
 	unsigned int runs;
 	double min_lead;
+	double min_of_anon;
 	bool behind;
 	__u32 strategy;
 	int fd_direct, fd_cache, dev;
@@ -281,6 +283,12 @@ static void report(struct bench *b, size_t len, bool write,
 		       b->min_lead);
 		b->behind = true;
 	}
+	if ((double)med[PATH_ANON] < b->min_of_anon * med[PATH_RW]) {
+		printf("# %4llu MiB %-5s cmabuf-rw is not %.2f of anon-odirect\n",
+		       (unsigned long long)len >> 20, write ? "write" : "read",
+		       b->min_of_anon);
+		b->behind = true;
+	}
 }
 
 static void sample_print(size_t len, bool read, int path, unsigned int run,
@@ -401,6 +409,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "compound", no_argument, NULL, 'c' },
 		{ "min-lead", required_argument, NULL, 'l' },
+		{ "min-of-anon", required_argument, NULL, 'a' },
 		{ }
 	};
 	struct bench b = { .device = "/dev/cmabuf-large", .runs = 5 };
@@ -433,6 +442,11 @@ int main(int argc, char **argv)
 			if (b.min_lead <= 0)
 				goto usage;
 			break;
+		case 'a':
+			b.min_of_anon = atof(optarg);
+			if (b.min_of_anon <= 0)
+				goto usage;
+			break;
 		default:
 			goto usage;
 		}
@@ -454,7 +468,8 @@ int main(int argc, char **argv)
 	return b.behind;
 usage:
 	fprintf(stderr, "usage: cmabuf_rw_bench --disk DEV [--size SIZE]... [--runs N (1-%d)]\n"
-		"                       [--device CMABUF] [--compound] [--min-lead RATIO]\n",
+		"                       [--device CMABUF] [--compound] [--min-lead RATIO]\n"
+		"                       [--min-of-anon RATIO]\n",
 		MAX_RUNS);
 	return 2;
 }
