@@ -24,10 +24,10 @@
 #include "cmabuf.h"
 
 /* The first piece takes length % piece: O_DIRECT misalignment fails first. */
-static unsigned int cmabuf_rw_piece_mib = 128;
+static unsigned int cmabuf_rw_piece_mib = 256;
 module_param_named(rw_piece_mib, cmabuf_rw_piece_mib, uint, 0644);
 MODULE_PARM_DESC(rw_piece_mib,
-		 "MiB a CMABUF_IOC_RW moves between two looks at signals, 1 to 1024 (default: 128)");
+		 "MiB a CMABUF_IOC_RW moves between two looks at signals, 1 to 1024 (default: 256)");
 
 #define CMABUF_RW_PIECE_MAX_MIB	1024
 

@@ -12,7 +12,8 @@
 # suite; then, for the end-to-end rows and their limits, init_on_alloc=0
 # (cmabuf clears, on every CPU) with 2 vCPUs and with 1. Then the stock
 # part (bench-stock.sh: cmabufctl bench on Debian's images of "make check"
-# beside 7.2), whose table ends report.md, its figures in stock.json.
+# beside 7.2), whose table follows in report.md, its figures in stock.json,
+# and 7.2's bench-rw (files into buffers), whose lines end it (rw.tap).
 #
 # With --stock ("make bench-stock"): the stock part alone, into
 # build/bench/stock.{json,md}.
@@ -93,6 +94,18 @@ for k in 7.2 6.12; do
 	done
 done
 
+# Files into buffers (bench-rw): CMABUF_IOC_RW against O_DIRECT into
+# anonymous memory and the page cache, 64 MiB and 1 GiB both ways, on 7.2.
+if [ $suite = bench ]; then
+	logs=$CMABUF_BUILD/logs/7.2-bench-rw
+	CMABUF_LOGS=$logs bash "$here/boot.sh" --suites bench-rw 7.2 ||
+		die "the 7.2 guest (bench-rw) did not finish; see $logs/console.log"
+	results=$CMABUF_BUILD/results-bench/7.2-rw
+	python3 "$here/collect.py" guest "$results" "$logs"
+	cp "$results/bench-rw.tap" "$out/rw.tap"
+	grep -q '^not ok' "$out/rw.tap" && die "7.2 (bench-rw): a benchmark failed, see $out/rw.tap"
+fi
+
 python3 "$top/tests/bench/report.py" --before "$out/6.12.jsonl" --after "$out/7.2.jsonl" \
 	--out-dir "$out" >/dev/null
 kernels=()
@@ -110,6 +123,12 @@ if [ $suite = bench ]; then
 		echo "## cmabufctl bench on Debian's kernels as shipped, beside 7.2"
 		echo
 		cat "$out/stock.md"
+		echo
+		echo "## Files into buffers: CMABUF_IOC_RW against O_DIRECT and the page cache (7.2)"
+		echo
+		echo '```'
+		sed -n 's/^# \{0,1\}//p' "$out/rw.tap" | grep -v '^bench-rw-json '
+		echo '```'
 	} >>"$out/report.md"
 fi
 echo

@@ -50,7 +50,7 @@ else
 	echo "# no ext4 disk (serial cmabuf-ext4): the ext4 cases skip" >&2
 fi
 
-# Pieces of 4 MiB (rw_piece_mib, default 128), so that the 16 MiB
+# Pieces of 4 MiB (rw_piece_mib, default 256), so that the 16 MiB
 # buffers' ranges and a 64 MiB transfer span several: the test reads it.
 param=/sys/module/cmabuf/parameters/rw_piece_mib
 piece=$(cat $param 2>/dev/null)
