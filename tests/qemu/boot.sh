@@ -244,7 +244,9 @@ bash "$here/mkinitramfs.sh" "$kernel" "$initrd"
 
 # The guest's disks (tests/suites/rw.sh, bench-rw.sh), new at every boot:
 # a raw one for O_DIRECT on the block device (sparse, CMABUF_DISK_SIZE,
-# default 2 GiB) and an ext4 image (256 MiB) for a file system's files.
+# default 2 GiB) and an ext4 image (1.25 GiB, sparse: with 64 KiB pages a
+# COMPOUND buffer is at least a pageblock, 512 MiB, and a test's file
+# holds one) for a file system's files.
 # QEMU opens both with O_DIRECT (cache=none) and submits through Linux
 # AIO (aio=native): the host's page cache never holds their blocks, so
 # every read in the guest reaches the host's disk. The guest finds them
@@ -253,7 +255,7 @@ disk_raw=$logs/disk-raw.img
 disk_ext4=$logs/disk-ext4.img
 rm -f "$disk_raw" "$disk_ext4"
 truncate -s "${CMABUF_DISK_SIZE:-2G}" "$disk_raw"
-truncate -s 256M "$disk_ext4"
+truncate -s 1280M "$disk_ext4"
 mkfs.ext4 -q -F -L cmabuf-ext4 "$disk_ext4" ||
 	die "mkfs.ext4 failed (e2fsprogs: tests/qemu/install-deps.sh)"
 disks=()
