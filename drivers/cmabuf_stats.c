@@ -372,8 +372,14 @@ struct cmabuf_user *cmabuf_user_get(struct cmabuf_dev *cdev)
 /* Freed with its last reference, when it holds nothing. */
 void cmabuf_user_put(struct cmabuf_user *user)
 {
-	if (!refcount_dec_and_lock(&user->ref, &cmabuf_users_lock))
+	/* refcount_dec_and_lock() open-coded: 6.12's lacks sparse's annotation. */
+	if (refcount_dec_not_one(&user->ref))
 		return;
+	spin_lock(&cmabuf_users_lock);
+	if (!refcount_dec_and_test(&user->ref)) {
+		spin_unlock(&cmabuf_users_lock);
+		return;
+	}
 	hash_del(&user->node);
 	spin_unlock(&cmabuf_users_lock);
 	WARN_ON_ONCE(atomic64_read(&user->bytes));

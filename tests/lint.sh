@@ -36,6 +36,8 @@ echo "1..$((1 + ${#kernels[@]} + 2 * reduced + 1 + 1))"
 # checkpatch: every C source and header we wrote. Userspace programs call
 # libdrm (drmGetVersion, ...), whose names are CamelCase, and have no
 # kernel __printf macro to use, so those two checks are off for them only.
+# docs/bench/ keeps one-off programs as they ran for the figures beside
+# them: not checked.
 checkpatch() {
 	(cd "$top" && "$src/scripts/checkpatch.pl" --no-tree --strict --terse \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG"${1:+,$1}" -f "${@:2}" 2>&1 |
@@ -44,7 +46,7 @@ checkpatch() {
 kfiles=$(cd "$top" && git ls-files 'drivers/*.[ch]' 'include/*.h' 'tests/kunit/*.[ch]' \
 	'tests/importer/*.[ch]' 'tests/edu/*.[ch]')
 ufiles=$(cd "$top" && git ls-files '*.[ch]' | grep -v -e '^drivers/' -e '^include/' \
-	-e '^tests/kunit/' -e '^tests/importer/' -e '^tests/edu/')
+	-e '^tests/kunit/' -e '^tests/importer/' -e '^tests/edu/' -e '^docs/bench/')
 out=$(checkpatch "" $kfiles; checkpatch CAMELCASE,PREFER_DEFINED_ATTRIBUTE_MACRO $ufiles)
 [ -z "$out" ]
 ok $? "checkpatch --strict on $(echo $kfiles $ufiles | wc -w) files"

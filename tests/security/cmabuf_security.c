@@ -268,7 +268,7 @@ TEST_F_TIMEOUT(stale, no_stale_data, 1500)
 		/* Back in the area, where the next allocation looks first. */
 		ASSERT_EQ(0, rel_instance_settle(in->name, REL_SETTLE_MS));
 	}
-	TH_LOG("%d cycles (%d on instances without the strategy left out), %d large, %d allocations reused the pages just filled",
+	TH_LOG("%d cycles (%d left out: no such strategy), %d large, %d reused pages just filled",
 	       n, n_skipped, bigs, reused);
 	/* Without reuse the test would prove nothing. */
 	EXPECT_LT((n - n_skipped) / 4, reused);

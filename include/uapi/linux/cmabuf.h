@@ -590,9 +590,10 @@ struct cmabuf_rw {
  * @buf_offset + @length): it begins as DMA_BUF_IOCTL_SYNC's
  * DMA_BUF_SYNC_START does (waiting for the fences it conflicts with, then
  * syncing every importer's mapping, or the instance's device once PHYS
- * handed the address out, for the CPU), with DMA_BUF_SYNC_WRITE for READ and DMA_BUF_SYNC_READ for WRITE,
- * and a READ ends as DMA_BUF_SYNC_END does (a WRITE changed nothing in
- * the buffer). Around it no other bracket is needed. The buffer stays
+ * handed the address out, for the CPU), with DMA_BUF_SYNC_WRITE for READ
+ * and DMA_BUF_SYNC_READ for WRITE, and a READ ends as DMA_BUF_SYNC_END
+ * does (a WRITE changed nothing in the buffer). Around it no other
+ * bracket is needed. The buffer stays
  * allocated until the call returns, whatever else closes it.
  *
  * Errors: EBADF when either fd is not open, when @file_fd is not open for
