@@ -119,14 +119,9 @@ trace_on() {
 # (where the kernel has those events): what a failed comparison needs.
 load_why() {
 	for p in "$@"; do
-		r=$(bench_results | grep "^{\"path\": \"$p\", \"phase\": \"alloc\", ")
-		[ -n "$r" ] || { echo "# $p: no result"; continue; }
-		list() {
-			echo "$r" | sed -n "s/.*\"$1\": \[\([0-9, ]*\)\].*/\1/p" |
-				head -n 1 | tr -d ' '
-		}
-		samples=$(list samples_ns)
-		starts=$(list start_ns)
+		samples=$(json_list samples_ns "$p" alloc)
+		[ -n "$samples" ] || { echo "# $p: no result"; continue; }
+		starts=$(json_list start_ns "$p" alloc)
 		incma=
 		if [ -s "$load_trace" ] && [ -n "$starts" ]; then
 			incma=$(awk -v s="$starts" -v d="$samples" '
@@ -150,9 +145,9 @@ load_why() {
 		ms=$(echo "$samples" | tr ',' '\n' |
 			awk '{ printf "%s%d", (NR > 1 ? "/" : ""), $1 / 1e6 }')
 		echo "# $p alloc ms $ms${incma:+, in cma_alloc $incma}," \
-			"busy retries $(list cmabuf_busy_retries | tr ',' '/')," \
-			"migrated $(list pgmigrate_success | tr ',' '/')," \
-			"failures $(echo "$r" | sed -n 's/.*"failures": \([0-9]*\).*/\1/p' | head -n 1)"
+			"busy retries $(json_list cmabuf_busy_retries "$p" alloc | tr ',' '/')," \
+			"migrated $(json_list pgmigrate_success "$p" alloc | tr ',' '/')," \
+			"failures $(json_get failures "$p" alloc)"
 	done
 }
 
@@ -181,4 +176,11 @@ trace_emit() {
 json_get() {
 	bench_results | grep "^{\"path\": \"$2\", \"phase\": \"$3\", " |
 		sed -n "s/.*\"$1\": \\([0-9][0-9]*\\).*/\\1/p" | head -n 1
+}
+
+# json_list KEY PATH PHASE: the list of numbers KEY of the same result,
+# comma-separated.
+json_list() {
+	bench_results | grep "^{\"path\": \"$2\", \"phase\": \"$3\", " |
+		sed -n "s/.*\"$1\": \\[\\([0-9, ]*\\)\\].*/\\1/p" | head -n 1 | tr -d ' '
 }

@@ -92,8 +92,9 @@ if [ $ratio -eq 1 ]; then
 	again=" (measured twice: the first, heap $((heap / 1000000)) ms / COMPOUND $((compound / 1000000)) ms, failed)"
 	echo "# the first measure fails the loaded median:"
 	load_why cmabuf-compound cmabuf-legacy cma-heap
-	bench_quiet=1 load_bench "load-64m again" \
-		load-64m --device large --iterations "$samples"
+	bench_quiet=1
+	load_bench "load-64m again" load-64m --device large --iterations "$samples"
+	bench_quiet=
 	loaded_ratio
 	ratio=$?
 fi
