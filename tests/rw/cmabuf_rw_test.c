@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -1228,6 +1229,7 @@ TEST_F_TIMEOUT(rw_life, signal_stops_between_pieces_with_a_count, TIMEOUT)
 struct closer {
 	int fd;
 	unsigned int delay_us;
+	struct timespec closed;
 };
 
 static void *close_later(void *arg)
@@ -1236,31 +1238,57 @@ static void *close_later(void *arg)
 
 	usleep(c->delay_us);
 	close(c->fd);
+	clock_gettime(CLOCK_MONOTONIC, &c->closed);
 	return NULL;
+}
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
 /*
  * The buffer's only fd closed by another thread while the transfer
  * runs: the transfer holds the buffer and finishes; then the buffer goes
  * back to its area (the fixture's check), none of its pages before.
+ * Which comes first is the scheduler's choice: a close before the ioctl
+ * took the fd (EBADF) is tried again later, one after the transfer ended
+ * sooner, until a close lands inside a transfer.
  */
 TEST_F_TIMEOUT(rw_life, fd_closed_mid_transfer, TIMEOUT)
 {
 	struct closer c = { .delay_us = 2000 };
 	unsigned long long live = 0;
+	struct timespec end;
+	int tries, ret = -1;
+	bool inside = false;
 	pthread_t t;
 	__u64 done = 0;
 	int buf;
 
-	buf = buf_alloc(self->dev, self->size, CMABUF_STRATEGY_AUTO, 0,
-			O_RDWR | O_CLOEXEC, NULL);
-	ASSERT_LE(0, buf);
-	c.fd = buf;
-	ASSERT_EQ(0, pthread_create(&t, NULL, close_later, &c));
-	EXPECT_EQ(0, do_rw(self->dev, buf, self->f.fd, 0, 0, self->size,
-			   CMABUF_RW_READ, &done));
-	pthread_join(t, NULL);
-	EXPECT_EQ(self->size, done);
+	for (tries = 0; tries < 10 && !inside; tries++) {
+		buf = buf_alloc(self->dev, self->size, CMABUF_STRATEGY_AUTO, 0,
+				O_RDWR | O_CLOEXEC, NULL);
+		ASSERT_LE(0, buf);
+		c.fd = buf;
+		ASSERT_EQ(0, pthread_create(&t, NULL, close_later, &c));
+		ret = do_rw(self->dev, buf, self->f.fd, 0, 0, self->size,
+			    CMABUF_RW_READ, &done);
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		pthread_join(t, NULL);
+		if (ret == EBADF) {
+			c.delay_us *= 2;
+			continue;
+		}
+		ASSERT_EQ(0, ret);
+		EXPECT_EQ(self->size, done);
+		inside = ts_before(&c.closed, &end);
+		if (!inside)
+			c.delay_us = c.delay_us / 2 + 1;
+	}
+	TH_LOG("%d tries, the last closing after %u us", tries, c.delay_us);
+	ASSERT_TRUE(inside);
 	ASSERT_EQ(0, rel_stat_read("cmabuf-general", "stats", "live_buffers",
 				   &live));
 	EXPECT_EQ(0ULL, live);
