@@ -121,13 +121,15 @@ host_suite bench-report python3 "$top/tests/bench/test_report.py"
 # The guests. Most suites keep one vCPU busy, so two guests share the
 # two cores well; only the speedup measurements need the machine alone.
 # So: first each kernel's speedup suite in a guest of its own, one after
-# the other; then the debug kernel's guest beside the others, which run
-# one after the other and then the suites that need a kernel command line
-# of their own (boot.sh --list-apart), each in a short guest, and the
-# second guest of a kernel that has one (boot.sh --second). The results of
+# the other; then every other guest from one queue that two workers take
+# from (tests/qemu/queue.sh), the longest first: the debug kernel's,
+# then the others, then the second guest of a kernel that has one
+# (boot.sh --second) and the suites that need a kernel command line of
+# their own (boot.sh --list-apart), each in a short guest. The results of
 # a guest booted apart join their kernel's at the end: SUITE.tap and
 # guest-SUITE.tap (a second guest's: guest-second.tap, and SUITE-second.tap
 # for a suite both guests ran).
+. "$here/queue.sh"
 apart=()
 
 # guest RESULTS_DIR LOG_DIR BOOT_ARG...: boot.sh BOOT_ARG... with its logs
@@ -166,16 +168,13 @@ done
 # The suites of a stock kernel that need no cmabuf.ko of its own.
 NO_MODULE_SUITES="testbed vermagic kunit"
 
-# boot_all KERNEL...: every other suite, one kernel after the other.
+# boot_all KERNEL: every other suite of KERNEL.
 boot_all() {
-	local k
-	for k in "$@"; do
-		if [ -n "${not_run[$k]:-}" ]; then
-			guest "$results/$k" "$logs/$k" --suites "$NO_MODULE_SUITES" "$k"
-		else
-			guest "$results/$k" "$logs/$k" --except speedup "$k"
-		fi
-	done
+	if [ -n "${not_run[$1]:-}" ]; then
+		guest "$results/$1" "$logs/$1" --suites "$NO_MODULE_SUITES" "$1"
+	else
+		guest "$results/$1" "$logs/$1" --except speedup "$1"
+	fi
 }
 debug=() others=()
 for k in "${booted[@]}"; do
@@ -184,30 +183,52 @@ for k in "${booted[@]}"; do
 	*) others+=("$k") ;;
 	esac
 done
-boot_all "${debug[@]}" &
-debug_pid=$!
-# A user's side on the host, install and DKMS against the 7.2 tree, in the
-# lane that boots 7.2 next: its "dkms" suite loads the module DKMS built.
+
+# A user's side on the host, install and DKMS against the 7.2 tree, before
+# 7.2's guest: its "dkms" suite loads the module DKMS built. And DKMS on
+# Debian's 6.12 as its headers package installs it.
+queue=$logs/.queue
+guest_job() {
+	case $1 in
+	host)
+		case " ${others[*]} " in
+		*" 7.2 "*)
+			host_suite install bash "$top/tests/install/install-test.sh" 7.2
+			host_suite dkms bash "$top/tests/install/dkms-test.sh" 7.2
+			;;
+		esac
+		case " ${others[*]} " in
+		*" stock-6.12 "*)
+			host_suite dkms-stock-6.12 bash "$top/tests/install/dkms-test.sh" stock-6.12
+			;;
+		esac
+		mark_done "$queue" host
+		;;
+	all)
+		[ "$2" != 7.2 ] || wait_done "$queue" host
+		boot_all "$2"
+		;;
+	apart) boot_apart "$2" "$3" ;;
+	second) guest "$results/.$2-second" "$logs/$2-second" --second "$2" ;;
+	esac
+}
+jobs=()
+for k in "${debug[@]}"; do
+	jobs+=("all $k")
+done
 case " ${others[*]} " in
-*" 7.2 "*)
-	host_suite install bash "$top/tests/install/install-test.sh" 7.2
-	host_suite dkms bash "$top/tests/install/dkms-test.sh" 7.2
-	;;
+*" 7.2 "* | *" stock-6.12 "*) jobs+=(host) ;;
 esac
-# And on Debian's 6.12 as its headers package installs it.
-case " ${others[*]} " in
-*" stock-6.12 "*)
-	host_suite dkms-stock-6.12 bash "$top/tests/install/dkms-test.sh" stock-6.12
-	;;
-esac
-boot_all "${others[@]}"
-for a in "${apart[@]}"; do
-	boot_apart $a
+for k in "${others[@]}"; do
+	jobs+=("all $k")
 done
 for k in "${seconds[@]}"; do
-	guest "$results/.$k-second" "$logs/$k-second" --second "$k"
+	jobs+=("second $k")
 done
-wait $debug_pid
+for a in "${apart[@]}"; do
+	jobs+=("apart $a")
+done
+run_queue "$queue" 2 guest_job "${jobs[@]}"
 
 for k in "${timed[@]}"; do
 	python3 "$here/collect.py" join "$results/$k" "$results/.$k-speedup" speedup

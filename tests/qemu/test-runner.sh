@@ -105,7 +105,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..91"
+echo "1..92"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -372,6 +372,30 @@ if [ -n "$defaults" ] &&
 	echo "ok $n page_size_kernels_without_importers_default_kernels_agree"
 else
 	echo "not ok $n page_size_kernels_without_importers_default_kernels_agree # '$defaults' / $frags"
+	fails=$((fails + 1))
+fi
+
+# The guests' queue (check.sh): two workers run every job once, a job
+# that waits for another's mark starts after it, and a long job does not
+# hold the ones behind it: "long" beside the other four, which end first.
+n=$((n + 1))
+q_job() {
+	case $1 in
+	long) sleep 3 ;;
+	host) sleep 1 && mark_done "$work/queue" host ;;
+	after-host) wait_done "$work/queue" host ;;
+	esac
+	echo "$1 $(date +%s%N)" >>"$work/queue.log"
+}
+(
+	. "$here/queue.sh"
+	run_queue "$work/queue" 2 q_job long host after-host one two
+)
+q_order=$(sort -k2n "$work/queue.log" | cut -d' ' -f1 | xargs)
+if [ "$q_order" = "host after-host one two long" ]; then
+	echo "ok $n guest_queue_two_workers_every_job_once"
+else
+	echo "not ok $n guest_queue_two_workers_every_job_once # ended: $q_order"
 	fails=$((fails + 1))
 fi
 

@@ -8,8 +8,8 @@ LOGS/times (tests/qemu/check.sh) has "KIND NAME START END" a line, in
 seconds since the epoch: the run itself ("run check START 0" first, "run
 end START END" last), each build step, host suite and guest. A guest's
 suites are read from LOGS/NAME/results.log ("### cmabuf-suite-end SUITE
-rc=N seconds=S"). Steps and guests overlap: the debug kernel's guests run
-beside the others, so the rows add up to more than the run.
+rc=N seconds=S"). Steps and guests overlap: guests run two at a time,
+so the rows add up to more than the run.
 """
 import os
 import re
