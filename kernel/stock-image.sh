@@ -368,6 +368,10 @@ names)
 	awk '!/^#/ && NF { print $1 }' "$here/stock-images"
 	exit 0
 	;;
+sid-root)
+	sid_root
+	exit 0
+	;;
 esac
 name=${2:?usage: stock-image.sh $cmd NAME}
 case $cmd in
