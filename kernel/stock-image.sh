@@ -368,14 +368,15 @@ names)
 	awk '!/^#/ && NF { print $1 }' "$here/stock-images"
 	exit 0
 	;;
-sid-root)
-	sid_root
-	exit 0
-	;;
 esac
 name=${2:?usage: stock-image.sh $cmd NAME}
 case $cmd in
 fetch) fetch ;;
 module) module ;;
+# The sid root that builds NAME's modules, when NAME is one of sid's.
+sid-root)
+	line=$(image_line "$name") || die "no image $name in kernel/stock-images"
+	[ "${line%% *}" != sid ] || sid_root
+	;;
 *) die "unknown command $cmd" ;;
 esac

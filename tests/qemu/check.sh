@@ -83,9 +83,7 @@ prefetch() {
 	for k in "$@"; do
 		if is_stock "$k"; then
 			bash "$top/kernel/stock-image.sh" fetch "$k"
-			if grep -q "^${k}[[:space:]]*sid[[:space:]]" "$top/kernel/stock-images"; then
-				bash "$top/kernel/stock-image.sh" sid-root
-			fi
+			bash "$top/kernel/stock-image.sh" sid-root "$k"
 		fi
 	done
 	timed prefetch stock "$start"
@@ -209,20 +207,23 @@ done
 # 7.2's guest: its "dkms" suite loads the module DKMS built. And DKMS on
 # Debian's 6.12 as its headers package installs it.
 queue=$logs/.queue
+# others_has KERNEL: KERNEL is booted in the queue.
+others_has() {
+	case " ${others[*]} " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
 guest_job() {
 	case $1 in
 	host)
-		case " ${others[*]} " in
-		*" 7.2 "*)
+		if others_has 7.2; then
 			host_suite install bash "$top/tests/install/install-test.sh" 7.2
 			host_suite dkms bash "$top/tests/install/dkms-test.sh" 7.2
-			;;
-		esac
-		case " ${others[*]} " in
-		*" stock-6.12 "*)
+		fi
+		if others_has stock-6.12; then
 			host_suite dkms-stock-6.12 bash "$top/tests/install/dkms-test.sh" stock-6.12
-			;;
-		esac
+		fi
 		mark_done "$queue" host
 		;;
 	all)
@@ -237,9 +238,9 @@ jobs=()
 for k in "${debug[@]}"; do
 	jobs+=("all $k")
 done
-case " ${others[*]} " in
-*" 7.2 "* | *" stock-6.12 "*) jobs+=(host) ;;
-esac
+if others_has 7.2 || others_has stock-6.12; then
+	jobs+=(host)
+fi
 for k in "${others[@]}"; do
 	jobs+=("all $k")
 done
