@@ -26,7 +26,6 @@ mkdir -p "$results/host" "$logs"
 run_id=check-$(date +%s)-$$
 
 build_tap=$logs/build.tap
-build_n=0
 : >"$build_tap"
 # Where the time went (tests/qemu/times.py): "KIND NAME START END" a line.
 times=$logs/times
@@ -47,11 +46,11 @@ step() {
 	"$@" >"$logs/$name.log" 2>&1
 	rc=$?
 	timed step "$name" "$start"
-	build_n=$((build_n + 1))
+	# Numbered at the end: steps in the background append here too.
 	if [ $rc -eq 0 ]; then
-		echo "ok $build_n $name # $(($(date +%s) - start))s" >>"$build_tap"
+		echo "ok - $name # $(($(date +%s) - start))s" >>"$build_tap"
 	else
-		echo "not ok $build_n $name # exit $rc, see build/logs/$name.log" >>"$build_tap"
+		echo "not ok - $name # exit $rc, see build/logs/$name.log" >>"$build_tap"
 		log "$name FAILED (exit $rc); last lines of build/logs/$name.log:"
 		tail -n 20 "$logs/$name.log" >&2
 	fi
@@ -91,14 +90,36 @@ prefetch() {
 prefetch "$@" >"$logs/prefetch.log" 2>&1 &
 prefetch_pid=$!
 
-have_kernel=()
+# The first test-bed kernel is built first: the headers and the programs
+# come from its tree. The others (the debug kernel; check-full's) follow
+# one after the other in the background, beside the headers, programs,
+# modules and host suites, which keep one core busy, not two; the guests
+# wait for them. have[K]: kernel K is there.
+declare -A have
+bed=()
+for k in "$@"; do
+	case $k in
+	7.2) bed=("$k" "${bed[@]}") ;;
+	*) is_stock "$k" || bed+=("$k") ;;
+	esac
+done
+# build_kernel K: build test-bed kernel K; have[K] only in this shell.
+build_kernel() {
+	step "kernel-$1" bash "$here/build-kernels.sh" "$1" && have[$1]=1
+}
+bg_kernels_pid=
+if [ ${#bed[@]} -gt 0 ]; then
+	build_kernel "${bed[0]}"
+	for k in "${bed[@]:1}"; do
+		build_kernel "$k" && : >"$logs/.built-$k"
+	done &
+	bg_kernels_pid=$!
+fi
 for k in "$@"; do
 	if is_stock "$k"; then
 		[ -z "$prefetch_pid" ] || wait "$prefetch_pid"
 		prefetch_pid=
-		step "fetch-$k" bash "$top/kernel/stock-image.sh" fetch "$k" && have_kernel+=("$k")
-	elif step "kernel-$k" bash "$here/build-kernels.sh" "$k"; then
-		have_kernel+=("$k")
+		step "fetch-$k" bash "$top/kernel/stock-image.sh" fetch "$k" && have[$k]=1
 	fi
 done
 
@@ -118,18 +139,21 @@ step userspace make -C "$top" userspace
 # A stock kernel whose module does not build (the Kbuild refuses it) is
 # still booted, with the suites that need no cmabuf.ko; the others are
 # left out and said so (expected.tap), and its module step fails the run.
-booted=()
-declare -A not_run
-for k in "${have_kernel[@]}"; do
-	if is_stock "$k"; then
-		if ! step "module-$k" bash "$top/kernel/stock-image.sh" module "$k"; then
-			why=$(grep -m1 -o '\*\*\* cmabuf: [^.]*' "$logs/module-$k.log" || true)
-			not_run[$k]="cmabuf.ko did not build for $k (build/logs/module-$k.log${why:+: ${why#\*\*\* }})"
+declare -A not_run ready
+# build_module K: cmabuf.ko for kernel K; ready[K] when K can be booted.
+build_module() {
+	if is_stock "$1"; then
+		if ! step "module-$1" bash "$top/kernel/stock-image.sh" module "$1"; then
+			why=$(grep -m1 -o '\*\*\* cmabuf: [^.]*' "$logs/module-$1.log" || true)
+			not_run[$1]="cmabuf.ko did not build for $1 (build/logs/module-$1.log${why:+: ${why#\*\*\* }})"
 		fi
-		booted+=("$k")
-	elif [ ! -f "$top/Kbuild" ] || step "module-$k" make -C "$top" module KERNEL="$k"; then
-		booted+=("$k")
+		ready[$1]=1
+	elif [ ! -f "$top/Kbuild" ] || step "module-$1" make -C "$top" module KERNEL="$1"; then
+		ready[$1]=1
 	fi
+}
+for k in "$@"; do
+	[ -z "${have[$k]:-}" ] || build_module "$k"
 done
 
 host_suite runner bash "$here/test-runner.sh"
@@ -137,14 +161,23 @@ host_suite cmabufctl make -s --no-print-directory -C "$top/userspace" unit
 host_suite testctl make -s --no-print-directory -C "$top/tests/testctl" unit
 host_suite bench-report python3 "$top/tests/bench/test_report.py"
 
+[ -z "$bg_kernels_pid" ] || wait "$bg_kernels_pid"
+for k in "${bed[@]:1}"; do
+	[ ! -e "$logs/.built-$k" ] || build_module "$k"
+done
+booted=()
+for k in "$@"; do
+	[ -z "${ready[$k]:-}" ] || booted+=("$k")
+done
+
 # The guests. Most suites keep one vCPU busy, so two guests share the
 # two cores well; only the speedup measurements need the machine alone.
 # So: first each kernel's speedup suite in a guest of its own, one after
 # the other; then every other guest from one queue that two workers take
-# from (tests/qemu/queue.sh), the longest first: the debug kernel's,
-# then the others, then the second guest of a kernel that has one
-# (boot.sh --second) and the suites that need a kernel command line of
-# their own (boot.sh --list-apart), each in a short guest. The results of
+# from (tests/qemu/queue.sh), the longest first: the debug kernel's and
+# its second guest (boot.sh --second), then the others, then the suites
+# that need a kernel command line of their own (boot.sh --list-apart),
+# each in a short guest. The results of
 # a guest booted apart join their kernel's at the end: SUITE.tap and
 # guest-SUITE.tap (a second guest's: guest-second.tap, and SUITE-second.tap
 # for a suite both guests ran).
@@ -238,14 +271,14 @@ jobs=()
 for k in "${debug[@]}"; do
 	jobs+=("all $k")
 done
+for k in "${seconds[@]}"; do
+	jobs+=("second $k")
+done
 if others_has 7.2 || others_has stock-6.12; then
 	jobs+=(host)
 fi
 for k in "${others[@]}"; do
 	jobs+=("all $k")
-done
-for k in "${seconds[@]}"; do
-	jobs+=("second $k")
 done
 for a in "${apart[@]}"; do
 	jobs+=("apart $a")
@@ -270,8 +303,8 @@ host_suite speedup bash "$here/speedup-checks.sh" "$results" \
 
 {
 	echo "TAP version 13"
-	echo "1..$build_n"
-	cat "$build_tap"
+	echo "1..$(wc -l <"$build_tap")"
+	awk '{ sub(/ok -/, "ok " NR); print }' "$build_tap"
 } >"$logs/build-all.tap"
 python3 "$here/collect.py" host "$results/host" build 0 "$logs/build-all.tap"
 # Every kernel asked for must have been booted.

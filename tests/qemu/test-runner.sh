@@ -307,14 +307,16 @@ python3 "$collect" join "$work/results/7.2" "$work/results/.7.2-second" second
 out=$(python3 "$collect" summary "$work/results")
 report second_guest_keeps_both_results fail "demo-second" "$out" $?
 
-# The debug kernel's second guest runs its fault injection, set up as the
-# first (heap-defaults) and scanned after (kmemleak), which the first runs
-# too; the first runs the rest, and other kernels have no second guest.
+# The debug kernel's second guest runs its fault injection, file I/O and
+# the suites under load, set up as the first (heap-defaults) and scanned
+# after (kmemleak), which the first runs too; the first runs the rest, and
+# other kernels have no second guest.
 n=$((n + 1))
 first=$(bash "$here/boot.sh" --list 7.2-debug)
 second=$(bash "$here/boot.sh" --list --second 7.2-debug)
-if [ "$second" = "heap-defaults faults kmemleak" ] &&
-   [[ " $first " != *" faults "* && " $first " == *" heap-defaults "* ]] &&
+if [ "$second" = "heap-defaults faults rw fuzz-load stress-load kmemleak" ] &&
+   [[ " $first " != *" faults "* && " $first " != *" rw "* ]] &&
+   [[ " $first " != *" fuzz-load "* && " $first " == *" heap-defaults "* ]] &&
    [[ " $first " == *" kmemleak "* && " $first " == *" cmabuf "* ]] &&
    [ -z "$(bash "$here/boot.sh" --list --second 7.2)" ] &&
    ! bash "$here/boot.sh" --list --second --suites faults 7.2-debug >/dev/null 2>&1; then
