@@ -15,8 +15,6 @@ top=$(cd "$here/../.." && pwd)
 # make check-full (CMABUF_FULL=1): SUITES' "@full" suites, EXPECTED's
 # "KERNEL full:" pins, and the long fuzz.
 export CMABUF_FULL=${CMABUF_FULL:-0}
-# The kernels whose builds of cmabuf.ko each guest must refuse (vermagic).
-export CMABUF_RUN_KERNELS="$*"
 guest_env=()
 [ "$CMABUF_FULL" = 1 ] && guest_env=(--env CMABUF_FUZZ_SCALE=2)
 results=$CMABUF_BUILD/results

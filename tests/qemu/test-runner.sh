@@ -105,7 +105,7 @@ host_expect() {
 }
 
 echo "TAP version 13"
-echo "1..93"
+echo "1..92"
 
 make_log clean_run_passes >/dev/null
 expect clean_run_passes pass ""
@@ -866,28 +866,6 @@ if [ "$listed" = "0001-a.patch 0002-b.patch 0" ]; then
 else
 	echo "not ok $n series_patches_leave_out_the_cover_letter # '$listed'"
 	fails=$((fails + 1))
-fi
-
-# A guest gets the builds of cmabuf.ko for the run's other kernels to
-# refuse (check.sh's CMABUF_RUN_KERNELS), not every build an earlier run
-# left in build/module: the vermagic suite's count follows the run.
-n=$((n + 1))
-mb=$top/build/module
-if [ -f "$mb/7.2/cmabuf.ko" ] && [ -f "$mb/stock-6.12/cmabuf.ko" ] &&
-   [ "$(ls "$mb"/*/cmabuf.ko | wc -l)" -ge 3 ] &&
-   [ -f "$top/build/kernel/7.2/usr/gen_init_cpio" ]; then
-	CMABUF_RUN_KERNELS="7.2 stock-6.12" bash "$here/mkinitramfs.sh" 7.2 "$work/vermagic.cpio.gz" \
-		>/dev/null 2>&1
-	packed=$(zcat "$work/vermagic.cpio.gz" 2>/dev/null |
-		grep -a -o 'lib/modules/foreign/[0-9a-z.-]*/cmabuf.ko' | sort -u | xargs)
-	if [ "$packed" = "lib/modules/foreign/stock-6.12/cmabuf.ko" ]; then
-		echo "ok $n guest_refuses_the_runs_other_builds_only"
-	else
-		echo "not ok $n guest_refuses_the_runs_other_builds_only # '$packed'"
-		fails=$((fails + 1))
-	fi
-else
-	echo "ok $n guest_refuses_the_runs_other_builds_only # SKIP no builds of cmabuf.ko for 7.2, stock-6.12 and another kernel"
 fi
 
 # A real boot that cannot finish in time must come back as a time-out.
